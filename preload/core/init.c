@@ -1,0 +1,167 @@
+/* Start and end of the stack: INJ_IGNORE / INJ_DEBUG, the consensus after MPI_Init, the hooks
+ * the generated MPI_Init / MPI_Finalize / MPI_Abort wrappers call. Nothing here runs in a
+ * process that never calls MPI_Init (mpirun, orted, hydra proxies, shells). */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "mpii_core.h"
+#include "mpii_weak.h"
+
+int mpii_active;
+int mpii_debug_rank = -1;
+int mpii_rank = -1, mpii_size = -1;
+static int ignore_flag;
+static int stack_built;
+
+static int env_int(const char *name, int fallback)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return fallback;
+    char *end;
+    long x = strtol(v, &end, 10);
+    return *end ? fallback : (int) x;
+}
+
+/* The launcher tells each process its rank before MPI_Init; use it for early messages. */
+static int launcher_rank(void)
+{
+    static const char *vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", NULL };
+    for (int i = 0; vars[i]; i++) {
+        int r = env_int(vars[i], -1);
+        if (r >= 0) return r;
+    }
+    return -1;
+}
+
+static int debug_here(void)
+{
+    return mpii_debug_rank == -2 || (mpii_debug_rank >= 0 && mpii_debug_rank == mpii_rank);
+}
+
+static void vprint(const char *fmt, va_list ap)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof line, "MPII %d: ", mpii_rank);
+    vsnprintf(line + n, sizeof line - (size_t) n, fmt, ap);
+    size_t len = strlen(line);
+    if (len < sizeof line - 1) line[len++] = '\n';
+    /* one write per line so ranks do not interleave mid-line */
+    ssize_t w = write(2, line, len);
+    (void) w;
+}
+
+void mpii_log(const char *fmt, ...)
+{
+    if (!debug_here()) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vprint(fmt, ap);
+    va_end(ap);
+}
+
+void mpii_debug(const char *fmt, ...) __attribute__((alias("mpii_log")));
+
+void mpii_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprint(fmt, ap);
+    va_end(ap);
+}
+
+int mpii_world_rank(void) { return mpii_rank; }
+
+void mpii_missing(const char *name)
+{
+    mpii_error("%s is not provided by the MPI library below the shim (is the program an MPI program, "
+               "and was the shim built for the same MPI?)", name);
+    abort();
+}
+
+static void start_stack(void)
+{
+    mpii_profile_begin(getenv("MPII_OUT"));
+    if (mpii_build_stack(getenv("TOOLS")) != 0) {
+        mpii_error("fix the tool stack (TOOLS=%s) or set INJ_IGNORE=1 to run without tools",
+                   getenv("TOOLS") ? getenv("TOOLS") : "");
+        exit(2);
+    }
+    stack_built = 1;
+    mpii_active = 1;
+}
+
+/* Before the real MPI_Init: build the stack so the tools' MPI_Init wrappers run. The local
+ * INJ_IGNORE decides for now; rank 0's value is applied right after the real init. */
+void mpii_before_init(void)
+{
+    static int done;
+    if (done) return;
+    done = 1;
+    mpii_resolve_all();
+    mpii_rank = launcher_rank();
+    mpii_debug_rank = env_int("INJ_DEBUG", -1);
+    ignore_flag = env_int("INJ_IGNORE", 0) != 0;
+    if (!ignore_flag) start_stack();
+}
+
+/* The original design's banner, on every rank that has debug output on. */
+static void banner(const char *what)
+{
+    if (!debug_here()) return;
+    char line[128];
+    int n = snprintf(line, sizeof line, "MPII Init (debug %d, ignore %d) rank %d%s\n", mpii_debug_rank,
+                     ignore_flag, mpii_rank, what);
+    ssize_t w = write(2, line, (size_t) n);
+    (void) w;
+}
+
+void mpii_after_init(int rc, int session)
+{
+    static int done;
+    if (rc != MPI_SUCCESS || done) return;
+    done = 1;
+    if (session) {
+        /* MPI-4 sessions have no MPI_COMM_WORLD: no consensus, no gathered profile; per-rank
+         * files keep what the tools record. */
+        mpii_profile_started();
+        banner(" session");
+        return;
+    }
+    MPII_PMPI(MPI_Comm_rank, MPI_COMM_RANK_T)(MPI_COMM_WORLD, &mpii_rank);
+    MPII_PMPI(MPI_Comm_size, MPI_COMM_SIZE_T)(MPI_COMM_WORLD, &mpii_size);
+    /* Rank 0's INJ_IGNORE and INJ_DEBUG win, so every rank behaves the same way. */
+    int decided[2] = { ignore_flag, mpii_debug_rank };
+    MPII_PMPI(MPI_Bcast, MPI_BCAST_T)(decided, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    mpii_debug_rank = decided[1];
+    if (decided[0] && stack_built) {
+        mpii_disable_stack();
+        mpii_active = 0;
+    } else if (!decided[0] && !stack_built) {
+        start_stack(); /* this rank had INJ_IGNORE set, rank 0 did not: tools start after init */
+    }
+    ignore_flag = decided[0];
+    if (mpii_active) mpii_profile_started();
+    banner("");
+}
+
+void mpii_before_finalize(void)
+{
+    if (!mpii_active) return;
+    mpii_log("finalize: writing the profile");
+    mpii_profile_finish();
+}
+
+void mpii_after_finalize(void)
+{
+    if (!mpii_active) return;
+    mpii_disable_stack();
+    mpii_active = 0;
+}
+
+void mpii_on_abort(void)
+{
+    if (mpii_active) mpii_profile_mark_aborted();
+}

@@ -1,0 +1,51 @@
+/* Internal interface between the generated wrappers and the core (dispatch, init, profile). */
+#ifndef MPII_CORE_H
+#define MPII_CORE_H
+#include <stdint.h>
+#include "mpii_gen.h"
+
+#define MPII_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MPII_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* One step of a chain: the function to call and the tool id to hand it. */
+typedef struct {
+    void (*fn)(void);
+    int id;
+} mpii_slot_t;
+
+/* First tool per MPI function; fn == NULL means "no tool: call the next layer directly". */
+extern mpii_slot_t mpii_first[MPII_NFUNCS];
+/* Per-instance tool storage, indexed by tool id (0 = the MPI library). */
+extern void **mpii_storage;
+/* QMPI_X bottoms, indexed by function id (generated). */
+extern void (*const mpii_bottom_fn[MPII_NFUNCS])(void);
+
+/* hooks called by the generated wrappers */
+void mpii_before_init(void);
+void mpii_after_init(int rc, int session);
+void mpii_before_finalize(void);
+void mpii_after_finalize(void);
+void mpii_on_abort(void);
+void mpii_missing(const char *name) __attribute__((noreturn));
+
+/* dispatch.c */
+int mpii_build_stack(const char *tools);      /* returns 0 or -1 (message printed) */
+void mpii_disable_stack(void);
+int mpii_tool_count(void);
+const char *mpii_tool_name(int tool_id);
+
+/* state shared by the core files */
+extern int mpii_active;          /* tools are live in this process */
+extern int mpii_debug_rank;      /* INJ_DEBUG: -1 off, -2 all, N only rank N */
+extern int mpii_rank, mpii_size; /* MPI_COMM_WORLD rank and size once known, else launcher's */
+
+void mpii_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void mpii_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* profile.c */
+void mpii_profile_begin(const char *out_dir);
+void mpii_profile_started(void);
+void mpii_profile_add_tool(int tool_id, const char *name, const char *origin);
+void mpii_profile_finish(void);
+void mpii_profile_mark_aborted(void);
+#endif

@@ -1,0 +1,241 @@
+/* The run's profile. Each rank keeps its tools' results in a file-backed shared mapping
+ * (<out>/rank-<r>.live) from the start, so what was counted survives a crash or a SIGKILL from
+ * the launcher. At MPI_Finalize rank 0 gathers every rank's image through MPI (no shared
+ * filesystem needed) and writes <out>/profile.mpii; the per-rank files are then removed.
+ *
+ * Image layout (little endian; src/profile/format.ts reads it):
+ *   header  { "MPIIRNK1", u32 version, u32 state, i32 rank, i32 size, i32 pid, i32 ntools,
+ *             u64 used, u64 capacity, f64 t_start, f64 t_end, char host[64], char flavor[16] }
+ *   records { u32 kind, u32 tool_id, u64 count, u32 name_len, u32 labels_len }
+ *             + name + labels + payload, each padded to 8 bytes; `used` covers whole records only.
+ * profile.mpii = { "MPIIPROF", u32 version, u32 nranks } + nranks images, each padded to 8. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "mpii_core.h"
+#include "mpii_tool.h"
+#include "mpii_weak.h"
+
+#define IMAGE_MAGIC "MPIIRNK1"
+#define PROFILE_MAGIC "MPIIPROF"
+#define FORMAT_VERSION 1
+#define IMAGE_CAPACITY ((uint64_t) 64 << 20) /* sparse: only touched pages cost memory/disk */
+
+enum { STATE_RUNNING = 0, STATE_FINALIZED = 1, STATE_ABORTED = 2 };
+enum { REC_COUNTERS = 1, REC_TEXT = 2, REC_TOOL = 3 };
+
+typedef struct {
+    char magic[8];
+    uint32_t version, state;
+    int32_t rank, size, pid, ntools;
+    uint64_t used, capacity;
+    double t_start, t_end;
+    char host[64];
+    char flavor[16];
+} image_header_t;
+
+typedef struct {
+    uint32_t kind, tool_id;
+    uint64_t count;
+    uint32_t name_len, labels_len;
+} record_t;
+
+static image_header_t *image;     /* the mapping, or anonymous memory when no output dir */
+static int image_is_file;
+static char out_dir[4096];
+static char live_path[4200];
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double) ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static size_t pad8(size_t n) { return (n + 7) & ~(size_t) 7; }
+
+static int make_dirs(const char *path)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static void live_name(char *buf, size_t n, int rank)
+{
+    if (rank >= 0) snprintf(buf, n, "%s/rank-%d.live", out_dir, rank);
+    else snprintf(buf, n, "%s/pid-%d.live", out_dir, (int) getpid());
+}
+
+void mpii_profile_begin(const char *dir)
+{
+    if (image) return;
+    void *mem = MAP_FAILED;
+    if (dir && *dir) {
+        snprintf(out_dir, sizeof out_dir, "%s", dir);
+        live_name(live_path, sizeof live_path, mpii_rank);
+        int fd = -1;
+        if (make_dirs(out_dir) == 0) fd = open(live_path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0 && ftruncate(fd, (off_t) IMAGE_CAPACITY) == 0)
+            mem = mmap(NULL, IMAGE_CAPACITY, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (fd >= 0) close(fd);
+        if (mem == MAP_FAILED)
+            mpii_error("cannot write the profile in %s (%s): results are kept in memory only; "
+                       "pass a writable --out directory", out_dir, strerror(errno));
+        else
+            image_is_file = 1;
+    }
+    if (mem == MAP_FAILED)
+        mem = mmap(NULL, IMAGE_CAPACITY, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem == MAP_FAILED) return;
+    image = mem;
+    memcpy(image->magic, IMAGE_MAGIC, 8);
+    image->version = FORMAT_VERSION;
+    image->state = STATE_RUNNING;
+    image->rank = mpii_rank;
+    image->size = -1;
+    image->pid = (int32_t) getpid();
+    image->used = sizeof *image;
+    image->capacity = IMAGE_CAPACITY;
+    image->t_start = now();
+    gethostname(image->host, sizeof image->host - 1);
+    snprintf(image->flavor, sizeof image->flavor, "%s", MPII_MPI_FLAVOR);
+}
+
+/* After MPI_Init: the real rank is known; rename the file if the launcher did not tell us. */
+void mpii_profile_started(void)
+{
+    if (!image) return;
+    image->rank = mpii_rank;
+    image->size = mpii_size;
+    if (image_is_file) {
+        char want[sizeof live_path];
+        live_name(want, sizeof want, mpii_rank);
+        if (strcmp(want, live_path) != 0 && rename(live_path, want) == 0)
+            snprintf(live_path, sizeof live_path, "%s", want);
+    }
+}
+
+/* Append one record; returns its payload or NULL when the image is full. */
+static void *append(uint32_t kind, int tool_id, const char *name, const char *labels, uint64_t count,
+                    size_t payload)
+{
+    if (!image) return NULL;
+    size_t nl = strlen(name), ll = labels ? strlen(labels) : 0;
+    size_t need = sizeof(record_t) + pad8(nl) + pad8(ll) + pad8(payload);
+    if (image->used + need > image->capacity) {
+        mpii_error("profile image full: section '%s' dropped", name);
+        return NULL;
+    }
+    char *at = (char *) image + image->used;
+    record_t *r = (record_t *) at;
+    *r = (record_t){ kind, (uint32_t) tool_id, count, (uint32_t) nl, (uint32_t) ll };
+    char *p = at + sizeof *r;
+    memcpy(p, name, nl);
+    p += pad8(nl);
+    if (ll) memcpy(p, labels, ll);
+    p += pad8(ll);
+    image->used += need; /* publish only whole records: a crash never leaves half of one */
+    return p;
+}
+
+void mpii_profile_add_tool(int tool_id, const char *name, const char *origin)
+{
+    append(REC_TOOL, tool_id, name, origin, 0, 0);
+    if (image) image->ntools = tool_id > image->ntools ? tool_id : image->ntools;
+}
+
+uint64_t *mpii_profile_counters(int tool_id, const char *section, size_t n, const char *labels)
+{
+    uint64_t *c = append(REC_COUNTERS, tool_id, section, labels, n, n * sizeof(uint64_t));
+    if (!c && !image) c = calloc(n, sizeof *c); /* no profile at all: the tool still gets memory */
+    return c;
+}
+
+int mpii_profile_text(int tool_id, const char *section, const char *text)
+{
+    size_t n = strlen(text);
+    char *p = append(REC_TEXT, tool_id, section, NULL, n, n);
+    if (!p) return -1;
+    memcpy(p, text, n);
+    return 0;
+}
+
+void mpii_profile_mark_aborted(void)
+{
+    if (!image) return;
+    image->state = STATE_ABORTED;
+    image->t_end = now();
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        n -= (size_t) w;
+    }
+    return 0;
+}
+
+typedef int (*gather_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
+typedef int (*gatherv_fn)(const void *, int, MPI_Datatype, void *, const int[], const int[], MPI_Datatype, int,
+                          MPI_Comm);
+
+/* Gather every rank's image to rank 0 (through PMPI, so legacy tools below us do not see it). */
+void mpii_profile_finish(void)
+{
+    if (!image) return;
+    image->state = STATE_FINALIZED;
+    image->t_end = now();
+    if (!image_is_file || mpii_size < 1) return;
+    int mine = (int) pad8(image->used);
+    int *sizes = NULL, *displs = NULL;
+    char *all = NULL;
+    if (mpii_rank == 0) sizes = calloc((size_t) mpii_size, sizeof *sizes);
+    MPII_PMPI(MPI_Gather, MPI_GATHER_T)(&mine, 1, MPI_INT, sizes, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    size_t total = 0;
+    if (mpii_rank == 0) {
+        displs = calloc((size_t) mpii_size, sizeof *displs);
+        for (int r = 0; r < mpii_size; r++) {
+            displs[r] = (int) total;
+            total += (size_t) sizes[r];
+        }
+        all = malloc(total ? total : 1);
+    }
+    MPII_PMPI(MPI_Gatherv, MPI_GATHERV_T)(image, mine, MPI_BYTE, all, sizes, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    int ok = 1;
+    if (mpii_rank == 0) {
+        char tmp[4200], final[4200];
+        snprintf(tmp, sizeof tmp, "%s/.profile.mpii.%d", out_dir, (int) getpid());
+        snprintf(final, sizeof final, "%s/profile.mpii", out_dir);
+        struct { char magic[8]; uint32_t version, nranks; } head = { PROFILE_MAGIC, FORMAT_VERSION, (uint32_t) mpii_size };
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ok = fd >= 0 && write_all(fd, &head, sizeof head) == 0 && write_all(fd, all, total) == 0;
+        if (fd >= 0) close(fd);
+        ok = ok && rename(tmp, final) == 0;
+        if (!ok) mpii_error("cannot write %s (%s): per-rank files are kept", final, strerror(errno));
+        free(all);
+        free(sizes);
+        free(displs);
+    }
+    /* everyone learns whether the gathered file exists before dropping its own copy */
+    MPII_PMPI(MPI_Bcast, MPI_BCAST_T)(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (ok) unlink(live_path);
+}

@@ -1,0 +1,20 @@
+/* noop: wraps every MPI function and only calls the next layer. Used to measure the cost of
+ * one layer and to test deep stacks; written against the QMPI API like any external tool. */
+#include "mpii_gen.h"
+
+#define NOOP_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                 \
+    static RET noop_##NAME QPARAMS                                                  \
+    {                                                                               \
+        void (*next)(void);                                                         \
+        int next_id;                                                                \
+        QMPI_Get_function(tool_id, ID, &next, &next_id);                            \
+        return ((QTYPE *) next) NEXTARGS;                                           \
+    }
+MPII_FOREACH_FUNC(NOOP_WRAPPER)
+
+void mpii_noop_init(int tool_id)
+{
+#define NOOP_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) \
+    QMPI_Register_function(tool_id, ID, (void (*)(void)) noop_##NAME);
+    MPII_FOREACH_FUNC(NOOP_REGISTER)
+}

@@ -1,0 +1,49 @@
+/* trace-count: how many times each rank called each MPI function. The counters live in the
+ * rank's profile file (mpii_profile_counters), so a crashed run still reports them. */
+#include <stdlib.h>
+#include <string.h>
+#include "mpii_gen.h"
+#include "mpii_tool.h"
+
+#define TC_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                   \
+    static RET tc_##NAME QPARAMS                                                    \
+    {                                                                               \
+        uint64_t *counts;                                                           \
+        QMPI_Get_tool_storage(context, tool_id, (void **) &counts);                 \
+        counts[ID]++;                                                               \
+        void (*next)(void);                                                         \
+        int next_id;                                                                \
+        QMPI_Get_function(tool_id, ID, &next, &next_id);                            \
+        return ((QTYPE *) next) NEXTARGS;                                           \
+    }
+MPII_FOREACH_FUNC(TC_WRAPPER)
+
+/* "MPI_Abort\nMPI_Accumulate\n…": one label per function id, so the CLI can name counters. */
+static char *labels(void)
+{
+    size_t len = 0;
+    for (int i = 0; i < MPII_NFUNCS; i++) len += (mpii_fn_info[i].name ? strlen(mpii_fn_info[i].name) : 0) + 1;
+    char *s = malloc(len + 1), *p = s;
+    if (!s) return NULL;
+    for (int i = 0; i < MPII_NFUNCS; i++) {
+        const char *n = mpii_fn_info[i].name ? mpii_fn_info[i].name : "";
+        size_t l = strlen(n);
+        memcpy(p, n, l);
+        p[l] = '\n';
+        p += l + 1;
+    }
+    *p = 0;
+    return s;
+}
+
+void mpii_trace_count_init(int tool_id)
+{
+    char *names = labels();
+    uint64_t *counts = mpii_profile_counters(tool_id, "calls", MPII_NFUNCS, names);
+    free(names);
+    if (!counts) return; /* no memory at all: stay out of the chain rather than crash */
+    QMPI_Register_tool_storage(tool_id, counts);
+#define TC_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) \
+    QMPI_Register_function(tool_id, ID, (void (*)(void)) tc_##NAME);
+    MPII_FOREACH_FUNC(TC_REGISTER)
+}

@@ -1,0 +1,200 @@
+// Builds the preload shim for one MPI: generate wrappers from the installed mpi.h, compile with
+// the MPI's compiler wrapper, link WITHOUT libmpi, and cache the result so a warm run builds nothing.
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { MpiiError } from '../errors.js';
+import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
+import { generate, writeGenerated } from '../gen/generate.js';
+
+/** mpii's own install root (the folder holding preload/, config/, dist/). */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const PRELOAD = join(ROOT, 'preload');
+const GEN_JS = join(ROOT, 'dist', 'src', 'gen');
+
+export interface Shim {
+  flavor: FlavorName;
+  mpiVersion: string;
+  /** the shared library to preload */
+  library: string;
+  /** static archive of the same objects (for programs linked against a static MPI) */
+  archive: string;
+  /** headers for tool authors: qmpi.h, mpii_tool.h, mpii_gen.h */
+  includeDir: string;
+  functions: number;
+  fromCache: boolean;
+}
+
+interface Probe {
+  compiler: string;
+  incdirs: string[];
+  cc: string;
+  stamp: string;
+}
+
+export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'mpii');
+}
+
+function stamp(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${path}:${s.size}:${s.mtimeMs}:${s.ino}`;
+  } catch {
+    return `${path}:missing`;
+  }
+}
+
+/** What the compiler wrapper says about itself; cached against the wrapper binary's stat. */
+async function probe(flavor: FlavorName, cache: string, env: NodeJS.ProcessEnv): Promise<Probe> {
+  const compiler = findTool(flavor, FLAVORS[flavor].compilers, env);
+  if (!compiler) {
+    throw new MpiiError(`no ${FLAVORS[flavor].label} C compiler wrapper found (tried ${FLAVORS[flavor].compilers.join(', ')})`,
+      `install it: apt-get install -y ${FLAVORS[flavor].packages}`);
+  }
+  const file = join(cache, `probe-${flavor}.json`);
+  const st = stamp(compiler);
+  try {
+    const p = JSON.parse(readFileSync(file, 'utf8')) as Probe;
+    if (p.stamp === st && p.compiler === compiler) return p;
+  } catch {
+    /* no probe yet */
+  }
+  let incdirs: string[];
+  let cc = 'cc';
+  if (flavor === 'openmpi') {
+    incdirs = (await execa(compiler, ['-showme:incdirs'], { env })).stdout.trim().split(/\s+/).filter(Boolean);
+    cc = (await execa(compiler, ['-showme:command'], { env })).stdout.trim() || 'cc';
+  } else {
+    const show = (await execa(compiler, ['-show'], { env })).stdout.trim().split(/\s+/);
+    cc = show[0] || 'cc';
+    incdirs = show.filter((a) => a.startsWith('-I')).map((a) => a.slice(2));
+  }
+  const p: Probe = { compiler, incdirs, cc, stamp: st };
+  mkdirSync(cache, { recursive: true });
+  writeFileSync(file, JSON.stringify(p));
+  return p;
+}
+
+function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...listFiles(p));
+    else out.push(p);
+  }
+  return out.sort();
+}
+
+/** The cache key: shim sources + generator + MPI header + compilers. Reads files, spawns nothing. */
+function cacheKey(flavor: FlavorName, pr: Probe): string {
+  const h = createHash('sha256');
+  h.update(`flavor=${flavor}\n${pr.stamp}\ncc=${pr.cc}\n`);
+  for (const dir of pr.incdirs) h.update(stamp(join(dir, 'mpi.h')));
+  const files = [...listFiles(PRELOAD), ...(existsSync(GEN_JS) ? listFiles(GEN_JS) : [])];
+  for (const f of files) {
+    h.update(f.slice(ROOT.length));
+    h.update(readFileSync(f));
+  }
+  return `${flavor}-${h.digest('hex').slice(0, 16)}`;
+}
+
+function mpiVersionOf(flavor: FlavorName, incdirs: string[]): string {
+  for (const dir of incdirs) {
+    const p = join(dir, 'mpi.h');
+    if (!existsSync(p)) continue;
+    const t = readFileSync(p, 'utf8');
+    if (flavor === 'mpich') {
+      const m = /#define MPICH_VERSION "([^"]+)"/.exec(t);
+      if (m) return `MPICH ${m[1]}`;
+    } else {
+      const v = ['MAJOR', 'MINOR', 'RELEASE'].map((k) => new RegExp(`#define OMPI_${k}_VERSION (\\d+)`).exec(t)?.[1]);
+      if (v[0]) return `Open MPI ${v.join('.')}`;
+    }
+  }
+  return flavor;
+}
+
+function readShim(dir: string, flavor: FlavorName, fromCache: boolean): Shim {
+  const meta = JSON.parse(readFileSync(join(dir, 'shim.json'), 'utf8')) as { mpiVersion: string; functions: number };
+  return {
+    flavor, mpiVersion: meta.mpiVersion, functions: meta.functions, fromCache,
+    library: join(dir, 'libmpii.so'), archive: join(dir, 'libmpii.a'), includeDir: join(dir, 'include'),
+  };
+}
+
+export interface BuildOptions {
+  env?: NodeJS.ProcessEnv;
+  force?: boolean;
+  /** progress messages (an ora spinner in the CLI) */
+  onStep?: (text: string) => void;
+}
+
+export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Promise<Shim> {
+  const env = opts.env ?? process.env;
+  const cache = cacheRoot(env);
+  mkdirSync(cache, { recursive: true });
+  const pr = await probe(flavor, cache, env);
+  const key = cacheKey(flavor, pr);
+  const final = join(cache, key);
+  if (!opts.force && existsSync(join(final, 'shim.json'))) return readShim(final, flavor, true);
+
+  // Build in a private directory and rename it into place: concurrent builds of the same key
+  // each produce a complete directory and the first rename wins; nobody sees a half-built one.
+  const work = join(cache, `.build-${key}-${process.pid}-${Date.now()}`);
+  mkdirSync(join(work, 'gen'), { recursive: true });
+  try {
+    const step = opts.onStep ?? (() => {});
+    step(`reading ${FLAVORS[flavor].label} mpi.h`);
+    writeFileSync(join(work, 'mpi_header.c'), '#include <mpi.h>\n');
+    const pre = await execa(pr.compiler, ['-E', '-P', join(work, 'mpi_header.c')], { env });
+    const mpiVersion = mpiVersionOf(flavor, pr.incdirs);
+    step('generating wrappers');
+    const gen = generate({ flavor, preprocessed: pre.stdout, specPath: join(PRELOAD, 'spec', 'mpi.yaml'), mpiVersion });
+    writeGenerated(join(work, 'gen'), gen.files);
+
+    const sources = [join(work, 'gen', 'mpii_wrappers.c'), ...listFiles(join(PRELOAD, 'core')), ...listFiles(join(PRELOAD, 'tools'))]
+      .filter((f) => f.endsWith('.c'));
+    const includes = ['-I', join(work, 'gen'), '-I', join(PRELOAD, 'core'), '-I', join(PRELOAD, 'include')];
+    const objects: string[] = [];
+    let done = 0;
+    step(`compiling ${sources.length} files with ${pr.compiler}`);
+    // two at a time: the machines this runs on are small
+    const queue = [...sources];
+    const worker = async () => {
+      for (let src = queue.shift(); src; src = queue.shift()) {
+        const obj = join(work, `${objects.length}-${src.split('/').pop()!.replace(/\.c$/, '.o')}`);
+        objects.push(obj);
+        await execa(pr.compiler, ['-c', '-fPIC', '-O2', '-g', '-std=gnu11', '-fno-semantic-interposition', '-Wall',
+          ...includes, src, '-o', obj], { env });
+        step(`compiled ${++done}/${sources.length}`);
+      }
+    };
+    await Promise.all([worker(), worker()]);
+    step('linking (without libmpi)');
+    await execa(pr.cc, ['-shared', '-o', join(work, 'libmpii.so'), ...objects, '-ldl', '-lpthread',
+      '-Wl,-Bsymbolic-functions', '-Wl,-soname,libmpii.so'], { env });
+    await execa('ar', ['rcs', join(work, 'libmpii.a'), ...objects], { env });
+    mkdirSync(join(work, 'include'));
+    copyFileSync(join(work, 'gen', 'qmpi.h'), join(work, 'include', 'qmpi.h'));
+    copyFileSync(join(work, 'gen', 'mpii_gen.h'), join(work, 'include', 'mpii_gen.h'));
+    copyFileSync(join(PRELOAD, 'include', 'mpii_tool.h'), join(work, 'include', 'mpii_tool.h'));
+    writeFileSync(join(work, 'shim.json'), JSON.stringify({ flavor, mpiVersion, functions: gen.functions.length, key }));
+    try {
+      renameSync(work, final);
+    } catch (e) {
+      if (!existsSync(join(final, 'shim.json'))) throw e; // lost the race to an identical build: fine
+      rmSync(work, { recursive: true, force: true });
+    }
+    return readShim(final, flavor, false);
+  } catch (e) {
+    rmSync(work, { recursive: true, force: true });
+    if (e instanceof MpiiError) throw e;
+    const err = e as { stderr?: string; shortMessage?: string; message: string };
+    const detail = (err.stderr || err.shortMessage || err.message).split('\n').find((l) => /error/i.test(l)) ?? err.message.split('\n')[0];
+    throw new MpiiError(`building the ${FLAVORS[flavor].label} shim failed: ${detail}`, 'run `mpii doctor` to check the MPI installation');
+  }
+}

@@ -1,0 +1,95 @@
+// The small commands: build, tools, doctor, report.
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { execa } from 'execa';
+import chalk from 'chalk';
+import { cacheRoot } from '../build/shim.js';
+import { listStacks, listTools } from '../config/resolve.js';
+import { MpiiError } from '../errors.js';
+import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
+import { launcherFlavor } from '../mpi/detect.js';
+import { readProfile } from '../profile/read.js';
+import { formatSummary, summaryJson } from '../report/summary.js';
+import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
+
+function installedFlavors(env: NodeJS.ProcessEnv): FlavorName[] {
+  return (Object.keys(FLAVORS) as FlavorName[]).filter((f) => findTool(f, FLAVORS[f].compilers, env));
+}
+
+export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: boolean }): Promise<number> {
+  const env = process.env;
+  let flavors: FlavorName[];
+  if (!o.mpi || o.mpi === 'all') flavors = installedFlavors(env);
+  else if (o.mpi === 'openmpi' || o.mpi === 'mpich') flavors = [o.mpi];
+  else throw new MpiiError(`unknown MPI '${o.mpi}' for --mpi`, 'use --mpi openmpi, mpich or all');
+  if (flavors.length === 0) {
+    throw new MpiiError('no MPI installation found', `install one: apt-get install -y ${FLAVORS.openmpi.packages} ${FLAVORS.mpich.packages}`);
+  }
+  for (const f of flavors) {
+    const shim = await buildWithSpinner(f, !!o.quiet, env);
+    console.log(`${f}\t${shim.mpiVersion}\t${shim.library}${shim.fromCache ? '\t(cached)' : ''}`);
+  }
+  return 0;
+}
+
+export async function toolsCommand(o: { config?: string }): Promise<number> {
+  const req = { configFile: o.config, env: process.env, cwd: process.cwd(), defaultsFile: DEFAULTS_FILE };
+  console.log('Tools:');
+  for (const t of listTools(req)) {
+    const opts = t.options?.map((x) => `${x.name} (${x.summary})`).join(', ');
+    console.log(`  ${t.name.padEnd(14)} ${t.kind.padEnd(8)} ${t.description ?? t.path ?? ''}${opts ? `\n  ${''.padEnd(24)}options: ${opts}` : ''}`);
+  }
+  console.log('Stacks:');
+  for (const s of listStacks(req)) {
+    console.log(`  ${s.name.padEnd(14)} [${s.entries.join(', ')}]${s.isDefault ? ' (default)' : ''}  ${chalk.dim(s.definedIn)}${s.problem ? `\n    ${chalk.red(s.problem)}` : ''}`);
+  }
+  return 0;
+}
+
+export async function doctorCommand(): Promise<number> {
+  const env = process.env;
+  let problems = 0;
+  const ok = (m: string) => console.log(`${chalk.green('ok')}    ${m}`);
+  const bad = (m: string, fix: string) => {
+    problems++;
+    console.log(`${chalk.red('FAIL')}  ${m}\n      fix: ${fix}`);
+  };
+  for (const f of Object.keys(FLAVORS) as FlavorName[]) {
+    const fl = FLAVORS[f];
+    const cc = findTool(f, fl.compilers, env);
+    const run = findTool(f, fl.launchers, env);
+    if (cc && run) ok(`${fl.label}: compiler ${cc}, launcher ${run}`);
+    else console.log(`${chalk.yellow('--')}    ${fl.label}: not installed (apt-get install -y ${fl.packages})`);
+  }
+  if (installedFlavors(env).length === 0) bad('no MPI installed', `apt-get install -y ${FLAVORS.openmpi.packages}`);
+  const lf = launcherFlavor(env);
+  if (lf) ok(`mpirun on PATH is ${FLAVORS[lf].label} (used for programs whose MPI cannot be read from the binary)`);
+  for (const tool of ['cc', 'ar', 'ldd']) {
+    const r = await execa('sh', ['-c', `command -v ${tool}`], { reject: false });
+    if (r.exitCode === 0) ok(`${tool}: ${r.stdout.trim()}`);
+    else bad(`${tool} not found`, 'apt-get install -y build-essential');
+  }
+  const cache = cacheRoot(env);
+  try {
+    mkdirSync(cache, { recursive: true });
+    accessSync(cache, constants.W_OK);
+    ok(`shim cache ${cache} is writable`);
+  } catch {
+    bad(`shim cache ${cache} is not writable`, 'set XDG_CACHE_HOME to a writable directory');
+  }
+  if (env.LD_PRELOAD) {
+    const missing = env.LD_PRELOAD.split(/[:\s]+/).filter((p) => p && !existsSync(p));
+    if (missing.length) bad(`LD_PRELOAD names missing libraries: ${missing.join(' ')}`, 'fix or unset LD_PRELOAD');
+    else ok(`LD_PRELOAD=${env.LD_PRELOAD} is kept for the ranks, after the mpii shim`);
+    if (/libmpii/.test(env.LD_PRELOAD)) bad('LD_PRELOAD already holds an mpii shim: the ranks would load it twice', 'unset LD_PRELOAD before mpii run');
+  }
+  for (const k of ['INJ_IGNORE', 'INJ_DEBUG', 'TOOLS']) if (env[k] !== undefined) ok(`${k}=${env[k]} is set and will be used`);
+  console.log(problems ? chalk.red(`${problems} problem(s)`) : chalk.green('all good'));
+  return problems ? 1 : 0;
+}
+
+export async function reportCommand(dir: string, o: { json?: boolean; top?: number }): Promise<number> {
+  const p = readProfile(dir);
+  if (o.json) console.log(JSON.stringify(summaryJson(p), null, 2));
+  else console.log(formatSummary(p, { top: o.top }));
+  return 0;
+}

@@ -1,0 +1,61 @@
+// mpii's command line. `run` parses its own arguments (everything it does not own goes to the
+// launcher untouched); the other commands use commander.
+import { Command } from 'commander';
+import { MpiiError, formatError } from '../errors.js';
+import { runCommand } from './run.js';
+import { buildCommand, doctorCommand, reportCommand, toolsCommand } from './commands.js';
+
+const RUN_HELP = `Usage: mpii run [mpii options] [launcher options] [-np N] ./app [args]
+
+mpii options (before the program):
+  --tools a,b        tool stack, outermost first (names or .so paths; options as name[key=val;key=val])
+  --stack NAME       a named stack from the configuration
+  --config FILE      an extra YAML configuration file
+  --mpi openmpi|mpich  override the MPI detected from the program
+  --out DIR          where the profile goes (default mpii-out/<app>-<time>-<pid>)
+  --dry-run          print the launcher command and environment, run nothing
+  --quiet            no progress, no report
+Everything else is passed to mpirun/mpiexec unchanged. The exit code is the job's.`;
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    if (argv[0] === 'run') {
+      if (argv[1] === '--help' || argv[1] === '-h') {
+        console.log(RUN_HELP);
+        return 0;
+      }
+      return await runCommand(argv.slice(1));
+    }
+    let code = 0;
+    const program = new Command('mpii')
+      .description('Run unmodified MPI programs through a stack of QMPI tools on Open MPI and MPICH')
+      .exitOverride()
+      .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    program.command('run').description('launch an MPI program through the tool stack (mpii run --help)');
+    program.command('build').description('generate and compile the shim (cached)')
+      .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
+      .option('--force', 'rebuild even when cached')
+      .option('--quiet', 'no progress output')
+      .action(async (o) => { code = await buildCommand(o); });
+    program.command('tools').description('list the built-in tools and the resolved stacks')
+      .option('--config <file>', 'an extra YAML configuration file')
+      .action(async (o) => { code = await toolsCommand(o); });
+    program.command('doctor').description('check MPIs, compilers, cache and LD_PRELOAD')
+      .action(async () => { code = await doctorCommand(); });
+    program.command('report').description('print the report of a finished (or crashed) run')
+      .argument('<dir>', 'the --out directory of the run')
+      .option('--json', 'machine-readable output')
+      .option('--top <n>', 'rows per table', (v) => Number.parseInt(v, 10))
+      .action(async (dir, o) => { code = await reportCommand(dir, o); });
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (e) {
+    if (e instanceof MpiiError) {
+      process.stderr.write(`${formatError(e)}\n`);
+      return e.exitCode;
+    }
+    const ce = e as { code?: string; exitCode?: number };
+    if (typeof ce.code === 'string' && ce.code.startsWith('commander.')) return ce.exitCode ?? 2;
+    throw e;
+  }
+}

@@ -1,0 +1,125 @@
+// `mpii run`: config → MPI detection → shim build → launch → report.
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { execa } from 'execa';
+import ora from 'ora';
+import { buildShim, ROOT, type Shim } from '../build/shim.js';
+import { resolveStack, type ToolInstance } from '../config/resolve.js';
+import { MpiiError } from '../errors.js';
+import { ADAPTERS } from '../launch/adapters.js';
+import { parseRunArgs } from '../launch/args.js';
+import { detectMpi, findLauncher } from '../mpi/detect.js';
+import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
+import { readProfile } from '../profile/read.js';
+import { formatSummary } from '../report/summary.js';
+
+export const DEFAULTS_FILE = join(ROOT, 'config', 'tools.yaml');
+
+/** The variables every rank needs; INJ_* are passed on only when the user set them. */
+export function rankEnvironment(shim: Shim, tools: ToolInstance[], outDir: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  const vars: Record<string, string> = {
+    // the user's own preloads stay, after the shim: legacy PMPI tools sit below us
+    LD_PRELOAD: [shim.library, env.LD_PRELOAD].filter(Boolean).join(':'),
+    TOOLS: tools.map((t) => (t.kind === 'external' ? t.path! : t.name)).join(':'),
+    MPII_OUT: outDir,
+  };
+  tools.forEach((t, i) => {
+    const opts = Object.entries(t.options);
+    if (opts.length) vars[`MPII_OPT_${i + 1}`] = opts.map(([k, v]) => `${k}=${v}`).join(';');
+  });
+  for (const k of ['INJ_IGNORE', 'INJ_DEBUG']) if (env[k] !== undefined) vars[k] = env[k]!;
+  return vars;
+}
+
+function defaultOutDir(program: string): string {
+  const d = new Date();
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+  return join('mpii-out', `${basename(program)}-${stamp}-${process.pid}`);
+}
+
+function prepareOutDir(dir: string): string {
+  const abs = resolve(dir);
+  try {
+    mkdirSync(abs, { recursive: true });
+    accessSync(abs, constants.W_OK);
+  } catch (e) {
+    throw new MpiiError(`cannot write the output directory ${abs} (${(e as NodeJS.ErrnoException).code ?? e})`,
+      'pass --out DIR with a directory you can write');
+  }
+  return abs;
+}
+
+const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: NodeJS.ProcessEnv): Promise<Shim> {
+  const spinner = ora({ text: `mpii: preparing the ${FLAVORS[flavor].label} shim`, stream: process.stderr, isSilent: quiet });
+  let started = false;
+  try {
+    const shim = await buildShim(flavor, {
+      env,
+      onStep: (t) => {
+        if (!started) {
+          spinner.start();
+          started = true;
+        }
+        spinner.text = `mpii: building the ${FLAVORS[flavor].label} shim: ${t}`;
+      },
+    });
+    if (started) spinner.succeed(`mpii: built the ${FLAVORS[flavor].label} shim (${shim.functions} MPI functions wrapped)`);
+    return shim;
+  } catch (e) {
+    if (started) spinner.fail();
+    throw e;
+  }
+}
+
+export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const args = parseRunArgs(argv);
+  if (!args.program) throw new MpiiError('no program to run', 'usage: mpii run [mpii options] [launcher options] ./app [args]');
+  const cwd = process.cwd();
+  const stack = resolveStack({ tools: args.tools, stack: args.stack, configFile: args.config, env, cwd, defaultsFile: DEFAULTS_FILE });
+  const mpi = await detectMpi(args.program, env, args.mpi);
+  const launcher = findLauncher(mpi.flavor, env);
+  const outDir = prepareOutDir(args.out ?? defaultOutDir(args.program));
+  const shim = await buildWithSpinner(mpi.flavor, args.quiet || args.dryRun, env);
+  const vars = rankEnvironment(shim, stack.tools, outDir, env);
+  const command = [...ADAPTERS[mpi.flavor].envArgs(vars), ...args.launcherArgs, args.program, ...args.programArgs];
+
+  if (args.dryRun) {
+    console.log(`# MPI: ${FLAVORS[mpi.flavor].label} (${mpi.how}); shim ${shim.library}${shim.fromCache ? ' (cached)' : ''}`);
+    console.log(`# tools: ${stack.tools.map((t) => t.name).join(' ') || '(none)'} (from ${stack.source})`);
+    for (const [k, v] of Object.entries(vars)) console.log(`${k}=${shellQuote(v)}`);
+    console.log([launcher, ...command].map(shellQuote).join(' '));
+    return 0;
+  }
+  if (!args.quiet) {
+    process.stderr.write(`mpii: ${FLAVORS[mpi.flavor].label}, tools: ${stack.tools.map((t) => t.name).join(' → ') || '(none)'}, out: ${outDir}\n`);
+  }
+
+  const child = execa(launcher, command, { stdio: 'inherit', reject: false, env });
+  // Ctrl-C reaches the launcher through the terminal's process group as well; SIGTERM sent to
+  // mpii alone must be passed on so the launcher tears the job down instead of orphaning it.
+  const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
+  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, forward(s)] as const);
+  for (const [s, h] of handlers) process.on(s, h);
+  const result = await child;
+  for (const [s, h] of handlers) process.off(s, h);
+  const code = result.exitCode ?? (result.signal ? 128 + (osConstants.signals[result.signal as NodeJS.Signals] ?? 15) : 1);
+
+  if (!args.quiet) {
+    try {
+      process.stderr.write(`${formatSummary(readProfile(outDir), { top: topOption(stack.tools) })}\n`);
+    } catch (e) {
+      if (!(e instanceof MpiiError)) throw e;
+      process.stderr.write(`mpii: no profile to report: ${e.message}\n`);
+    }
+  }
+  return code;
+}
+
+function topOption(tools: ToolInstance[]): number | undefined {
+  const t = tools.find((x) => x.name === 'trace-count');
+  return typeof t?.options.top === 'number' ? t.options.top : undefined;
+}

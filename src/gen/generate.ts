@@ -1,0 +1,82 @@
+// Turns (installed mpi.h + preload/spec/mpi.yaml) into the generated C sources of the shim.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseEnum, parseExternObjects, parseFunctions, type CFunction } from './header.js';
+import { annotate, kindNames, loadSpec, roleNames, type SpecFunction } from './spec.js';
+import { emitGenHeader, emitQmpiHeader, emitWeakHeader, emitWrappers, type EmitInput } from './emit.js';
+
+export interface GenerateInput {
+  flavor: 'openmpi' | 'mpich';
+  /** output of `<mpicc> -E -P` on a file holding `#include <mpi.h>` */
+  preprocessed: string;
+  specPath: string;
+  mpiVersion: string;
+  /** symbols the MPI library exports: a declared function it lacks gets no wrapper */
+  exported?: Set<string>;
+}
+
+export interface GenerateResult {
+  files: Record<string, string>;
+  functions: SpecFunction[];
+}
+
+export function generate(inp: GenerateInput): GenerateResult {
+  const spec = loadSpec(inp.specPath);
+  const declared = parseFunctions(inp.preprocessed, ['MPI_', 'MPIX_']);
+  const qmpiEnum = parseEnum(inp.preprocessed, 'QMPI_Functions_enum').filter((e) => e !== 'MPI_LAST_FUNC_T');
+  const headerHasQmpi = qmpiEnum.length > 0;
+  const keep = (f: CFunction) => (!inp.exported || inp.exported.has(f.name)) && f.name.startsWith('MPI');
+
+  let ordered: CFunction[];
+  const declaredByHeader = new Set<string>();
+  const extraIds: string[] = [];
+  if (headerHasQmpi) {
+    // MPICH: its enum fixes the ids, so tools compiled against its mpi.h agree with the shim.
+    const enumToFn = new Map(declared.map((f) => [`${f.name.toUpperCase()}_T`, f]));
+    ordered = [];
+    for (const e of qmpiEnum) {
+      const f = enumToFn.get(e);
+      if (f && keep(f)) {
+        ordered.push(f);
+        declaredByHeader.add(f.name);
+      }
+    }
+    const inEnum = new Set(ordered.map((f) => f.name));
+    for (const f of declared) {
+      if (!inEnum.has(f.name) && keep(f) && !qmpiEnum.includes(`${f.name.toUpperCase()}_T`)) {
+        ordered.push(f);
+        extraIds.push(`MPII_EXT_${f.name}`);
+      }
+    }
+  } else {
+    // Open MPI: no QMPI of its own; ids follow MPICH's naming in alphabetical order.
+    ordered = declared.filter(keep).sort((a, b) => a.name.localeCompare(b.name));
+  }
+  const functions = annotate(ordered, spec).map((f) =>
+    extraIds.includes(`MPII_EXT_${f.name}`) ? { ...f, enumName: `MPII_EXT_${f.name.toUpperCase()}_T` } : f);
+  const emitIn: EmitInput = {
+    flavor: inp.flavor,
+    functions,
+    headerHasQmpi,
+    declaredByHeader,
+    extraIds,
+    roles: roleNames(spec),
+    kinds: kindNames(spec),
+    weakObjects: inp.flavor === 'openmpi' ? parseExternObjects(inp.preprocessed, 'ompi_') : [],
+    mpiVersion: inp.mpiVersion,
+  };
+  return {
+    functions,
+    files: {
+      'qmpi.h': emitQmpiHeader(emitIn),
+      'mpii_gen.h': emitGenHeader(emitIn),
+      'mpii_wrappers.c': emitWrappers(emitIn),
+      'mpii_weak.h': emitWeakHeader(emitIn),
+    },
+  };
+}
+
+export function writeGenerated(dir: string, files: Record<string, string>): void {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+}

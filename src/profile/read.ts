@@ -1,0 +1,153 @@
+// Reads a run's profile: the gathered profile.mpii, or the per-rank .live files a crashed run
+// left behind (then the profile is marked incomplete). Layout: preload/core/profile.c.
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { MpiiError } from '../errors.js';
+
+export const FORMAT_VERSION = 1;
+const IMAGE_MAGIC = 'MPIIRNK1';
+const PROFILE_MAGIC = 'MPIIPROF';
+const HEADER_SIZE = 144;
+const STATES = ['running', 'finalized', 'aborted'] as const;
+
+export interface CounterSection { tool: number; name: string; labels: string[]; values: bigint[] }
+export interface TextSection { tool: number; name: string; text: string }
+
+export interface RankProfile {
+  rank: number;
+  size: number;
+  pid: number;
+  host: string;
+  flavor: string;
+  state: (typeof STATES)[number];
+  tStart: number;
+  tEnd: number;
+  /** tool id -> instance name (1-based ids, as in the QMPI stack) */
+  tools: Map<number, string>;
+  counters: CounterSection[];
+  texts: TextSection[];
+}
+
+export interface Profile {
+  dir: string;
+  /** true when every rank finished MPI_Finalize and rank 0 wrote profile.mpii */
+  complete: boolean;
+  source: string;
+  ranks: RankProfile[];
+  /** ranks the job had, from the images (-1 when unknown) */
+  size: number;
+}
+
+const pad8 = (n: number) => (n + 7) & ~7;
+
+function parseImage(buf: Buffer, where: string): { rank: RankProfile; length: number } {
+  if (buf.length < HEADER_SIZE || buf.toString('latin1', 0, 8) !== IMAGE_MAGIC) {
+    throw new MpiiError(`${where} is not an mpii rank profile (bad magic)`, 'point mpii report at a directory written by mpii run');
+  }
+  const version = buf.readUInt32LE(8);
+  if (version > FORMAT_VERSION) {
+    throw new MpiiError(`${where} was written by a newer mpii (format ${version}, this one reads ${FORMAT_VERSION})`, 'upgrade mpii to read it');
+  }
+  const used = Number(buf.readBigUInt64LE(32));
+  if (used < HEADER_SIZE || used > buf.length) {
+    throw new MpiiError(`${where} is truncated (${buf.length} of ${used} bytes)`, 'the file was cut short; re-run the job');
+  }
+  const cstr = (off: number, len: number) => buf.toString('latin1', off, off + len).replace(/\0.*$/s, '');
+  const rank: RankProfile = {
+    state: STATES[buf.readUInt32LE(12)] ?? 'running',
+    rank: buf.readInt32LE(16),
+    size: buf.readInt32LE(20),
+    pid: buf.readInt32LE(24),
+    tStart: buf.readDoubleLE(48),
+    tEnd: buf.readDoubleLE(56),
+    host: cstr(64, 64),
+    flavor: cstr(128, 16),
+    tools: new Map(),
+    counters: [],
+    texts: [],
+  };
+  let off = HEADER_SIZE;
+  while (off + 24 <= used) {
+    const kind = buf.readUInt32LE(off);
+    const tool = buf.readUInt32LE(off + 4);
+    const count = Number(buf.readBigUInt64LE(off + 8));
+    const nameLen = buf.readUInt32LE(off + 16);
+    const labelsLen = buf.readUInt32LE(off + 20);
+    let p = off + 24;
+    const name = buf.toString('utf8', p, p + nameLen);
+    p += pad8(nameLen);
+    const labels = buf.toString('utf8', p, p + labelsLen);
+    p += pad8(labelsLen);
+    const payload = kind === 1 ? count * 8 : kind === 2 ? count : 0;
+    if (p + payload > used) throw new MpiiError(`${where} has a corrupt record at byte ${off}`, 're-run the job');
+    if (kind === 1) {
+      const values: bigint[] = new Array(count);
+      for (let k = 0; k < count; k++) values[k] = buf.readBigUInt64LE(p + 8 * k);
+      rank.counters.push({ tool, name, labels: labels ? labels.split('\n') : [], values });
+    } else if (kind === 2) {
+      rank.texts.push({ tool, name, text: buf.toString('utf8', p, p + count) });
+    } else if (kind === 3) {
+      rank.tools.set(tool, name);
+    } else {
+      throw new MpiiError(`${where} has an unknown record kind ${kind} at byte ${off}`, 'upgrade mpii to read it');
+    }
+    off = p + pad8(payload);
+  }
+  return { rank, length: pad8(used) };
+}
+
+function readGathered(path: string): RankProfile[] {
+  const buf = readFileSync(path);
+  if (buf.length < 16 || buf.toString('latin1', 0, 8) !== PROFILE_MAGIC) {
+    throw new MpiiError(`${path} is not an mpii profile (bad magic)`, 'point mpii report at a directory written by mpii run');
+  }
+  const version = buf.readUInt32LE(8);
+  if (version > FORMAT_VERSION) {
+    throw new MpiiError(`${path} was written by a newer mpii (format ${version}, this one reads ${FORMAT_VERSION})`, 'upgrade mpii to read it');
+  }
+  const n = buf.readUInt32LE(12);
+  const ranks: RankProfile[] = [];
+  let off = 16;
+  for (let r = 0; r < n; r++) {
+    if (off >= buf.length) throw new MpiiError(`${path} is truncated: ${r} of ${n} ranks present`, 're-run the job');
+    const { rank, length } = parseImage(buf.subarray(off), `${path} (rank ${r})`);
+    ranks.push(rank);
+    off += length;
+  }
+  return ranks;
+}
+
+/** A .live file is a large sparse mapping: read only the bytes its header says are used. */
+function readLive(path: string): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(HEADER_SIZE);
+    const got = readSync(fd, head, 0, HEADER_SIZE, 0);
+    if (got < HEADER_SIZE) return head.subarray(0, got);
+    const used = Math.min(Number(head.readBigUInt64LE(32)), statSync(path).size);
+    const buf = Buffer.alloc(Math.max(used, HEADER_SIZE));
+    readSync(fd, buf, 0, buf.length, 0);
+    return buf;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function readProfile(dir: string): Profile {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new MpiiError(`profile directory ${dir} does not exist`, 'pass the --out directory of an mpii run');
+  }
+  const gathered = join(dir, 'profile.mpii');
+  if (existsSync(gathered)) {
+    const ranks = readGathered(gathered);
+    return { dir, complete: ranks.every((r) => r.state === 'finalized'), source: gathered, ranks, size: ranks.length };
+  }
+  const live = readdirSync(dir).filter((f) => f.endsWith('.live')).sort();
+  if (live.length === 0) {
+    throw new MpiiError(`${dir} holds no mpii profile (no profile.mpii, no rank-*.live files)`,
+      'pass the --out directory of an mpii run that used at least one tool');
+  }
+  const ranks = live.map((f) => parseImage(readLive(join(dir, f)), join(dir, f)).rank).sort((a, b) => a.rank - b.rank);
+  const size = Math.max(-1, ...ranks.map((r) => r.size));
+  return { dir, complete: false, source: `${live.length} per-rank file(s)`, ranks, size };
+}

@@ -1,0 +1,32 @@
+// What `mpii run` prints at the end and `mpii report DIR` prints later.
+import type { Profile } from '../profile/read.js';
+import { formatTraceCount, traceCountTables } from './trace-count.js';
+
+export interface ReportOptions { top?: number }
+
+export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
+  const lines: string[] = [];
+  const states = p.ranks.map((r) => r.state);
+  const head = p.complete
+    ? `mpii profile: ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'}, ${p.ranks[0]?.flavor ?? '?'} (${p.dir})`
+    : `mpii profile: INCOMPLETE — ${p.ranks.length}${p.size > 0 ? ` of ${p.size}` : ''} ranks left data; `
+      + `${states.filter((s) => s === 'aborted').length} aborted, ${states.filter((s) => s === 'running').length} did not finalize (${p.dir})`;
+  lines.push(head);
+  const tools = new Map<number, string>();
+  for (const r of p.ranks) for (const [id, name] of r.tools) tools.set(id, name);
+  lines.push(`tools: ${tools.size ? [...tools.entries()].sort((a, b) => a[0] - b[0]).map(([id, n]) => `${id}:${n}`).join(' ') : '(none)'}`);
+  lines.push(...formatTraceCount(p, opts.top));
+  return lines.join('\n');
+}
+
+export function summaryJson(p: Profile): unknown {
+  return {
+    dir: p.dir,
+    complete: p.complete,
+    size: p.size,
+    ranks: p.ranks.map((r) => ({ rank: r.rank, host: r.host, pid: r.pid, state: r.state, flavor: r.flavor,
+      seconds: r.tEnd > 0 ? r.tEnd - r.tStart : null, tools: Object.fromEntries(r.tools) })),
+    traceCount: traceCountTables(p).map((t) => ({ tool: t.tool,
+      rows: t.rows.map((r) => ({ fn: r.fn, total: Number(r.total), min: Number(r.min), max: Number(r.max) })) })),
+  };
+}

@@ -1,0 +1,52 @@
+// The trace-count table: calls per MPI function, summed over ranks, with the per-rank spread.
+import type { Profile } from '../profile/read.js';
+
+export interface CallRow { fn: string; total: bigint; min: bigint; max: bigint; ranks: number }
+
+/** One table per trace-count instance (a tool listed twice reports twice). */
+export function traceCountTables(p: Profile): { tool: number; rows: CallRow[] }[] {
+  const byTool = new Map<number, Map<string, bigint[]>>();
+  for (const r of p.ranks) {
+    for (const c of r.counters) {
+      if (c.name !== 'calls' || r.tools.get(c.tool) !== 'trace-count') continue;
+      const table = byTool.get(c.tool) ?? new Map<string, bigint[]>();
+      byTool.set(c.tool, table);
+      c.values.forEach((v, i) => {
+        const fn = c.labels[i];
+        if (!fn || v === 0n) return;
+        const list = table.get(fn) ?? [];
+        list.push(v);
+        table.set(fn, list);
+      });
+    }
+  }
+  const nranks = p.ranks.length;
+  return [...byTool.entries()].map(([tool, table]) => ({
+    tool,
+    rows: [...table.entries()].map(([fn, vals]) => {
+      const all = [...vals, ...new Array<bigint>(nranks - vals.length).fill(0n)];
+      return {
+        fn,
+        total: all.reduce((a, b) => a + b, 0n),
+        min: all.reduce((a, b) => (b < a ? b : a)),
+        max: all.reduce((a, b) => (b > a ? b : a)),
+        ranks: vals.length,
+      };
+    }).sort((a, b) => (b.total > a.total ? 1 : b.total < a.total ? -1 : a.fn.localeCompare(b.fn))),
+  }));
+}
+
+export function formatTraceCount(p: Profile, top = 15): string[] {
+  const out: string[] = [];
+  for (const { tool, rows } of traceCountTables(p)) {
+    out.push(`trace-count (tool ${tool}): MPI calls over ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'}`);
+    const shown = rows.slice(0, top);
+    const w = Math.max(8, ...shown.map((r) => r.fn.length));
+    out.push(`  ${'function'.padEnd(w)}  ${'total'.padStart(10)}  ${'min/rank'.padStart(9)}  ${'max/rank'.padStart(9)}`);
+    for (const r of shown) {
+      out.push(`  ${r.fn.padEnd(w)}  ${String(r.total).padStart(10)}  ${String(r.min).padStart(9)}  ${String(r.max).padStart(9)}`);
+    }
+    if (rows.length > shown.length) out.push(`  … ${rows.length - shown.length} more functions (mpii report --json for all)`);
+  }
+  return out;
+}
