@@ -1,0 +1,77 @@
+// Shared by the integration tests: compile the test programs once per MPI, run mpii for real.
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa, execaSync } from 'execa';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const MPII = join(ROOT, 'bin', 'mpii.js');
+export type Flavor = 'openmpi' | 'mpich';
+export const FLAVORS: Flavor[] = ['openmpi', 'mpich'];
+
+/** Open MPI refuses root without these; tests set them, mpii never does. */
+export const TEST_ENV: NodeJS.ProcessEnv = {
+  ...process.env,
+  OMPI_ALLOW_RUN_AS_ROOT: '1',
+  OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1',
+  OMPI_MCA_rmaps_base_oversubscribe: '1',
+};
+delete TEST_ENV.TOOLS;
+delete TEST_ENV.INJ_IGNORE;
+delete TEST_ENV.INJ_DEBUG;
+delete TEST_ENV.LD_PRELOAD;
+
+/** 2 cores here: Open MPI must be told it may oversubscribe; MPICH's hydra does it anyway. */
+export function launcherArgs(f: Flavor, np: number): string[] {
+  return f === 'openmpi' ? ['-np', String(np), '--oversubscribe'] : ['-np', String(np)];
+}
+
+const BUILD = join(tmpdir(), `mpii-test-programs-${process.getuid?.() ?? 0}`);
+
+/** Path of test program `name` built for `f` (compiled on first use). */
+export function program(f: Flavor, name: string): string {
+  const dir = join(BUILD, f);
+  const out = join(dir, name);
+  const src = ['qmpi_counter_tool', 'legacy_pmpi'].includes(name) ? join(ROOT, 'test', 'tools', `${name}.c`)
+    : name === 'pingpong' ? join(ROOT, 'bench', 'pingpong.c') : join(ROOT, 'test', 'programs', `${name}.c`);
+  mkdirSync(dir, { recursive: true });
+  if (name === 'notmpi') {
+    execaSync('cc', ['-o', out, src]);
+  } else {
+    execaSync(`mpicc.${f}`, ['-O2', '-g', '-o', out, src]);
+  }
+  return out;
+}
+
+/** A QMPI tool or PMPI library built as a .so for `f`; qmpi.h comes from the shim's include dir. */
+export function library(f: Flavor, name: string, includeDir: string): string {
+  const dir = join(BUILD, f);
+  mkdirSync(dir, { recursive: true });
+  const out = join(dir, `lib${name}.so`);
+  execaSync(`mpicc.${f}`, ['-shared', '-fPIC', '-I', includeDir, '-o', out, join(ROOT, 'test', 'tools', `${name}.c`)]);
+  return out;
+}
+
+export interface Run { code: number; stdout: string; stderr: string }
+
+export async function mpii(args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT): Promise<Run> {
+  const r = await execa('node', [MPII, ...args], { env: { ...TEST_ENV, ...env }, cwd, reject: false, timeout: 300_000 });
+  return { code: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+export function outDir(tag: string): string {
+  const d = join(tmpdir(), `mpii-test-out-${process.pid}-${tag}-${Math.random().toString(36).slice(2, 8)}`);
+  return d;
+}
+
+/** The include directory of the cached shim for `f` (builds it if needed). */
+export async function shimInfo(f: Flavor): Promise<{ library: string; includeDir: string }> {
+  const r = await execa('node', [MPII, 'build', '--mpi', f, '--quiet'], { env: TEST_ENV });
+  const lib = r.stdout.trim().split('\t')[2];
+  return { library: lib, includeDir: join(dirname(lib), 'include') };
+}
+
+export function exists(p: string): boolean {
+  return existsSync(p);
+}
