@@ -1,0 +1,201 @@
+#!/usr/bin/env node
+// bench/layers.mjs - what does a layer of mpii cost?
+//
+// For each installed MPI (Open MPI, MPICH):
+//   1. compile bench/pingpong.c and a tiny hello (MPI_Init/MPI_Finalize) with that MPI's mpicc;
+//   2. 8-byte ping-pong half round-trip latency, -np 2, shared memory, for: the launcher alone
+//      (no preload), `mpii run --tools ''` (shim, empty stack), and 1, 10, 100 `noop` layers;
+//      configurations interleaved in rounds (order shuffled every round), median per config;
+//   3. a table + `empty stack / plain` and `per noop layer` against their targets;
+//   4. warm-cache launch overhead: wall clock of `mpii run --quiet --tools ''` vs the launcher
+//      alone on hello, interleaved, medians; plus the time of `mpii run --dry-run` (mpii's own
+//      cost before the launcher starts) and of a bare `node -e ''` for reference.
+//
+// Usage (after `npm run build`): node bench/layers.mjs
+// Knobs (environment): ROUNDS (latency rounds, default 7), ITERS (ping-pongs per run, default
+// 100000), LAUNCH_ROUNDS (default 10), MPI=openmpi|mpich (only that one).
+// Plain text on stdout; progress on stderr.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const MPII = join(ROOT, 'bin', 'mpii.js');
+const PINGPONG = join(ROOT, 'bench', 'pingpong.c');
+const ROUNDS = Number(process.env.ROUNDS ?? 7);
+const ITERS = Number(process.env.ITERS ?? 100000);
+const LAUNCH_ROUNDS = Number(process.env.LAUNCH_ROUNDS ?? 10);
+const SIZE = 8;
+const LAYERS = [1, 10, 100];
+const TIME_BUDGET_MS = 170_000; // per MPI, for the latency rounds: stop early rather than overrun
+
+const FLAVORS = [
+  // Open MPI refuses to run as root without these; --oversubscribe keeps -np 2 working on any box.
+  { name: 'openmpi', label: 'Open MPI', cc: 'mpicc.openmpi', run: 'mpirun.openmpi', extra: ['--oversubscribe'] },
+  // MPICH's hydra has no --oversubscribe (and does not need it).
+  { name: 'mpich', label: 'MPICH', cc: 'mpicc.mpich', run: 'mpirun.mpich', extra: [] },
+];
+
+const env = { ...process.env, OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' };
+delete env.TOOLS; // a stray TOOLS/LD_PRELOAD would change what "plain" means
+delete env.LD_PRELOAD;
+
+const tmp = mkdtempSync(join(tmpdir(), 'mpii-bench-'));
+let outSeq = 0;
+const log = (m) => process.stderr.write(`# ${m}\n`);
+
+function which(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).status === 0;
+}
+
+function run(argv, timeoutMs = 120_000) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(argv[0], argv.slice(1), { env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 1 << 24 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.error || r.status !== 0) {
+    const why = r.error ? r.error.message : `exit ${r.status ?? r.signal}`;
+    throw new Error(`${argv.join(' ')}: ${why}\n${(r.stderr || '').trim().split('\n').slice(-15).join('\n')}`);
+  }
+  return { ms, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** run, retrying a few times: the shim may be rebuilt under us if preload/ changes meanwhile */
+function runRetry(argv, tries = 3) {
+  for (let i = 1; ; i++) {
+    try {
+      return run(argv);
+    } catch (e) {
+      if (i >= tries) throw e;
+      log(`retry ${i} after failure: ${e.message.split('\n')[0]}`);
+    }
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const shuffle = (xs) => {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+};
+const pad = (s, n) => String(s).padEnd(n);
+const lpad = (s, n) => String(s).padStart(n);
+const noops = (k) => Array(k).fill('noop').join(',');
+
+function mpiiArgs(fl, tools, extra) {
+  return ['node', MPII, 'run', '--quiet', '--mpi', fl.name, '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, ...extra];
+}
+
+function latency(fl, exe) {
+  const prog = ['-np', '2', ...fl.extra, exe, String(ITERS), String(SIZE)];
+  const configs = [
+    { name: 'plain', layers: null, argv: () => [fl.run, ...prog] },
+    { name: 'empty stack', layers: 0, argv: () => mpiiArgs(fl, '', prog) },
+    ...LAYERS.map((k) => ({ name: `noop x${k}`, layers: k, argv: () => mpiiArgs(fl, noops(k), prog) })),
+  ];
+  const parse = (out) => {
+    const m = /half_rtt_ns=([\d.]+)/.exec(out);
+    if (!m) throw new Error(`no half_rtt_ns in output:\n${out}`);
+    return Number(m[1]);
+  };
+  // warm-up: builds/validates the cached shim and checks every configuration runs at all
+  for (const c of configs) parse(runRetry(c.argv()).stdout);
+  const samples = new Map(configs.map((c) => [c.name, []]));
+  const t0 = Date.now();
+  let rounds = 0;
+  for (; rounds < ROUNDS; rounds++) {
+    if (rounds >= 3 && ((Date.now() - t0) / rounds) * (rounds + 1) > TIME_BUDGET_MS) {
+      log(`${fl.label}: time budget reached after ${rounds} rounds`);
+      break;
+    }
+    for (const c of shuffle(configs)) samples.get(c.name).push(parse(runRetry(c.argv()).stdout));
+    log(`${fl.label}: latency round ${rounds + 1}/${ROUNDS} done (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  }
+  const med = new Map(configs.map((c) => [c.name, median(samples.get(c.name))]));
+  const plain = med.get('plain');
+  const empty = med.get('empty stack');
+  const lines = [];
+  lines.push(`${fl.label}: 8-byte ping-pong, -np 2, shared memory, ${ITERS} iters/run, ${rounds} interleaved rounds, median`);
+  lines.push(`  ${pad('config', 12)} ${lpad('half-RTT ns', 11)} ${lpad('vs plain', 9)} ${lpad('ns/layer', 9)}   samples (ns, sorted)`);
+  for (const c of configs) {
+    const m = med.get(c.name);
+    const perLayer = c.layers ? ((m - empty) / c.layers).toFixed(1) : '';
+    const s = [...samples.get(c.name)].sort((a, b) => a - b).map((x) => x.toFixed(0)).join(' ');
+    lines.push(`  ${pad(c.name, 12)} ${lpad(m.toFixed(1), 11)} ${lpad((m / plain).toFixed(3) + 'x', 9)} ${lpad(perLayer, 9)}   ${s}`);
+  }
+  const ratio = empty / plain;
+  const kmax = LAYERS[LAYERS.length - 1];
+  const perLayer = (med.get(`noop x${kmax}`) - empty) / kmax;
+  lines.push(`empty stack / plain = ${ratio.toFixed(2)}x (target <= 1.02x)${ratio <= 1.02 ? '' : '  <-- ABOVE TARGET'}`);
+  lines.push(`per noop layer = ${perLayer.toFixed(1)} ns (target <= 2 ns)${perLayer <= 2 ? '' : '  <-- ABOVE TARGET'}`);
+  return lines;
+}
+
+function launch(fl, hello) {
+  const prog = ['-np', '2', ...fl.extra, hello];
+  const configs = [
+    { name: 'launcher alone', argv: () => [fl.run, ...prog] },
+    { name: "mpii run --tools ''", argv: () => mpiiArgs(fl, '', prog) },
+    { name: 'mpii run --dry-run', argv: () => [...mpiiArgs(fl, '', prog).slice(0, 3), '--dry-run', ...mpiiArgs(fl, '', prog).slice(3)] },
+    { name: "node -e ''", argv: () => ['node', '-e', ''] },
+  ];
+  for (const c of configs) runRetry(c.argv()); // warm: page cache, shim cache
+  const samples = new Map(configs.map((c) => [c.name, []]));
+  for (let r = 0; r < LAUNCH_ROUNDS; r++) {
+    for (const c of shuffle(configs)) samples.get(c.name).push(runRetry(c.argv()).ms);
+  }
+  log(`${fl.label}: ${LAUNCH_ROUNDS} launch rounds done`);
+  const med = new Map(configs.map((c) => [c.name, median(samples.get(c.name))]));
+  const lines = [];
+  lines.push(`${fl.label}: launch of hello (MPI_Init/MPI_Finalize), -np 2, warm cache, ${LAUNCH_ROUNDS} interleaved rounds, median wall clock`);
+  for (const c of configs) {
+    const s = [...samples.get(c.name)].sort((a, b) => a - b).map((x) => x.toFixed(0)).join(' ');
+    lines.push(`  ${pad(c.name, 22)} ${lpad(med.get(c.name).toFixed(0), 6)} ms   samples: ${s}`);
+  }
+  const overhead = med.get("mpii run --tools ''") - med.get('launcher alone');
+  lines.push(`launch overhead = ${overhead.toFixed(0)} ms (target <= 150 ms)${overhead <= 150 ? '' : '  <-- ABOVE TARGET'}`);
+  lines.push(`mpii run --dry-run takes ${med.get('mpii run --dry-run').toFixed(0)} ms (node startup alone: ${med.get("node -e ''").toFixed(0)} ms)`);
+  return lines;
+}
+
+const HELLO = `#include <mpi.h>
+int main(int argc, char **argv) { MPI_Init(&argc, &argv); MPI_Finalize(); return 0; }
+`;
+
+let failed = 0;
+try {
+  writeFileSync(join(tmp, 'hello.c'), HELLO);
+  const wanted = FLAVORS.filter((f) => !process.env.MPI || process.env.MPI === f.name);
+  for (const fl of wanted) {
+    if (!which(fl.cc) || !which(fl.run)) {
+      console.log(`${fl.label}: not installed (${fl.cc}/${fl.run} not found), skipped\n`);
+      continue;
+    }
+    try {
+      const exe = join(tmp, `pingpong-${fl.name}`);
+      const hello = join(tmp, `hello-${fl.name}`);
+      run([fl.cc, '-O2', '-o', exe, PINGPONG]);
+      run([fl.cc, '-O2', '-o', hello, join(tmp, 'hello.c')]);
+      const ver = spawnSync(fl.run, ['--version'], { env, encoding: 'utf8' }).stdout.split('\n').find((l) => /\d/.test(l)) ?? '';
+      console.log(`=== ${fl.label} (${ver.trim()}) ===`);
+      for (const l of latency(fl, exe)) console.log(l);
+      console.log('');
+      for (const l of launch(fl, hello)) console.log(l);
+      console.log('');
+    } catch (e) {
+      failed++;
+      console.log(`${fl.label}: benchmark failed: ${e.message}\n`);
+    }
+  }
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.exitCode = failed ? 1 : 0;

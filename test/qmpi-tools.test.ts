@@ -1,0 +1,86 @@
+// External QMPI tools (written only against MPICH's API), legacy PMPI preloads, INJ_* toggles,
+// and a crashing job that must still leave its profile.
+import { before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { FLAVORS, launcherArgs, library, mpii, outDir, program, shimInfo } from './helpers.js';
+import { readProfile } from '../src/profile/read.js';
+import { traceCountTables } from '../src/report/trace-count.js';
+
+for (const f of FLAVORS) {
+  describe(`${f}: QMPI tools and toggles`, () => {
+    let counter = '';
+    let legacy = '';
+    before(async () => {
+      const shim = await shimInfo(f);
+      counter = library(f, 'qmpi_counter_tool', shim.includeDir);
+      legacy = library(f, 'legacy_pmpi', shim.includeDir);
+    });
+
+    it('an external tool stacked twice with a built-in gets two instances; a legacy PMPI preload below still sees its calls', async () => {
+      const out = outDir(`${f}-ext`);
+      const r = await mpii(['run', '--tools', `${counter},trace-count,${counter}`, '--out', out, ...launcherArgs(f, 2), program(f, 'ring')],
+        { LD_PRELOAD: legacy });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /ring ok size=2 token=6/);
+      for (const rank of [0, 1]) {
+        // tool ids 1 and 3: two instances with their own storage, each counting the ring's 3 sends
+        assert.match(r.stderr, new RegExp(`qmpi_counter\\[1\\] rank=${rank} sends=3 recvs=3 barriers=0`));
+        assert.match(r.stderr, new RegExp(`qmpi_counter\\[3\\] rank=${rank} sends=3 recvs=3 barriers=0`));
+        assert.match(r.stderr, new RegExp(`legacy_pmpi rank=${rank} sends=3`));
+      }
+      assert.doesNotMatch(r.stderr, /no calling address|failed/);
+      const p = readProfile(out);
+      assert.deepEqual([...p.ranks[0].tools.entries()], [[1, 'qmpi_counter'], [2, 'trace-count'], [3, 'qmpi_counter']]);
+      // the first instance asks for MPI_Comm_rank through the chain below it: trace-count sees it
+      const rows = traceCountTables(p)[0].rows;
+      assert.equal(rows.find((x) => x.fn === 'MPI_Comm_rank')?.total, 4n);
+      // the summary names the tools
+      assert.match(r.stderr, /tools: 1:qmpi_counter 2:trace-count 3:qmpi_counter/);
+    });
+
+    it('TOOLS from the environment is used when --tools is absent', async () => {
+      const out = outDir(`${f}-env`);
+      const r = await mpii(['run', '--quiet', '--out', out, ...launcherArgs(f, 2), program(f, 'ring')], { TOOLS: `trace-count:${counter}` });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /qmpi_counter\[2\] rank=0 sends=3/);
+    });
+
+    it('INJ_IGNORE=1 turns every tool off (pure pass-through)', async () => {
+      const out = outDir(`${f}-ignore`);
+      const r = await mpii(['run', '--tools', `${counter},trace-count`, '--out', out, ...launcherArgs(f, 2), program(f, 'ring')],
+        { INJ_IGNORE: '1', LD_PRELOAD: legacy });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /ring ok size=2/);
+      assert.doesNotMatch(r.stderr, /qmpi_counter\[/);
+      assert.match(r.stderr, /legacy_pmpi rank=0 sends=3/); // the layers below are untouched
+      assert.match(r.stderr, /no profile to report/);
+    });
+
+    it('INJ_DEBUG=-2 prints the banner on every rank, INJ_DEBUG=1 only on rank 1', async () => {
+      const all = await mpii(['run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-dbg`), ...launcherArgs(f, 3), program(f, 'ring')], { INJ_DEBUG: '-2' });
+      assert.equal(all.code, 0, all.stderr);
+      for (const rank of [0, 1, 2]) assert.match(all.stderr, new RegExp(`MPII Init \\(debug -2, ignore 0\\) rank ${rank}`));
+      assert.match(all.stderr, /^MPII 1: /m);
+      const one = await mpii(['run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-dbg1`), ...launcherArgs(f, 3), program(f, 'ring')], { INJ_DEBUG: '1' });
+      assert.equal(one.code, 0, one.stderr);
+      assert.match(one.stderr, /MPII Init \(debug 1, ignore 0\) rank 1/);
+      assert.doesNotMatch(one.stderr, /rank [02]\b|^MPII [02]:/m);
+    });
+
+    it('a job that crashes still leaves per-rank profiles, reported as incomplete', async () => {
+      const out = outDir(`${f}-crash`);
+      const r = await mpii(['run', '--tools', 'trace-count', '--out', out, ...launcherArgs(f, 2), program(f, 'crash')]);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /INCOMPLETE/);
+      const p = readProfile(out);
+      assert.equal(p.complete, false);
+      assert.ok(p.ranks.length >= 1, 'at least the crashing rank left its data');
+      const rows = traceCountTables(p)[0].rows;
+      assert.ok((rows.find((x) => x.fn === 'MPI_Init')?.total ?? 0n) >= 1n);
+      assert.ok(rows.some((x) => x.fn === 'MPI_Send' && x.total > 0n), 'sends counted before the crash');
+      const report = await mpii(['report', out]);
+      assert.equal(report.code, 0, report.stderr);
+      assert.match(report.stdout, /INCOMPLETE/);
+    });
+  });
+}
