@@ -101,12 +101,19 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   const child = execa(launcher, command, { stdio: 'inherit', reject: false, env });
   // Ctrl-C reaches the launcher through the terminal's process group as well; SIGTERM sent to
   // mpii alone must be passed on so the launcher tears the job down instead of orphaning it.
-  const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
+  let received: NodeJS.Signals | undefined;
+  const forward = (sig: NodeJS.Signals) => () => {
+    received = sig;
+    child.kill(sig);
+  };
   const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, forward(s)] as const);
   for (const [s, h] of handlers) process.on(s, h);
   const result = await child;
   for (const [s, h] of handlers) process.off(s, h);
-  const code = result.exitCode ?? (result.signal ? 128 + (osConstants.signals[result.signal as NodeJS.Signals] ?? 15) : 1);
+  const bySignal = (s: string) => 128 + (osConstants.signals[s as NodeJS.Signals] ?? 15);
+  // a launcher that exits 0 after being told to stop still ended the job early: say so
+  let code = result.exitCode ?? (result.signal ? bySignal(result.signal) : 1);
+  if (code === 0 && received) code = bySignal(received);
 
   if (!args.quiet) {
     try {

@@ -1,0 +1,109 @@
+// Bad input: one clear line naming the problem and the fix, a non-zero exit, no stack trace.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mpii, outDir, program } from './helpers.js';
+
+function oneLineError(r: { code: number; stderr: string }, pattern: RegExp): void {
+  assert.notEqual(r.code, 0);
+  const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('mpii:'));
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(lines[0], pattern);
+  assert.doesNotMatch(r.stderr, /\n\s+at .*\.js:\d+/, 'no stack trace');
+}
+
+describe('bad input', () => {
+  const ring = program('openmpi', 'ring');
+
+  it('unknown tool: names it and suggests the closest', async () => {
+    const r = await mpii(['run', '--tools', 'trace-cont', '-np', '2', ring]);
+    oneLineError(r, /unknown tool 'trace-cont'.*trace-count/);
+    assert.equal(r.code, 2);
+  });
+
+  it('missing .so', async () => {
+    const r = await mpii(['run', '--tools', '/nonexistent/libtool.so', '-np', '2', ring]);
+    oneLineError(r, /\/nonexistent\/libtool\.so/);
+  });
+
+  it('bad option value', async () => {
+    const r = await mpii(['run', '--tools', 'trace-count[top=zero]', '-np', '2', ring]);
+    oneLineError(r, /top/);
+  });
+
+  it('YAML syntax error names the file and line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-yaml-'));
+    writeFileSync(join(dir, 'mpii.yaml'), 'stacks:\n  mine: [trace-count\n  other: []\n');
+    const r = await mpii(['run', '-np', '2', ring], {}, dir);
+    oneLineError(r, /mpii\.yaml:\d+/);
+  });
+
+  it('unknown stack', async () => {
+    const r = await mpii(['run', '--stack', 'nope', '-np', '2', ring]);
+    oneLineError(r, /nope/);
+  });
+
+  it('a program that is not MPI', async () => {
+    const r = await mpii(['run', '-np', '2', program('openmpi', 'notmpi')]);
+    oneLineError(r, /not an MPI program.*--mpi/);
+  });
+
+  it('a missing program', async () => {
+    const r = await mpii(['run', '-np', '2', './does-not-exist']);
+    oneLineError(r, /program '\.\/does-not-exist' not found/);
+  });
+
+  it('a statically linked MPI', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-static-'));
+    const fake = join(dir, 'static_app');
+    // an ELF binary with MPI inside but no shared libmpi: what static linking looks like to ldd
+    writeFileSync(join(dir, 's.c'), 'int PMPI_Init(int *a, char ***b) { (void) a; (void) b; return 0; }\nint main(void) { return PMPI_Init(0, 0); }\n');
+    const { execaSync } = await import('execa');
+    execaSync('cc', ['-o', fake, join(dir, 's.c')]);
+    const r = await mpii(['run', '-np', '2', fake]);
+    oneLineError(r, /static MPI/);
+  });
+
+  it('no launcher for the MPI', async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'mpii-path-'));
+    // PATH with the compilers but no launcher: link just what mpii needs
+    const { execaSync } = await import('execa');
+    for (const t of ['node', 'ldd', 'mpicc.openmpi', 'opal_wrapper', 'sh', 'gcc', 'cc']) {
+      const p = execaSync('sh', ['-c', `command -v ${t} || true`]).stdout.trim();
+      if (p) execaSync('ln', ['-sf', p, join(bin, t)]);
+    }
+    const r = await mpii(['run', '-np', '2', ring], { PATH: bin });
+    oneLineError(r, /no Open MPI launcher found.*apt-get install/);
+  });
+
+  it('unknown --mpi', async () => {
+    const r = await mpii(['run', '--mpi', 'lam', '-np', '2', ring]);
+    oneLineError(r, /unknown MPI 'lam'/);
+  });
+
+  it('an output directory that cannot be written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-ro-'));
+    // tests run as root, which ignores permission bits: a path under a regular file never works
+    writeFileSync(join(dir, 'file'), '');
+    const r = await mpii(['run', '--out', join(dir, 'file', 'out'), '-np', '2', ring]);
+    oneLineError(r, /cannot write the output directory/);
+  });
+
+  it('no program at all', async () => {
+    const r = await mpii(['run', '-np', '2']);
+    oneLineError(r, /no program to run/);
+  });
+
+  it('mpii report on an empty directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-empty-'));
+    const r = await mpii(['report', dir]);
+    oneLineError(r, /holds no mpii profile/);
+  });
+
+  it('mpii report on a missing directory', async () => {
+    const r = await mpii(['report', outDir('missing')]);
+    oneLineError(r, /does not exist/);
+  });
+});
