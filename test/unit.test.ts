@@ -1,0 +1,126 @@
+// Pure-function tests: argument splitting, header parsing, generation, the profile reader.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execaSync } from 'execa';
+import { parseRunArgs } from '../src/launch/args.js';
+import { parseEnum, parseFunctions } from '../src/gen/header.js';
+import { generate } from '../src/gen/generate.js';
+import { readProfile } from '../src/profile/read.js';
+import { ROOT } from './helpers.js';
+
+describe('mpii run argument splitting', () => {
+  it('keeps mpii options, passes launcher options untouched, finds the program', () => {
+    const a = parseRunArgs(['--tools', 'noop', '-np', '4', '--mca', 'btl', 'self,vader', '--oversubscribe', '--out=/o', './app', '--tools', 'x']);
+    assert.equal(a.tools, 'noop');
+    assert.equal(a.out, '/o');
+    assert.deepEqual(a.launcherArgs, ['-np', '4', '--mca', 'btl', 'self,vader', '--oversubscribe']);
+    assert.equal(a.program, './app');
+    assert.deepEqual(a.programArgs, ['--tools', 'x']); // after the program, everything is the program's
+  });
+  it('MPICH -genv takes two values; -- ends the options', () => {
+    const a = parseRunArgs(['-genv', 'A', 'B', '-n', '2', '--', '-weird-name']);
+    assert.deepEqual(a.launcherArgs, ['-genv', 'A', 'B', '-n', '2']);
+    assert.equal(a.program, '-weird-name');
+  });
+  it('a valued option without its value is an error', () => {
+    assert.throws(() => parseRunArgs(['--tools']), /--tools needs a value/);
+  });
+});
+
+describe('header parsing', () => {
+  const text = `
+typedef int (MPI_Copy_function)(MPI_Comm, int, void *);
+enum QMPI_Functions_enum { MPI_ABORT_T, MPI_SEND_T, MPI_LAST_FUNC_T };
+extern int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((visibility("default")));
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int MPI_Pcontrol(const int level, ...);
+double MPI_Wtime(void);
+int MPI_Type_f2c_like(MPI_Fint, MPI_Datatype *);
+struct s { int MPI_Fake(int); };
+`;
+  it('reads prototypes, arrays, varargs, void and unnamed parameters', () => {
+    const fns = parseFunctions(text, ['MPI_']);
+    const by = new Map(fns.map((f) => [f.name, f]));
+    assert.deepEqual(by.get('MPI_Send')!.params.map((p) => p.name), ['buf', 'count', 'datatype', 'dest', 'tag', 'comm']);
+    assert.equal(by.get('MPI_Group_range_incl')!.params[2].type, 'int (*)[3]');
+    assert.equal(by.get('MPI_Pcontrol')!.variadic, true);
+    assert.equal(by.get('MPI_Wtime')!.ret, 'double');
+    assert.equal(by.get('MPI_Wtime')!.params.length, 0);
+    assert.deepEqual(by.get('MPI_Type_f2c_like')!.params.map((p) => p.decl), ['MPI_Fint a0', 'MPI_Datatype * a1']);
+    assert.ok(!by.has('MPI_Fake'), 'nothing inside struct bodies');
+    assert.deepEqual(parseEnum(text, 'QMPI_Functions_enum'), ['MPI_ABORT_T', 'MPI_SEND_T', 'MPI_LAST_FUNC_T']);
+  });
+});
+
+describe('generation from the installed headers', () => {
+  for (const f of ['openmpi', 'mpich'] as const) {
+    it(`${f}: every MPI function of mpi.h is wrapped, with roles from the spec`, () => {
+      const dir = mkdtempSync(join(tmpdir(), 'mpii-gen-'));
+      writeFileSync(join(dir, 'h.c'), '#include <mpi.h>\n');
+      const pre = execaSync(`mpicc.${f}`, ['-E', '-P', join(dir, 'h.c')]).stdout;
+      const g = generate({ flavor: f, preprocessed: pre, specPath: join(ROOT, 'preload', 'spec', 'mpi.yaml'), mpiVersion: 'test' });
+      const declared = parseFunctions(pre, ['MPI_', 'MPIX_']).map((x) => x.name).sort();
+      assert.deepEqual(g.functions.map((x) => x.name).sort(), declared);
+      const send = g.functions.find((x) => x.name === 'MPI_Send')!;
+      assert.equal(send.kind, 'send');
+      assert.deepEqual(send.roles, ['buffer', 'count', 'datatype', 'peer', 'tag', 'comm']);
+      assert.equal(g.functions.find((x) => x.name === 'MPI_Alltoall')!.kind, 'coll-a2a');
+      if (f === 'mpich') {
+        // ids are MPICH's own enum, so tools compiled against MPICH's mpi.h agree with the shim
+        const e = parseEnum(pre, 'QMPI_Functions_enum');
+        const inEnum = g.functions.filter((x) => !x.enumName.startsWith('MPII_EXT_'));
+        for (const fn of inEnum) assert.ok(e.includes(fn.enumName), fn.enumName);
+        assert.ok(g.functions.some((x) => x.name === 'MPI_Send_c'), 'large-count variants');
+        assert.equal(g.functions.find((x) => x.name === 'MPI_Send_c')!.kind, 'send');
+        assert.match(g.files['qmpi.h'], /#include <mpi\.h>/);
+      } else {
+        assert.match(g.files['qmpi.h'], /enum QMPI_Functions_enum \{\n {4}MPI_ABORT_T,/);
+        assert.match(g.files['qmpi.h'], /typedef int \(QMPI_Send_t\) \(QMPI_Context context, int tool_id, const void \*buf/);
+        assert.match(g.files['mpii_weak.h'], /#pragma weak ompi_mpi_comm_world/);
+      }
+    });
+  }
+});
+
+describe('profile reader', () => {
+  const sample = (): string => {
+    // a real profile from a finished run is produced by the job tests; here we fabricate bad ones
+    const d = mkdtempSync(join(tmpdir(), 'mpii-prof-'));
+    return d;
+  };
+  it('rejects a file with the wrong magic', () => {
+    const d = sample();
+    writeFileSync(join(d, 'profile.mpii'), 'garbage garbage garbage');
+    assert.throws(() => readProfile(d), /not an mpii profile/);
+  });
+  it('rejects a newer format version', () => {
+    const d = sample();
+    const b = Buffer.alloc(16);
+    b.write('MPIIPROF', 0, 'latin1');
+    b.writeUInt32LE(99, 8);
+    b.writeUInt32LE(1, 12);
+    writeFileSync(join(d, 'profile.mpii'), b);
+    assert.throws(() => readProfile(d), /newer mpii \(format 99/);
+  });
+  it('rejects a truncated profile', () => {
+    const d = sample();
+    const b = Buffer.alloc(16);
+    b.write('MPIIPROF', 0, 'latin1');
+    b.writeUInt32LE(1, 8);
+    b.writeUInt32LE(4, 12);
+    writeFileSync(join(d, 'profile.mpii'), b);
+    assert.throws(() => readProfile(d), /truncated: 0 of 4 ranks/);
+  });
+  it('rejects a rank image cut short', () => {
+    const d = sample();
+    const img = Buffer.alloc(144);
+    img.write('MPIIRNK1', 0, 'latin1');
+    img.writeUInt32LE(1, 8);
+    img.writeBigUInt64LE(4096n, 32); // claims more than is there
+    writeFileSync(join(d, 'rank-0.live'), img);
+    assert.throws(() => readProfile(d), /truncated/);
+  });
+});
