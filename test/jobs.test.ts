@@ -21,6 +21,21 @@ function calls(dir: string, fn: string, tool?: number): bigint[] {
   return row ? [row.total, row.min, row.max] : [0n, 0n, 0n];
 }
 
+describe('mpich: MPI-4 sessions', () => {
+  it('MPI_Session_init starts the stack; per-rank profiles are complete', async () => {
+    const out = outDir('mpich-session');
+    const r = await mpii(['run', '--quiet', '--tools', 'noop,trace-count', '--out', out, ...launcherArgs('mpich', 2), program('mpich', 'session')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /session ok size=2 sum=1/);
+    const p = readProfile(out);
+    assert.equal(p.complete, true);
+    assert.deepEqual(p.ranks.map((x) => x.rank), [0, 1]);
+    assert.deepEqual(calls(out, 'MPI_Session_init'), [2n, 1n, 1n]);
+    assert.deepEqual(calls(out, 'MPI_Allreduce'), [2n, 1n, 1n]);
+    assert.deepEqual(calls(out, 'MPI_Session_finalize'), [2n, 1n, 1n]);
+  });
+});
+
 for (const f of FLAVORS) {
   describe(`${f}: programs under a 3-layer stack`, () => {
     for (const [name, ok] of PROGRAMS) {

@@ -149,5 +149,8 @@ export function readProfile(dir: string): Profile {
   }
   const ranks = live.map((f) => parseImage(readLive(join(dir, f)), join(dir, f)).rank).sort((a, b) => a.rank - b.rank);
   const size = Math.max(-1, ...ranks.map((r) => r.size));
-  return { dir, complete: false, source: `${live.length} per-rank file(s)`, ranks, size };
+  // per-rank files are normal for MPI-4 sessions (no MPI_COMM_WORLD to gather over): complete
+  // when every rank finalized and none is missing
+  const complete = ranks.every((r) => r.state === 'finalized') && (size < 0 || ranks.length === size);
+  return { dir, complete, source: `${live.length} per-rank file(s)`, ranks, size };
 }
