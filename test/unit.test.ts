@@ -85,6 +85,15 @@ describe('generation from the installed headers', () => {
   }
 });
 
+/** The 16-byte head of profile.mpii: magic, format version, number of rank images. */
+function profileHeader(version: number, nranks: number): Buffer {
+  const b = Buffer.alloc(16);
+  b.write('MPIIPROF', 0, 'latin1');
+  b.writeUInt32LE(version, 8);
+  b.writeUInt32LE(nranks, 12);
+  return b;
+}
+
 describe('profile reader', () => {
   const sample = (): string => {
     // a real profile from a finished run is produced by the job tests; here we fabricate bad ones
@@ -98,20 +107,12 @@ describe('profile reader', () => {
   });
   it('rejects a newer format version', () => {
     const d = sample();
-    const b = Buffer.alloc(16);
-    b.write('MPIIPROF', 0, 'latin1');
-    b.writeUInt32LE(99, 8);
-    b.writeUInt32LE(1, 12);
-    writeFileSync(join(d, 'profile.mpii'), b);
+    writeFileSync(join(d, 'profile.mpii'), profileHeader(99, 1));
     assert.throws(() => readProfile(d), /newer mpii \(format 99/);
   });
   it('rejects a truncated profile', () => {
     const d = sample();
-    const b = Buffer.alloc(16);
-    b.write('MPIIPROF', 0, 'latin1');
-    b.writeUInt32LE(1, 8);
-    b.writeUInt32LE(4, 12);
-    writeFileSync(join(d, 'profile.mpii'), b);
+    writeFileSync(join(d, 'profile.mpii'), profileHeader(1, 4));
     assert.throws(() => readProfile(d), /truncated: 0 of 4 ranks/);
   });
   it('rejects a rank image cut short', () => {

@@ -25,8 +25,11 @@ static int nregistered;
 static int ntools;
 static char **tool_names;
 static void (**registered_fn)(void);   /* [(ntools+1) * MPII_NFUNCS], what each tool wraps */
-static mpii_slot_t *next_slot;         /* [(ntools+1) * MPII_NFUNCS], precomputed chains */
+static mpii_slot_t *next_slot;         /* [MPII_NFUNCS][ntools+1], precomputed chains */
 static int tables_ready;
+/* mpii_chain[f][t]: the layer after tool t for function f. One row per function keeps the
+ * slots a deep chain walks next to each other (cache lines, TLB). */
+mpii_slot_t *mpii_chain[MPII_NFUNCS];
 
 int QMPI_Register_tool_name(const char *tool_name, void (*init_function_ptr)(int tool_id))
 {
@@ -67,7 +70,7 @@ int QMPI_Get_function(int calling_tool_id, enum QMPI_Functions_enum function_enu
         *next_tool_id = 0;
         return MPI_SUCCESS;
     }
-    const mpii_slot_t *s = &next_slot[(size_t) calling_tool_id * MPII_NFUNCS + function_enum];
+    const mpii_slot_t *s = &mpii_chain[function_enum][calling_tool_id];
     *function_ptr = s->fn;
     *next_tool_id = s->id;
     return MPI_SUCCESS;
@@ -89,18 +92,19 @@ int QMPI_Get_calling_address(QMPI_Context context, void **address)
     return MPI_SUCCESS;
 }
 
-/* Walk each function's chain from the bottom up: next_slot[t][f] is the first tool below t
+/* Walk each function's chain from the bottom up: mpii_chain[f][t] is the first tool below t
  * that wraps f, else the library's QMPI_f. O(ntools * nfuncs), once. */
 static void build_tables(void)
 {
     for (int f = 0; f < MPII_NFUNCS; f++) {
         mpii_slot_t cur = { mpii_bottom_fn[f], 0 };
+        mpii_slot_t *row = mpii_chain[f] = &next_slot[(size_t) f * ((size_t) ntools + 1)];
         for (int t = ntools; t >= 0; t--) {
-            next_slot[(size_t) t * MPII_NFUNCS + f] = cur;
+            row[t] = cur;
             void (*fn)(void) = t > 0 ? registered_fn[(size_t) t * MPII_NFUNCS + f] : NULL;
             if (fn) cur = (mpii_slot_t){ fn, t };
         }
-        mpii_slot_t first = next_slot[f];
+        mpii_slot_t first = row[0];
         mpii_first[f] = first.id > 0 ? first : (mpii_slot_t){ NULL, 0 };
     }
     tables_ready = 1;

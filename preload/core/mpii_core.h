@@ -14,11 +14,29 @@ typedef struct {
 } mpii_slot_t;
 
 /* First tool per MPI function; fn == NULL means "no tool: call the next layer directly". */
-extern mpii_slot_t mpii_first[MPII_NFUNCS];
+extern mpii_slot_t mpii_first[MPII_NFUNCS] __attribute__((visibility("hidden")));
+/* mpii_chain[f][t]: the layer after tool t for function f (built before any tool runs). */
+extern mpii_slot_t *mpii_chain[MPII_NFUNCS] __attribute__((visibility("hidden")));
+
+/* QMPI_Get_function, inlined for the built-in tools that live inside the shim: the same table,
+ * without a call per layer. External tools call QMPI_Get_function. */
+static inline void (*mpii_next(int tool_id, int id, int *next_id))(void)
+{
+    const mpii_slot_t *s = &mpii_chain[id][tool_id];
+    *next_id = s->id;
+    return s->fn;
+}
+
 /* Per-instance tool storage, indexed by tool id (0 = the MPI library). */
-extern void **mpii_storage;
+extern void **mpii_storage __attribute__((visibility("hidden")));
 /* QMPI_X bottoms, indexed by function id (generated). */
 extern void (*const mpii_bottom_fn[MPII_NFUNCS])(void);
+
+/* QMPI_Get_tool_storage, inlined for built-in tools. */
+static inline void *mpii_tool_storage(int tool_id)
+{
+    return mpii_storage[tool_id];
+}
 
 /* hooks called by the generated wrappers */
 void mpii_before_init(void);

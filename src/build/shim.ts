@@ -5,7 +5,6 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
 import { generate, writeGenerated } from '../gen/generate.js';
@@ -49,6 +48,9 @@ function stamp(path: string): string {
 }
 
 /** What the compiler wrapper says about itself; cached against the wrapper binary's stat. */
+// execa is loaded only when something must be spawned: a warm `mpii run` never pays for it
+const loadExeca = async () => (await import('execa')).execa;
+
 async function probe(flavor: FlavorName, cache: string, env: NodeJS.ProcessEnv): Promise<Probe> {
   const compiler = findTool(flavor, FLAVORS[flavor].compilers, env);
   if (!compiler) {
@@ -63,6 +65,7 @@ async function probe(flavor: FlavorName, cache: string, env: NodeJS.ProcessEnv):
   } catch {
     /* no probe yet */
   }
+  const execa = await loadExeca();
   let incdirs: string[];
   let cc = 'cc';
   if (flavor === 'openmpi') {
@@ -129,6 +132,8 @@ function readShim(dir: string, flavor: FlavorName, fromCache: boolean): Shim {
 export interface BuildOptions {
   env?: NodeJS.ProcessEnv;
   force?: boolean;
+  /** awaited once before a real build starts (the CLI loads its spinner here) */
+  beforeBuild?: () => Promise<void>;
   /** progress messages (an ora spinner in the CLI) */
   onStep?: (text: string) => void;
 }
@@ -147,6 +152,8 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
   const work = join(cache, `.build-${key}-${process.pid}-${Date.now()}`);
   mkdirSync(join(work, 'gen'), { recursive: true });
   try {
+    const execa = await loadExeca();
+    await opts.beforeBuild?.();
     const step = opts.onStep ?? (() => {});
     step(`reading ${FLAVORS[flavor].label} mpi.h`);
     writeFileSync(join(work, 'mpi_header.c'), '#include <mpi.h>\n');

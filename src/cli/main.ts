@@ -1,9 +1,8 @@
 // mpii's command line. `run` parses its own arguments (everything it does not own goes to the
 // launcher untouched); the other commands use commander.
-import { Command } from 'commander';
+// Only what `mpii run` needs is imported up front: every module costs launch time.
 import { MpiiError, formatError } from '../errors.js';
 import { runCommand } from './run.js';
-import { buildCommand, doctorCommand, reportCommand, toolsCommand } from './commands.js';
 
 const RUN_HELP = `Usage: mpii run [mpii options] [launcher options] [-np N] ./app [args]
 
@@ -26,6 +25,8 @@ export async function main(argv: string[]): Promise<number> {
       }
       return await runCommand(argv.slice(1));
     }
+    const { Command } = await import('commander');
+    const { buildCommand, doctorCommand, reportCommand, toolsCommand } = await import('./commands.js');
     let code = 0;
     const program = new Command('mpii')
       .description('Run unmodified MPI programs through a stack of QMPI tools on Open MPI and MPICH')

@@ -2,8 +2,7 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { execa } from 'execa';
-import ora from 'ora';
+import { spawn } from 'node:child_process';
 import { buildShim, ROOT, type Shim } from '../build/shim.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
@@ -54,23 +53,24 @@ function prepareOutDir(dir: string): string {
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: NodeJS.ProcessEnv): Promise<Shim> {
-  const spinner = ora({ text: `mpii: preparing the ${FLAVORS[flavor].label} shim`, stream: process.stderr, isSilent: quiet });
-  let started = false;
+  // ora is loaded only when a build really happens (a warm run starts faster without it)
+  let spinner: import('ora').Ora | undefined;
+  const label = FLAVORS[flavor].label;
   try {
     const shim = await buildShim(flavor, {
       env,
+      beforeBuild: async () => {
+        const { default: ora } = await import('ora');
+        spinner = ora({ text: `mpii: building the ${label} shim`, stream: process.stderr, isSilent: quiet }).start();
+      },
       onStep: (t) => {
-        if (!started) {
-          spinner.start();
-          started = true;
-        }
-        spinner.text = `mpii: building the ${FLAVORS[flavor].label} shim: ${t}`;
+        if (spinner) spinner.text = `mpii: building the ${label} shim: ${t}`;
       },
     });
-    if (started) spinner.succeed(`mpii: built the ${FLAVORS[flavor].label} shim (${shim.functions} MPI functions wrapped)`);
+    spinner?.succeed(`mpii: built the ${label} shim (${shim.functions} MPI functions wrapped)`);
     return shim;
   } catch (e) {
-    if (started) spinner.fail();
+    spinner?.fail();
     throw e;
   }
 }
@@ -98,7 +98,7 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
     process.stderr.write(`mpii: ${FLAVORS[mpi.flavor].label}, tools: ${stack.tools.map((t) => t.name).join(' → ') || '(none)'}, out: ${outDir}\n`);
   }
 
-  const child = execa(launcher, command, { stdio: 'inherit', reject: false, env });
+  const child = spawn(launcher, command, { stdio: 'inherit', env });
   // Ctrl-C reaches the launcher through the terminal's process group as well; SIGTERM sent to
   // mpii alone must be passed on so the launcher tears the job down instead of orphaning it.
   let received: NodeJS.Signals | undefined;
@@ -108,7 +108,10 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   };
   const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, forward(s)] as const);
   for (const [s, h] of handlers) process.on(s, h);
-  const result = await child;
+  const result = await new Promise<{ exitCode: number | null; signal: string | null }>((done, fail) => {
+    child.on('error', (e) => fail(new MpiiError(`cannot start ${launcher}: ${e.message}`, 'check the MPI installation with mpii doctor')));
+    child.on('exit', (exitCode, signal) => done({ exitCode, signal }));
+  });
   for (const [s, h] of handlers) process.off(s, h);
   const bySignal = (s: string) => 128 + (osConstants.signals[s as NodeJS.Signals] ?? 15);
   // a launcher that exits 0 after being told to stop still ended the job early: say so

@@ -22,10 +22,11 @@ export interface EmitInput {
   mpiVersion: string;
 }
 
-const HOOKED: Record<string, { before?: string; after?: string }> = {
-  init: { after: 'mpii_after_init(rc, 0);' },
-  finalize: { before: 'mpii_before_finalize();', after: 'mpii_after_finalize();' },
-  abort: { before: 'mpii_on_abort();' },
+// Kinds whose library call the core must bracket (in the chain bottom, below every tool).
+const HOOKED: Record<string, { before?: (f: SpecFunction) => string; after?: (f: SpecFunction) => string }> = {
+  init: { after: (f) => `mpii_after_init(rc, ${f.name === 'MPI_Session_init' ? 1 : 0});` },
+  finalize: { before: () => 'mpii_before_finalize();', after: () => 'mpii_after_finalize();' },
+  abort: { before: () => 'mpii_on_abort();' },
 };
 
 const cIdent = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
@@ -130,8 +131,8 @@ export function emitGenHeader(inp: EmitInput): string {
     ...xm,
     '',
     '/* the next layer below the shim, found with dlsym(RTLD_NEXT), and the PMPI_ entry points */',
-    'extern void *mpii_real_fn[MPII_NFUNCS];',
-    'extern void *mpii_pmpi_fn[MPII_NFUNCS];',
+    'extern void *mpii_real_fn[MPII_NFUNCS] __attribute__((visibility("hidden")));',
+    'extern void *mpii_pmpi_fn[MPII_NFUNCS] __attribute__((visibility("hidden")));',
     'void mpii_resolve_all(void);',
     ...inp.functions.map((f) => `typedef ${f.ret} (*${realType(f)})(${paramDecls(f)});`),
     '#define MPII_PMPI(name, id) ((mpii_real_##name##_t) mpii_pmpi_fn[id])',
@@ -142,10 +143,10 @@ export function emitGenHeader(inp: EmitInput): string {
 
 function topWrapper(f: SpecFunction): string {
   const hooked = HOOKED[f.kind];
-  const call = `${realType(f)}`;
+  // hooked kinds always pass through their bottom, even with no tool, so the core sees them
   const direct = hooked
     ? `return ${qmpiNameOf(f.name)}((QMPI_Context){ 0 }, 0${f.params.length ? ', ' + argNames(f) : ''});`
-    : `return ((${call}) mpii_real_fn[${f.enumName}])(${argNames(f)});`;
+    : `return ((${realType(f)}) mpii_real_fn[${f.enumName}])(${argNames(f)});`;
   return [
     `${f.ret} ${f.name}(${paramDecls(f)})`,
     '{',
@@ -167,9 +168,9 @@ function bottom(f: SpecFunction): string {
   const realCall = `((${realType(f)}) mpii_real_fn[${f.enumName}])(${argNames(f)})`;
   const lines = [`${f.ret} ${qmpiNameOf(f.name)}(${qParamDecls(f)})`, '{', '    (void) context; (void) tool_id;'];
   if (hooked) {
-    if (hooked.before) lines.push(`    ${hooked.before}`);
+    if (hooked.before) lines.push(`    ${hooked.before(f)}`);
     lines.push(`    ${f.ret} rc = ${realCall};`);
-    if (hooked.after) lines.push(`    ${hooked.after.replace('mpii_after_init(rc, 0)', `mpii_after_init(rc, ${f.name === 'MPI_Session_init' ? 1 : 0})`)}`);
+    if (hooked.after) lines.push(`    ${hooked.after(f)}`);
     lines.push('    return rc;');
   } else {
     lines.push(`    return ${realCall};`);

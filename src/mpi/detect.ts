@@ -1,6 +1,6 @@
 // Which MPI a program uses: its dynamic dependencies first, then the launcher on PATH.
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { execa } from 'execa';
+import { spawnSync } from 'node:child_process';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, flavorOfBinary, which, type FlavorName } from './flavors.js';
 
@@ -51,7 +51,7 @@ export async function detectMpi(program: string, env: NodeJS.ProcessEnv, overrid
   const path = resolveProgram(program, env);
   if (override) return { flavor: override as FlavorName, how: '--mpi', program: path };
   if (isElf(path)) {
-    const ldd = await execa('ldd', [path], { env, reject: false });
+    const ldd = spawnSync('ldd', [path], { env, encoding: 'utf8' });
     for (const f of ['openmpi', 'mpich'] as FlavorName[]) {
       const m = FLAVORS[f].libraries.exec(ldd.stdout);
       if (m) return { flavor: f, how: `${program} links ${m[0]}`, program: path };

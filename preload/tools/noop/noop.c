@@ -1,13 +1,12 @@
 /* noop: wraps every MPI function and only calls the next layer. Used to measure the cost of
  * one layer and to test deep stacks; written against the QMPI API like any external tool. */
-#include "mpii_gen.h"
+#include "mpii_core.h" /* mpii_next: QMPI_Get_function inlined */
 
 #define NOOP_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                 \
     static RET noop_##NAME QPARAMS                                                  \
     {                                                                               \
-        void (*next)(void);                                                         \
         int next_id;                                                                \
-        QMPI_Get_function(tool_id, ID, &next, &next_id);                            \
+        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                      \
         return ((QTYPE *) next) NEXTARGS;                                           \
     }
 MPII_FOREACH_FUNC(NOOP_WRAPPER)

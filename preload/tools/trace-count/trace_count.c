@@ -2,18 +2,16 @@
  * rank's profile file (mpii_profile_counters), so a crashed run still reports them. */
 #include <stdlib.h>
 #include <string.h>
-#include "mpii_gen.h"
+#include "mpii_core.h" /* mpii_next: QMPI_Get_function inlined */
 #include "mpii_tool.h"
 
 #define TC_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                   \
     static RET tc_##NAME QPARAMS                                                    \
     {                                                                               \
-        uint64_t *counts;                                                           \
-        QMPI_Get_tool_storage(context, tool_id, (void **) &counts);                 \
-        counts[ID]++;                                                               \
-        void (*next)(void);                                                         \
+        (void) context;                                                             \
+        ((uint64_t *) mpii_tool_storage(tool_id))[ID]++;                            \
         int next_id;                                                                \
-        QMPI_Get_function(tool_id, ID, &next, &next_id);                            \
+        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                      \
         return ((QTYPE *) next) NEXTARGS;                                           \
     }
 MPII_FOREACH_FUNC(TC_WRAPPER)
