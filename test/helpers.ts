@@ -1,5 +1,5 @@
 // Shared by the integration tests: compile the test programs once per MPI, run mpii for real.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,7 @@ export function program(f: Flavor, name: string): string {
   const src = ['qmpi_counter_tool', 'legacy_pmpi'].includes(name) ? join(ROOT, 'test', 'tools', `${name}.c`)
     : name === 'pingpong' ? join(ROOT, 'bench', 'pingpong.c') : join(ROOT, 'test', 'programs', `${name}.c`);
   mkdirSync(dir, { recursive: true });
+  if (existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs) return out;
   if (name === 'notmpi') {
     execaSync('cc', ['-o', out, src]);
   } else {
@@ -70,8 +71,4 @@ export async function shimInfo(f: Flavor): Promise<{ library: string; includeDir
   const r = await execa('node', [MPII, 'build', '--mpi', f, '--quiet'], { env: TEST_ENV });
   const lib = r.stdout.trim().split('\t')[2];
   return { library: lib, includeDir: join(dirname(lib), 'include') };
-}
-
-export function exists(p: string): boolean {
-  return existsSync(p);
 }

@@ -47,10 +47,10 @@ function stamp(path: string): string {
   }
 }
 
-/** What the compiler wrapper says about itself; cached against the wrapper binary's stat. */
 // execa is loaded only when something must be spawned: a warm `mpii run` never pays for it
 const loadExeca = async () => (await import('execa')).execa;
 
+/** What the compiler wrapper says about itself; cached against the wrapper binary's stat. */
 async function probe(flavor: FlavorName, cache: string, env: NodeJS.ProcessEnv): Promise<Probe> {
   const compiler = findTool(flavor, FLAVORS[flavor].compilers, env);
   if (!compiler) {

@@ -22,11 +22,13 @@ export interface EmitInput {
   mpiVersion: string;
 }
 
-// Kinds whose library call the core must bracket (in the chain bottom, below every tool).
-const HOOKED: Record<string, { before?: (f: SpecFunction) => string; after?: (f: SpecFunction) => string }> = {
-  init: { after: (f) => `mpii_after_init(rc, ${f.name === 'MPI_Session_init' ? 1 : 0});` },
-  finalize: { before: () => 'mpii_before_finalize();', after: () => 'mpii_after_finalize();' },
-  abort: { before: () => 'mpii_on_abort();' },
+// Kinds the core must see: `top` runs in MPI_X before any tool, `before`/`after` bracket the
+// library call in the chain bottom, below every tool.
+const HOOKED: Record<string, { top?: string; before?: string; after?: string }> = {
+  init: { top: 'mpii_before_init();', after: 'mpii_after_init(rc, 0);' },
+  'session-init': { top: 'mpii_before_init();', after: 'mpii_after_init(rc, 1);' },
+  finalize: { before: 'mpii_before_finalize();', after: 'mpii_after_finalize();' },
+  abort: { before: 'mpii_on_abort();' },
 };
 
 const cIdent = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
@@ -150,7 +152,7 @@ function topWrapper(f: SpecFunction): string {
   return [
     `${f.ret} ${f.name}(${paramDecls(f)})`,
     '{',
-    ...(f.kind === 'init' ? ['    mpii_before_init();'] : []),
+    ...(hooked?.top ? [`    ${hooked.top}`] : []),
     `    const mpii_slot_t *s = &mpii_first[${f.enumName}];`,
     `    if (MPII_LIKELY(s->fn == NULL)) {`,
     `        ${direct}`,
@@ -168,9 +170,9 @@ function bottom(f: SpecFunction): string {
   const realCall = `((${realType(f)}) mpii_real_fn[${f.enumName}])(${argNames(f)})`;
   const lines = [`${f.ret} ${qmpiNameOf(f.name)}(${qParamDecls(f)})`, '{', '    (void) context; (void) tool_id;'];
   if (hooked) {
-    if (hooked.before) lines.push(`    ${hooked.before(f)}`);
+    if (hooked.before) lines.push(`    ${hooked.before}`);
     lines.push(`    ${f.ret} rc = ${realCall};`);
-    if (hooked.after) lines.push(`    ${hooked.after(f)}`);
+    if (hooked.after) lines.push(`    ${hooked.after}`);
     lines.push('    return rc;');
   } else {
     lines.push(`    return ${realCall};`);

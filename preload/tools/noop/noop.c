@@ -1,5 +1,6 @@
 /* noop: wraps every MPI function and only calls the next layer. Used to measure the cost of
- * one layer and to test deep stacks; written against the QMPI API like any external tool. */
+ * one layer and to test deep stacks. It registers through the QMPI API like any external tool;
+ * only the next-layer lookup is QMPI_Get_function inlined (mpii_next), since it lives in the shim. */
 #include "mpii_core.h" /* mpii_next: QMPI_Get_function inlined */
 
 #define NOOP_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                 \
