@@ -5,6 +5,7 @@
 //   mpii_weak.h      weak references to Open MPI's predefined objects, so the shim loads anywhere
 import type { SpecFunction } from './spec.js';
 import { qmpiNameOf } from './spec.js';
+import { emitView } from './view.js';
 
 export interface EmitInput {
   flavor: 'openmpi' | 'mpich';
@@ -18,6 +19,8 @@ export interface EmitInput {
   extraIds: string[];
   roles: string[];
   kinds: string[];
+  /** role -> field type of the per-call argument view (spec `view`) */
+  view: Record<string, string>;
   weakObjects: string[];
   mpiVersion: string;
 }
@@ -126,6 +129,8 @@ export function emitGenHeader(inp: EmitInput): string {
     'extern const mpii_fn_info_t mpii_fn_info[MPII_NFUNCS];',
     'extern const char *const mpii_role_names[];',
     'extern const char *const mpii_kind_names[];',
+    '',
+    ...emitView(inp.functions, inp.view),
     '',
     '/* X(ret, name, id, qmpi typedef, (QMPI parameters), (arguments for the next layer), kind):',
     ' * expand it to write one wrapper per MPI function; the arguments use `context` and `next_id`. */',

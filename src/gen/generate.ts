@@ -62,6 +62,7 @@ export function generate(inp: GenerateInput): GenerateResult {
     extraIds,
     roles: roleNames(spec),
     kinds: kindNames(spec),
+    view: spec.view,
     weakObjects: inp.flavor === 'openmpi' ? parseExternObjects(inp.preprocessed, 'ompi_') : [],
     mpiVersion: inp.mpiVersion,
   };

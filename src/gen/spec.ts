@@ -8,6 +8,8 @@ export interface SpecFile {
   roles: Record<string, string>;
   functions: Record<string, { kind?: string; roles?: Record<string, string>; note?: string }>;
   skip: string[];
+  /** role -> C type of its field in mpii_args_t (the per-call argument view) */
+  view: Record<string, string>;
 }
 
 export interface SpecFunction extends CFunction {
@@ -19,7 +21,7 @@ export interface SpecFunction extends CFunction {
 
 export function loadSpec(path: string): SpecFile {
   const raw = parse(readFileSync(path, 'utf8')) as Partial<SpecFile>;
-  return { roles: raw.roles ?? {}, functions: raw.functions ?? {}, skip: raw.skip ?? [] };
+  return { roles: raw.roles ?? {}, functions: raw.functions ?? {}, skip: raw.skip ?? [], view: raw.view ?? {} };
 }
 
 /** MPICH's rule: MPI_Comm_rank -> MPI_COMM_RANK_T. */

@@ -1,0 +1,171 @@
+/* monitor: collectives, under the report's model (RR-9038 §4, Table 2): "as we cannot predict
+ * the actual algorithm", data is assumed to go directly between the processes that own it.
+ *   one-to-all  (bcast, scatter[v])    the root records what it sends to each peer;
+ *   all-to-one  (gather[v], reduce)    the root records what it receives from each peer;
+ *   all-to-all  (the rest, barrier,    every process records what it sends to each peer
+ *   scans, neighbourhood)              (0 bytes for a barrier; scans only to higher ranks).
+ * Per peer that is the C line; the communicator's O2A/A2O/A2A totals get the sum and +1.
+ * Where Open MPI's own component is wrong for a case (inter-communicators, graph topologies,
+ * MPI_IN_PLACE, the scan total, scatterv to self) this follows the MPI semantics instead;
+ * README "monitor" lists each difference. Only data that moves is counted: a peer that gets
+ * 0 bytes gets no message (except in a barrier), a call that moves nothing adds no operation. */
+#include <stdlib.h>
+#include "mpii_core.h"
+#include "monitor.h"
+
+#define P(name, id) MPII_PMPI(name, id)
+
+/* element i of a counts array, whichever width this function uses */
+static inline MPI_Count at(const int *c, const MPI_Count *cc, int i)
+{
+    return cc ? cc[i] : c ? c[i] : 0;
+}
+
+static inline uint64_t bytes(MPI_Count count, MPI_Datatype type)
+{
+    return count > 0 ? (uint64_t) count * mon_type_size(type) : 0;
+}
+
+/* The peers of a collective: the remote group of an inter-communicator, else the local one. */
+typedef struct {
+    int n, me;          /* me = -1 when the peers are the other group */
+    const int *world;
+} peer_set_t;
+
+static peer_set_t peers_of(const mon_group_t *g)
+{
+    if (g->remote_size) return (peer_set_t){ g->remote_size, -1, g->remote_world };
+    return (peer_set_t){ g->size, g->rank, g->world };
+}
+
+/* Am I the root? (inter-communicators: the root passes MPI_ROOT, its group MPI_PROC_NULL) */
+static int is_root(const mon_group_t *g, int root)
+{
+    return g->remote_size ? root == MPI_ROOT : root == g->rank;
+}
+
+/* What this process sends to peer i in an all-to-all style call. */
+static uint64_t a2a_bytes(const mpii_args_t *a, int i, int me)
+{
+    int in_place = a->send_buffer == MPI_IN_PLACE;
+    if (a->send_datatypes || (in_place && a->recv_datatypes)) /* alltoallw */
+        return in_place ? bytes(at(a->recv_counts, a->recv_counts_c, i), a->recv_datatypes[i])
+                        : bytes(at(a->send_counts, a->send_counts_c, i), a->send_datatypes[i]);
+    if (a->send_counts || a->send_counts_c) /* alltoallv */
+        return in_place ? bytes(at(a->recv_counts, a->recv_counts_c, i), a->recv_datatype)
+                        : bytes(at(a->send_counts, a->send_counts_c, i), a->send_datatype);
+    if (a->send_datatype || a->recv_datatype) { /* allgather[v], alltoall */
+        if (!in_place) return bytes(a->send_count, a->send_datatype);
+        if (a->recv_counts || a->recv_counts_c) return bytes(at(a->recv_counts, a->recv_counts_c, me < 0 ? 0 : me), a->recv_datatype);
+        return bytes(a->recv_count, a->recv_datatype);
+    }
+    if (a->recv_counts || a->recv_counts_c) return bytes(at(a->recv_counts, a->recv_counts_c, i), a->datatype); /* reduce_scatter */
+    if (a->recv_count) return bytes(a->recv_count, a->datatype); /* reduce_scatter_block */
+    return bytes(a->count, a->datatype);                        /* allreduce, scans */
+}
+
+/* What the root of a one-to-all sends to peer i, or receives from it in an all-to-one. */
+static uint64_t rooted_bytes(int kind, const mpii_args_t *a, int i)
+{
+    if (kind == MPII_KIND_COLL_O2A) {
+        if (a->send_counts || a->send_counts_c) return bytes(at(a->send_counts, a->send_counts_c, i), a->send_datatype);
+        if (a->send_datatype) return bytes(a->send_count, a->send_datatype);
+        return bytes(a->count, a->datatype); /* bcast */
+    }
+    if (a->recv_counts || a->recv_counts_c) return bytes(at(a->recv_counts, a->recv_counts_c, i), a->recv_datatype);
+    if (a->recv_datatype) return bytes(a->recv_count, a->recv_datatype);
+    return bytes(a->count, a->datatype); /* reduce */
+}
+
+/* Neighbourhood collectives: the destinations in send-buffer order, as world ranks (-1 for an
+ * MPI_PROC_NULL slot of a Cartesian shift). Computed once per communicator. */
+static int neighbors(MPI_Comm comm, mon_group_t *g)
+{
+    if (g->neighbors_known) return g->nneighbors;
+    int topo = MPI_UNDEFINED, n = 0;
+    int *slots = NULL;
+    P(MPI_Topo_test, MPI_TOPO_TEST_T)(comm, &topo);
+    if (topo == MPI_CART) {
+        int ndims = 0;
+        P(MPI_Cartdim_get, MPI_CARTDIM_GET_T)(comm, &ndims);
+        slots = malloc(sizeof(int) * (size_t) (2 * ndims + 1));
+        for (int d = 0; slots && d < ndims; d++) {
+            int src, dst;
+            P(MPI_Cart_shift, MPI_CART_SHIFT_T)(comm, d, 1, &src, &dst);
+            slots[n++] = src; /* buffer block 2d goes to the -1 neighbour, 2d+1 to the +1 one */
+            slots[n++] = dst;
+        }
+    } else if (topo == MPI_GRAPH) {
+        P(MPI_Graph_neighbors_count, MPI_GRAPH_NEIGHBORS_COUNT_T)(comm, g->rank, &n);
+        slots = malloc(sizeof(int) * (size_t) (n + 1));
+        if (slots) P(MPI_Graph_neighbors, MPI_GRAPH_NEIGHBORS_T)(comm, g->rank, n, slots);
+    } else if (topo == MPI_DIST_GRAPH) {
+        int indeg = 0, weighted = 0;
+        P(MPI_Dist_graph_neighbors_count, MPI_DIST_GRAPH_NEIGHBORS_COUNT_T)(comm, &indeg, &n, &weighted);
+        int *src = malloc(sizeof(int) * (size_t) (indeg + 1)), *sw = malloc(sizeof(int) * (size_t) (indeg + 1));
+        int *dw = malloc(sizeof(int) * (size_t) (n + 1));
+        slots = malloc(sizeof(int) * (size_t) (n + 1));
+        if (src && sw && dw && slots)
+            P(MPI_Dist_graph_neighbors, MPI_DIST_GRAPH_NEIGHBORS_T)(comm, indeg, src, sw, n, slots, dw);
+        free(src);
+        free(sw);
+        free(dw);
+    }
+    if (!slots) n = 0;
+    for (int k = 0; k < n; k++) slots[k] = slots[k] >= 0 && slots[k] < g->size ? g->world[slots[k]] : -1;
+    g->neighbors = slots;
+    g->nneighbors = n;
+    g->neighbors_known = 1;
+    return n;
+}
+
+static void add_total(mon_group_t *g, int field, uint64_t total)
+{
+    if (!g->stats) return;
+    g->stats[field] += total;
+    g->stats[field + 1]++;
+}
+
+void mon_collective(int kind, const mpii_args_t *a)
+{
+    mon_group_t *g = mon_comm(a->comm);
+    if (!g) return;
+    peer_set_t ps = peers_of(g);
+    uint64_t total = 0;
+    int field = MON_A2A_BYTES;
+
+    if (kind == MPII_KIND_COLL_O2A || kind == MPII_KIND_COLL_A2O) {
+        if (!is_root(g, a->root)) return; /* only the root records a rooted collective */
+        for (int i = 0; i < ps.n; i++) {
+            if (i == ps.me) continue;
+            uint64_t b = rooted_bytes(kind, a, i);
+            if (b) mon_count(ps.world[i], MON_COLL_COUNT, b);
+            total += b;
+        }
+        field = kind == MPII_KIND_COLL_O2A ? MON_O2A_BYTES : MON_A2O_BYTES;
+    } else if (kind == MPII_KIND_COLL_NEIGHBOR) {
+        int n = neighbors(a->comm, g);
+        for (int k = 0; k < n; k++) {
+            if (g->neighbors[k] < 0) continue;
+            uint64_t b = a->send_datatypes ? bytes(at(a->send_counts, a->send_counts_c, k), a->send_datatypes[k])
+                       : (a->send_counts || a->send_counts_c) ? bytes(at(a->send_counts, a->send_counts_c, k), a->send_datatype)
+                       : bytes(a->send_count, a->send_datatype);
+            if (b) mon_count(g->neighbors[k], MON_COLL_COUNT, b);
+            total += b;
+        }
+    } else {
+        int first = kind == MPII_KIND_COLL_SCAN && ps.me >= 0 ? ps.me + 1 : 0; /* prefix: to higher ranks */
+        if (ps.n - (ps.me >= 0) <= 0) return; /* nobody to talk to */
+        for (int i = first; i < ps.n; i++) {
+            if (i == ps.me) continue;
+            uint64_t b = kind == MPII_KIND_COLL_BARRIER ? 0 : a2a_bytes(a, i, ps.me);
+            if (b || kind == MPII_KIND_COLL_BARRIER) mon_count(ps.world[i], MON_COLL_COUNT, b);
+            total += b;
+        }
+        if (kind == MPII_KIND_COLL_BARRIER) {
+            add_total(g, field, 0);
+            return;
+        }
+    }
+    if (total) add_total(g, field, total);
+}

@@ -1,0 +1,214 @@
+/* monitor: rank translation. Every count is filed under the peer's MPI_COMM_WORLD rank, so each
+ * communicator (and window) is described once, on first use, by the world rank of each member;
+ * after that a translation is a table lookup. Communicators also own the per-communicator
+ * collective record (Open MPI's D/O2A/A2O/A2A block), which lives in the profile and outlives
+ * MPI_Comm_free. All MPI calls here go to PMPI: the tool's own queries are not user traffic. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mpii_core.h"
+#include "mpii_tool.h"
+#include "handle_map.h"
+#include "monitor.h"
+
+#define P(name, id) MPII_PMPI(name, id)
+
+typedef struct {
+    char *name;    /* current name */
+    char *labeled; /* the name written into the profile when the record was made */
+} record_name_t;
+
+static int tool;
+static MPI_Group world_group = MPI_GROUP_NULL;
+static handle_map_t comms, wins;
+static record_name_t *names; /* by record index */
+static int nrecords;
+
+/* world rank of each member of group g (MPI_UNDEFINED where it is not in WORLD) */
+static int *world_ranks(MPI_Group g, int n)
+{
+    int *in = malloc(sizeof(int) * (size_t) (n ? n : 1)), *out = malloc(sizeof(int) * (size_t) (n ? n : 1));
+    if (!in || !out) {
+        free(in);
+        free(out);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) in[i] = i;
+    P(MPI_Group_translate_ranks, MPI_GROUP_TRANSLATE_RANKS_T)(g, n, in, world_group, out);
+    free(in);
+    return out;
+}
+
+static int describe_group(MPI_Group g, int *size, int **world)
+{
+    P(MPI_Group_size, MPI_GROUP_SIZE_T)(g, size);
+    *world = world_ranks(g, *size);
+    return *world ? 0 : -1;
+}
+
+static char *comm_name(MPI_Comm comm)
+{
+    char buf[MPI_MAX_OBJECT_NAME + 1] = "";
+    int len = 0;
+    P(MPI_Comm_get_name, MPI_COMM_GET_NAME_T)(comm, buf, &len);
+    if (len <= 0) snprintf(buf, sizeof buf, "unnamed communicator %d", nrecords);
+    return strdup(buf);
+}
+
+/* The communicator's collective record: a "comm" section labelled "<name>\n<procs>". */
+static void add_record(mon_group_t *g, MPI_Comm comm)
+{
+    char *name = comm_name(comm);
+    size_t cap = strlen(name) + 2 + (size_t) g->size * 12 + 1;
+    char *labels = malloc(cap);
+    record_name_t *more = realloc(names, sizeof *names * (size_t) (nrecords + 1));
+    if (!name || !labels || !more) {
+        free(name);
+        free(labels);
+        if (more) names = more;
+        return;
+    }
+    names = more;
+    size_t at = (size_t) snprintf(labels, cap, "%s\n", name);
+    for (int i = 0; i < g->size; i++) at += (size_t) snprintf(labels + at, cap - at, i ? ",%d" : "%d", g->world[i]);
+    g->stats = mpii_profile_counters(tool, "comm", MON_COMM_FIELDS, labels);
+    free(labels);
+    if (!g->stats) {
+        free(name);
+        return;
+    }
+    g->record = nrecords;
+    names[nrecords++] = (record_name_t){ name, strdup(name) };
+}
+
+static mon_group_t *describe_comm(MPI_Comm comm)
+{
+    mon_group_t *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->record = -1;
+    int inter = 0;
+    MPI_Group local = MPI_GROUP_NULL, remote = MPI_GROUP_NULL;
+    P(MPI_Comm_rank, MPI_COMM_RANK_T)(comm, &g->rank);
+    P(MPI_Comm_test_inter, MPI_COMM_TEST_INTER_T)(comm, &inter);
+    P(MPI_Comm_group, MPI_COMM_GROUP_T)(comm, &local);
+    int ok = describe_group(local, &g->size, &g->world) == 0;
+    if (ok && inter) {
+        P(MPI_Comm_remote_group, MPI_COMM_REMOTE_GROUP_T)(comm, &remote);
+        ok = describe_group(remote, &g->remote_size, &g->remote_world) == 0;
+        P(MPI_Group_free, MPI_GROUP_FREE_T)(&remote);
+    }
+    P(MPI_Group_free, MPI_GROUP_FREE_T)(&local);
+    if (!ok || handle_map_put(&comms, MON_KEY(comm), g) != 0) {
+        free(g->world);
+        free(g->remote_world);
+        free(g);
+        return NULL;
+    }
+    add_record(g, comm);
+    return g;
+}
+
+int mon_cache_init(int tool_id)
+{
+    tool = tool_id;
+    if (P(MPI_Comm_group, MPI_COMM_GROUP_T)(MPI_COMM_WORLD, &world_group) != MPI_SUCCESS) return -1;
+    /* as in Open MPI's output: MPI_COMM_WORLD first, then MPI_COMM_SELF */
+    return describe_comm(MPI_COMM_WORLD) && describe_comm(MPI_COMM_SELF) ? 0 : -1;
+}
+
+mon_group_t *mon_comm(MPI_Comm comm)
+{
+    mon_group_t *g = handle_map_get(&comms, MON_KEY(comm));
+    if (MPII_LIKELY(g != NULL)) return g;
+    if (comm == MPI_COMM_NULL || world_group == MPI_GROUP_NULL) return NULL;
+    return describe_comm(comm);
+}
+
+const mon_group_t *mon_win(MPI_Win win)
+{
+    const mon_group_t *g = handle_map_get(&wins, MON_KEY(win));
+    if (MPII_LIKELY(g != NULL)) return g;
+    if (win == MPI_WIN_NULL || world_group == MPI_GROUP_NULL) return NULL;
+    mon_group_t *w = calloc(1, sizeof *w);
+    MPI_Group group = MPI_GROUP_NULL;
+    if (!w) return NULL;
+    w->record = -1;
+    P(MPI_Win_get_group, MPI_WIN_GET_GROUP_T)(win, &group);
+    int ok = describe_group(group, &w->size, &w->world) == 0;
+    P(MPI_Group_free, MPI_GROUP_FREE_T)(&group);
+    if (!ok || handle_map_put(&wins, MON_KEY(win), w) != 0) {
+        free(w->world);
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void refresh_name(const mon_group_t *g, MPI_Comm comm)
+{
+    if (g->record < 0) return;
+    char *now = comm_name(comm);
+    if (!now) return;
+    free(names[g->record].name);
+    names[g->record].name = now;
+}
+
+static void drop(mon_group_t *g)
+{
+    if (!g) return;
+    free(g->world);
+    free(g->remote_world);
+    free(g->neighbors);
+    free(g);
+}
+
+void mon_comm_forget(MPI_Comm comm)
+{
+    mon_group_t *g = handle_map_get(&comms, MON_KEY(comm));
+    if (g) refresh_name(g, comm); /* the record stays in the profile; keep its last name */
+    drop(handle_map_take(&comms, MON_KEY(comm)));
+}
+
+void mon_win_forget(MPI_Win win)
+{
+    drop(handle_map_take(&wins, MON_KEY(win)));
+}
+
+void mon_comm_renamed(MPI_Comm comm)
+{
+    const mon_group_t *g = handle_map_get(&comms, MON_KEY(comm));
+    if (g) refresh_name(g, comm);
+}
+
+static size_t json_string(char *out, size_t cap, const char *s)
+{
+    size_t at = 0;
+    at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\"");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char) *s;
+        if (c == '"' || c == '\\') at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\\%c", c);
+        else if (c < 0x20) at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\\u%04x", c);
+        else at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "%c", c);
+    }
+    at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\"");
+    return at;
+}
+
+/* Names set after a record was made (MPI_Comm_set_name), as {"<record index>": "name"}. */
+void mon_cache_finish(void)
+{
+    size_t cap = 16;
+    for (int i = 0; i < nrecords; i++) cap += 16 + 6 * strlen(names[i].name);
+    char *json = malloc(cap);
+    if (!json) return;
+    size_t at = (size_t) snprintf(json, cap, "{");
+    int any = 0;
+    for (int i = 0; i < nrecords; i++) {
+        if (!names[i].labeled || strcmp(names[i].name, names[i].labeled) == 0) continue;
+        at += (size_t) snprintf(json + at, cap - at, "%s\"%d\":", any++ ? "," : "", i);
+        at += json_string(json + at, cap - at, names[i].name);
+    }
+    snprintf(json + at, cap - at, "}");
+    if (any) mpii_profile_text(tool, "comm-names", json);
+    free(json);
+}

@@ -1,0 +1,222 @@
+/* monitor: Open MPI's communication monitoring (Bosilca et al., Inria RR-9038) as a QMPI tool,
+ * so it runs on any MPI. Per peer (by MPI_COMM_WORLD rank): user point-to-point messages and
+ * bytes with a 66-bin size histogram (sender side), one-sided bytes written and read, and
+ * collective traffic under the report's direct-transfer model; per communicator: one-to-all,
+ * all-to-one and all-to-all totals. Everything is counted in the rank's profile file, so a
+ * crashed job still reports it. Layout: monitor.h; report: src/report/monitor.ts. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mpii_core.h"
+#include "mpii_tool.h"
+#include "handle_map.h"
+#include "monitor.h"
+
+static int tool;
+static int world_rank = -1, world_size;
+static uint64_t *peers;            /* world_size rows of MON_ROW, in the profile */
+static volatile int recording;     /* between MPI_Init and MPI_Finalize */
+static int threaded;               /* MPI_THREAD_MULTIPLE: serialise the bookkeeping */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static handle_map_t persistent;    /* persistent send request -> mon_persistent_t */
+
+typedef struct {
+    int peer;
+    uint64_t bytes;
+} mon_persistent_t;
+
+static inline int hist_bin(uint64_t bytes)
+{
+    return bytes ? 64 - __builtin_clzll(bytes) : 0; /* 1 + floor(log2(bytes)), exact */
+}
+
+uint64_t mon_type_size(MPI_Datatype type)
+{
+    MPI_Count size = 0;
+    MPII_PMPI(MPI_Type_size_x, MPI_TYPE_SIZE_X_T)(type, &size);
+    return size > 0 ? (uint64_t) size : 0;
+}
+
+static inline uint64_t bytes_of(MPI_Count count, MPI_Datatype type)
+{
+    return count > 0 ? (uint64_t) count * mon_type_size(type) : 0;
+}
+
+static inline uint64_t *row(int world) { return peers + (size_t) world * MON_ROW; }
+
+/* World rank of `peer` in comm's peer group (remote group for inter-communicators), or -1. */
+static inline int world_of(MPI_Comm comm, int peer)
+{
+    if (peer < 0) return -1; /* MPI_PROC_NULL, MPI_ANY_SOURCE */
+    if (comm == MPI_COMM_WORLD) return peer < world_size ? peer : -1;
+    const mon_group_t *g = mon_comm(comm);
+    if (!g) return -1;
+    int n = g->remote_size ? g->remote_size : g->size;
+    const int *map = g->remote_size ? g->remote_world : g->world;
+    return peer < n ? map[peer] : -1;
+}
+
+static inline void count_send(int world, uint64_t bytes)
+{
+    if (world < 0 || world == world_rank || world >= world_size) return; /* never self-traffic */
+    uint64_t *r = row(world);
+    r[MON_PML_COUNT]++;
+    r[MON_PML_BYTES] += bytes;
+    r[MON_HIST + hist_bin(bytes)]++;
+}
+
+/* One message of `bytes` to/from `world` in the class whose count field is `what`. */
+void mon_count(int world, int what, uint64_t bytes)
+{
+    if (world < 0 || world == world_rank || world >= world_size) return;
+    uint64_t *r = row(world);
+    r[what]++;
+    r[what + 1] += bytes;
+}
+
+static void on_send(const mpii_args_t *a)
+{
+    count_send(world_of(a->comm, a->peer), bytes_of(a->count ? a->count : a->send_count,
+                                                    a->datatype ? a->datatype : a->send_datatype));
+}
+
+static void on_started(const MPI_Request *reqs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const mon_persistent_t *p = handle_map_get(&persistent, MON_KEY(reqs[i]));
+        if (p) count_send(p->peer, p->bytes);
+    }
+}
+
+static void on_send_init(const mpii_args_t *a)
+{
+    int world = world_of(a->comm, a->peer);
+    if (world < 0 || world == world_rank) return; /* nothing to count at MPI_Start */
+    mon_persistent_t *p = malloc(sizeof *p);
+    if (!p) return;
+    *p = (mon_persistent_t){ world, bytes_of(a->count, a->datatype) };
+    free(handle_map_take(&persistent, MON_KEY(*a->request))); /* a reused handle */
+    if (handle_map_put(&persistent, MON_KEY(*a->request), p) != 0) free(p);
+}
+
+/* One-sided: S = data written into the peer's memory, R = data read from it. */
+static void on_rma(mpii_kind_t kind, const mpii_args_t *a)
+{
+    const mon_group_t *w = mon_win(a->win);
+    if (!w || a->peer < 0 || a->peer >= w->size) return;
+    int world = w->world[a->peer];
+    if (kind == MPII_KIND_RMA_GET) {
+        mon_count(world, MON_OSC_R_COUNT, bytes_of(a->recv_count, a->recv_datatype));
+    } else if (a->send_datatype) { /* Put, Accumulate, Get_accumulate */
+        mon_count(world, MON_OSC_S_COUNT, bytes_of(a->send_count, a->send_datatype));
+        if (a->recv_datatype) mon_count(world, MON_OSC_R_COUNT, bytes_of(a->recv_count, a->recv_datatype));
+    } else { /* Fetch_and_op, Compare_and_swap: one element each way */
+        mon_count(world, MON_OSC_S_COUNT, bytes_of(1, a->datatype));
+        mon_count(world, MON_OSC_R_COUNT, bytes_of(1, a->datatype));
+    }
+}
+
+/* Before the call reaches the MPI library. KIND is a constant in each wrapper, so every
+ * wrapper keeps only its own case. */
+static inline __attribute__((always_inline)) void before(mpii_kind_t kind, int id, const mpii_args_t *a)
+{
+    (void) id;
+    switch (kind) {
+    case MPII_KIND_SEND:
+    case MPII_KIND_SENDRECV: on_send(a); break;
+    case MPII_KIND_START:
+        if (a->requests) on_started(a->requests, (int) a->count);
+        else if (a->request) on_started(a->request, 1);
+        break;
+    case MPII_KIND_RMA_PUT:
+    case MPII_KIND_RMA_GET:
+    case MPII_KIND_RMA_ACC: on_rma(kind, a); break;
+    case MPII_KIND_COLL_O2A:
+    case MPII_KIND_COLL_A2O:
+    case MPII_KIND_COLL_A2A:
+    case MPII_KIND_COLL_BARRIER:
+    case MPII_KIND_COLL_NEIGHBOR: mon_collective(kind, a); break;
+    case MPII_KIND_COMM_FREE: mon_comm_forget(*a->comm_ref); break;
+    case MPII_KIND_WIN_FREE: mon_win_forget(*a->win_ref); break;
+    default:
+        if (id == MPI_REQUEST_FREE_T && a->request) free(handle_map_take(&persistent, MON_KEY(*a->request)));
+        break;
+    }
+}
+
+/* After the library returned rc: new handles exist now. */
+static inline __attribute__((always_inline)) void after(mpii_kind_t kind, int id, const mpii_args_t *a, int rc)
+{
+    if (rc != MPI_SUCCESS) return;
+    if (kind == MPII_KIND_SEND_INIT) on_send_init(a);
+    else if (kind == MPII_KIND_COMM_CREATE && a->new_comm && id != MPI_COMM_IDUP_T && *a->new_comm != MPI_COMM_NULL)
+        mon_comm(*a->new_comm); /* describe it now, so its record exists even without traffic */
+    else if (id == MPI_COMM_SET_NAME_T) mon_comm_renamed(a->comm);
+}
+
+static void start_recording(void)
+{
+    int provided = MPI_THREAD_SINGLE;
+    MPII_PMPI(MPI_Comm_rank, MPI_COMM_RANK_T)(MPI_COMM_WORLD, &world_rank);
+    MPII_PMPI(MPI_Comm_size, MPI_COMM_SIZE_T)(MPI_COMM_WORLD, &world_size);
+    MPII_PMPI(MPI_Query_thread, MPI_QUERY_THREAD_T)(&provided);
+    threaded = provided == MPI_THREAD_MULTIPLE;
+    peers = mpii_profile_counters(tool, "peers", (size_t) world_size * MON_ROW, MON_ROW_LABELS);
+    if (!peers || mon_cache_init(tool) != 0) {
+        mpii_error("monitor: out of memory for %d peers: nothing is recorded", world_size);
+        return;
+    }
+    recording = 1;
+}
+
+static void stop_recording(void)
+{
+    if (!recording) return;
+    recording = 0;
+    mon_cache_finish();
+}
+
+#define MON_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                         \
+    static RET mon_##NAME QPARAMS                                                          \
+    {                                                                                      \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                  \
+        (void) a;                                                                          \
+        if (KIND == MPII_KIND_FINALIZE) stop_recording();                                  \
+        if (MPII_LIKELY(recording)) {                                                      \
+            if (threaded) pthread_mutex_lock(&lock);                                       \
+            before(KIND, ID, &a);                                                          \
+            if (threaded) pthread_mutex_unlock(&lock);                                     \
+        }                                                                                  \
+        int next_id;                                                                       \
+        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                             \
+        RET rc = ((QTYPE *) next) NEXTARGS;                                                \
+        if (KIND == MPII_KIND_INIT && rc == MPI_SUCCESS) start_recording();                \
+        else if (recording && (KIND == MPII_KIND_SEND_INIT || KIND == MPII_KIND_COMM_CREATE || \
+                               ID == MPI_COMM_SET_NAME_T)) {                               \
+            if (threaded) pthread_mutex_lock(&lock);                                       \
+            after(KIND, ID, &a, (int) (intptr_t) rc);                                           \
+            if (threaded) pthread_mutex_unlock(&lock);                                     \
+        }                                                                                  \
+        return rc;                                                                         \
+    }
+MPII_FOREACH_FUNC(MON_WRAPPER)
+
+static int wanted(const mpii_fn_info_t *f)
+{
+    switch (f->kind) {
+    case MPII_KIND_INIT: case MPII_KIND_FINALIZE: case MPII_KIND_SEND: case MPII_KIND_SENDRECV:
+    case MPII_KIND_SEND_INIT: case MPII_KIND_START: case MPII_KIND_RMA_PUT: case MPII_KIND_RMA_GET:
+    case MPII_KIND_RMA_ACC: case MPII_KIND_COLL_O2A: case MPII_KIND_COLL_A2O: case MPII_KIND_COLL_A2A:
+    case MPII_KIND_COLL_BARRIER: case MPII_KIND_COLL_NEIGHBOR: case MPII_KIND_COMM_CREATE:
+    case MPII_KIND_COMM_FREE: case MPII_KIND_WIN_FREE: return 1;
+    default: return f->id == MPI_REQUEST_FREE_T || f->id == MPI_COMM_SET_NAME_T;
+    }
+}
+
+void mpii_monitor_init(int tool_id)
+{
+    tool = tool_id;
+#define MON_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) \
+    if (wanted(&mpii_fn_info[ID])) QMPI_Register_function(tool_id, ID, (void (*)(void)) mon_##NAME);
+    MPII_FOREACH_FUNC(MON_REGISTER)
+}

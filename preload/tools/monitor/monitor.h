@@ -1,0 +1,53 @@
+/* monitor: what the tool's files share. Layout of the data in the profile (read by
+ * src/report/monitor.ts):
+ *   section "peers": one row of MON_ROW uint64 per MPI_COMM_WORLD rank of the peer, in the
+ *     rank's profile file from the start (sparse: a peer never talked to costs no memory);
+ *   section "comm" per communicator: labels "<name>\n<procs>", values MON_COMM_FIELDS. */
+#ifndef MPII_MONITOR_H
+#define MPII_MONITOR_H
+#include <stdint.h>
+#include "mpii_gen.h" /* mpi.h, mpii_args_t */
+
+enum {
+    MON_PML_COUNT, MON_PML_BYTES,       /* user point-to-point, sender side (E lines) */
+    MON_OSC_S_COUNT, MON_OSC_S_BYTES,   /* one-sided, data written to the peer (S lines) */
+    MON_OSC_R_COUNT, MON_OSC_R_BYTES,   /* one-sided, data read from the peer (R lines) */
+    MON_COLL_COUNT, MON_COLL_BYTES,     /* collectives, per peer (C lines) */
+    MON_HIST,                           /* 66 bins of point-to-point message sizes */
+    MON_HIST_BINS = 66,
+    MON_ROW = MON_HIST + MON_HIST_BINS,
+};
+#define MON_ROW_LABELS                                                                     \
+    "pml_count\npml_bytes\nosc_sent_count\nosc_sent_bytes\nosc_recv_count\nosc_recv_bytes\n" \
+    "coll_count\ncoll_bytes\nhistogram"
+
+enum { MON_O2A_BYTES, MON_O2A_COUNT, MON_A2O_BYTES, MON_A2O_COUNT, MON_A2A_BYTES, MON_A2A_COUNT, MON_COMM_FIELDS };
+
+/* One communicator (or window) as the tool knows it: the world rank of each member. */
+typedef struct {
+    int size, rank;     /* local group size, this process's rank in it */
+    int remote_size;    /* > 0 for an inter-communicator */
+    int *world;         /* local group -> MPI_COMM_WORLD rank */
+    int *remote_world;  /* remote group -> MPI_COMM_WORLD rank (inter-communicators) */
+    uint64_t *stats;    /* MON_COMM_FIELDS in the profile, NULL for windows */
+    int record;         /* index of this communicator's "comm" section, -1 for windows */
+    int neighbors_known, nneighbors; /* topology destinations (neighbourhood collectives) */
+    int *neighbors;     /* world ranks in send-buffer order, -1 for MPI_PROC_NULL */
+} mon_group_t;
+
+/* monitor.c */
+void mon_count(int world, int what, uint64_t bytes); /* what: MON_*_COUNT; self is ignored */
+uint64_t mon_type_size(MPI_Datatype type);
+
+/* collectives.c: per-peer C counts and the communicator's O2A/A2O/A2A totals */
+void mon_collective(int kind, const mpii_args_t *a);
+
+/* comm_cache.c */
+int mon_cache_init(int tool_id);                  /* after MPI_Init; 0 or -1 */
+mon_group_t *mon_comm(MPI_Comm comm);            /* created on first use; NULL if not usable */
+const mon_group_t *mon_win(MPI_Win win);
+void mon_comm_forget(MPI_Comm comm);             /* before MPI_Comm_free: the handle may be reused */
+void mon_win_forget(MPI_Win win);
+void mon_comm_renamed(MPI_Comm comm);            /* after MPI_Comm_set_name */
+void mon_cache_finish(void);                     /* at MPI_Finalize: final names into the profile */
+#endif
