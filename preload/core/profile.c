@@ -8,6 +8,9 @@
  *             u64 used, u64 capacity, f64 t_start, f64 t_end, char host[64], char flavor[16] }
  *   records { u32 kind, u32 tool_id, u64 count, u32 name_len, u32 labels_len }
  *             + name + labels + payload, each padded to 8 bytes; `used` covers whole records only.
+ *   kind 1 counters: count u64 values; 2 text: count bytes; 3 tool: no payload;
+ *   kind 4 sparse counters (only in profile.mpii): count = dense length, payload u64 nnz +
+ *          nnz × { u64 index, u64 value } — per-peer tables are mostly zeros at scale.
  * profile.mpii = { "MPIIPROF", u32 version, u32 nranks } + nranks images, each padded to 8. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,11 +28,11 @@
 
 #define IMAGE_MAGIC "MPIIRNK1"
 #define PROFILE_MAGIC "MPIIPROF"
-#define FORMAT_VERSION 1
+#define FORMAT_VERSION 2
 #define IMAGE_CAPACITY ((uint64_t) 64 << 20) /* sparse: only touched pages cost memory/disk */
 
 enum { STATE_RUNNING = 0, STATE_FINALIZED = 1, STATE_ABORTED = 2 };
-enum { REC_COUNTERS = 1, REC_TEXT = 2, REC_TOOL = 3 };
+enum { REC_COUNTERS = 1, REC_TEXT = 2, REC_TOOL = 3, REC_SPARSE = 4 };
 
 typedef struct {
     char magic[8];
@@ -194,9 +197,44 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-typedef int (*gather_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
-typedef int (*gatherv_fn)(const void *, int, MPI_Datatype, void *, const int[], const int[], MPI_Datatype, int,
-                          MPI_Comm);
+/* The copy of the image sent to rank 0: counter records that are mostly zeros become sparse
+ * records, so the gather costs what was counted, not ranks × table size. */
+static char *compact_image(size_t *len)
+{
+    char *out = malloc(image->used), *src = (char *) image;
+    if (!out) return NULL;
+    size_t at = sizeof *image, o = sizeof *image;
+    memcpy(out, image, sizeof *image);
+    while (at + sizeof(record_t) <= image->used) {
+        record_t *r = (record_t *) (src + at);
+        size_t head = sizeof *r + pad8(r->name_len) + pad8(r->labels_len);
+        size_t payload = r->kind == REC_COUNTERS ? r->count * 8 : r->kind == REC_TEXT ? r->count : 0;
+        size_t whole = head + pad8(payload);
+        const uint64_t *v = (const uint64_t *) (src + at + head);
+        uint64_t nnz = 0;
+        if (r->kind == REC_COUNTERS)
+            for (uint64_t i = 0; i < r->count; i++) nnz += v[i] != 0;
+        if (r->kind == REC_COUNTERS && 8 + 16 * nnz < payload) {
+            memcpy(out + o, r, head);
+            ((record_t *) (out + o))->kind = REC_SPARSE;
+            uint64_t *w = (uint64_t *) (out + o + head);
+            *w++ = nnz;
+            for (uint64_t i = 0; i < r->count; i++)
+                if (v[i]) {
+                    *w++ = i;
+                    *w++ = v[i];
+                }
+            o += head + 8 + 16 * nnz;
+        } else {
+            memcpy(out + o, r, whole);
+            o += whole;
+        }
+        at += whole;
+    }
+    ((image_header_t *) out)->used = o;
+    *len = o;
+    return out;
+}
 
 /* Gather every rank's image to rank 0 (through PMPI, so legacy tools below us do not see it). */
 void mpii_profile_finish(void)
@@ -205,7 +243,9 @@ void mpii_profile_finish(void)
     image->state = STATE_FINALIZED;
     image->t_end = now();
     if (!image_is_file || mpii_size < 1) return;
-    int mine = (int) pad8(image->used);
+    size_t compact_len = 0;
+    char *mine_image = compact_image(&compact_len);
+    int mine = (int) (mine_image ? compact_len : pad8(image->used));
     int *sizes = NULL, *displs = NULL;
     char *all = NULL;
     if (mpii_rank == 0) sizes = calloc((size_t) mpii_size, sizeof *sizes);
@@ -219,7 +259,9 @@ void mpii_profile_finish(void)
         }
         all = malloc(total ? total : 1);
     }
-    MPII_PMPI(MPI_Gatherv, MPI_GATHERV_T)(image, mine, MPI_BYTE, all, sizes, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPII_PMPI(MPI_Gatherv, MPI_GATHERV_T)(mine_image ? (void *) mine_image : (void *) image, mine, MPI_BYTE, all,
+                                          sizes, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(mine_image);
     int ok = 1;
     if (mpii_rank == 0) {
         char tmp[4200], final[4200];

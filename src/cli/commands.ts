@@ -8,7 +8,9 @@ import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
 import { launcherFlavor } from '../mpi/detect.js';
 import { readProfile } from '../profile/read.js';
-import { formatSummary, summaryJson } from '../report/summary.js';
+import { formatSummary, summaryJson, wantColor } from '../report/summary.js';
+import { monitorRuns } from '../report/monitor.js';
+import { writeCsv, writeProf } from '../report/monitor-files.js';
 import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
 
 function installedFlavors(env: NodeJS.ProcessEnv): FlavorName[] {
@@ -87,9 +89,27 @@ export async function doctorCommand(): Promise<number> {
   return problems ? 1 : 0;
 }
 
-export async function reportCommand(dir: string, o: { json?: boolean; top?: number }): Promise<number> {
+export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string }
+
+export async function reportCommand(dir: string, o: ReportFlags): Promise<number> {
+  if (o.top !== undefined && !(Number.isInteger(o.top) && o.top > 0)) {
+    throw new MpiiError('--top needs a positive whole number', 'e.g. --top 20');
+  }
   const p = readProfile(dir);
+  const runs = monitorRuns(p);
+  if ((o.csv || o.prof) && runs.length === 0) {
+    throw new MpiiError(`${dir} has no monitor data for --csv/--prof`, 'run the job with --tools monitor');
+  }
+  // several monitor instances in one stack: number the outputs after the first
+  const suffix = (i: number) => (i === 0 ? '' : `-tool${runs[i].tool}`);
+  runs.forEach((run, i) => {
+    if (o.csv) for (const f of writeCsv(run, o.csv + suffix(i))) if (!o.json) console.error(`wrote ${f}`);
+    if (o.prof) {
+      const files = writeProf(run, o.prof + suffix(i));
+      if (!o.json) console.error(`wrote ${files.length} .prof file(s): ${o.prof + suffix(i)}.<rank>.prof`);
+    }
+  });
   if (o.json) console.log(JSON.stringify(summaryJson(p), null, 2));
-  else console.log(formatSummary(p, { top: o.top }));
+  else console.log(formatSummary(p, { top: o.top, matrix: o.matrix, color: wantColor(process.stdout) }));
   return 0;
 }

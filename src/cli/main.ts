@@ -47,6 +47,9 @@ export async function main(argv: string[]): Promise<number> {
       .argument('<dir>', 'the --out directory of the run')
       .option('--json', 'machine-readable output')
       .option('--top <n>', 'rows per table', (v) => Number.parseInt(v, 10))
+      .option('--no-matrix', 'do not draw the monitor communication matrix')
+      .option('--csv <dir>', 'write the monitor count and byte matrices per class as CSV files into <dir>')
+      .option('--prof <prefix>', "write the monitor data as Open MPI .prof files: <prefix>.<rank>.prof")
       .action(async (dir, o) => { code = await reportCommand(dir, o); });
     await program.parseAsync(argv, { from: 'user' });
     return code;

@@ -10,8 +10,7 @@ import { ADAPTERS } from '../launch/adapters.js';
 import { parseRunArgs } from '../launch/args.js';
 import { detectMpi, findLauncher } from '../mpi/detect.js';
 import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
-import { readProfile } from '../profile/read.js';
-import { formatSummary } from '../report/summary.js';
+import type { ReportOptions } from '../report/summary.js';
 
 export const DEFAULTS_FILE = join(ROOT, 'config', 'tools.yaml');
 
@@ -120,7 +119,11 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
 
   if (!args.quiet) {
     try {
-      process.stderr.write(`${formatSummary(readProfile(outDir), { top: topOption(stack.tools) })}\n`);
+      // loaded only now: the job's start does not wait for the report code
+      const { readProfile } = await import('../profile/read.js');
+      const { formatSummary, wantColor } = await import('../report/summary.js');
+      const opts = { ...toolReportOptions(stack.tools), color: wantColor(process.stderr, env) };
+      process.stderr.write(`${formatSummary(readProfile(outDir), opts)}\n`);
     } catch (e) {
       if (!(e instanceof MpiiError)) throw e;
       process.stderr.write(`mpii: no profile to report: ${e.message}\n`);
@@ -129,7 +132,9 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   return code;
 }
 
-function topOption(tools: ToolInstance[]): number | undefined {
-  const t = tools.find((x) => x.name === 'trace-count');
-  return typeof t?.options.top === 'number' ? t.options.top : undefined;
+/** The report options the tools were configured with (their `top`, monitor's `matrix`). */
+function toolReportOptions(tools: ToolInstance[]): ReportOptions {
+  const opt = (tool: string, key: string) => tools.find((x) => x.name === tool)?.options[key];
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  return { top: num(opt('trace-count', 'top')), monitorTop: num(opt('monitor', 'top')), matrix: opt('monitor', 'matrix') !== false };
 }

@@ -4,13 +4,14 @@ import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, s
 import { join } from 'node:path';
 import { MpiiError } from '../errors.js';
 
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 const IMAGE_MAGIC = 'MPIIRNK1';
 const PROFILE_MAGIC = 'MPIIPROF';
 const HEADER_SIZE = 144;
 const STATES = ['running', 'finalized', 'aborted'] as const;
 
-export interface CounterSection { tool: number; name: string; labels: string[]; values: bigint[] }
+/** Counters keep only their non-zero entries: per-peer tables of big jobs are mostly zeros. */
+export interface CounterSection { tool: number; name: string; labels: string[]; length: number; nonzero: Map<number, bigint> }
 export interface TextSection { tool: number; name: string; text: string }
 
 export interface RankProfile {
@@ -78,12 +79,20 @@ function parseImage(buf: Buffer, where: string): { rank: RankProfile; length: nu
     p += pad8(nameLen);
     const labels = buf.toString('utf8', p, p + labelsLen);
     p += pad8(labelsLen);
-    const payload = kind === 1 ? count * 8 : kind === 2 ? count : 0;
+    const sparse = kind === 4 && p + 8 <= used ? Number(buf.readBigUInt64LE(p)) : 0;
+    const payload = kind === 1 ? count * 8 : kind === 2 ? count : kind === 4 ? 8 + 16 * sparse : 0;
     if (p + payload > used) throw new MpiiError(`${where} has a corrupt record at byte ${off}`, 're-run the job');
-    if (kind === 1) {
-      const values: bigint[] = new Array(count);
-      for (let k = 0; k < count; k++) values[k] = buf.readBigUInt64LE(p + 8 * k);
-      rank.counters.push({ tool, name, labels: labels ? labels.split('\n') : [], values });
+    if (kind === 1 || kind === 4) {
+      const nonzero = new Map<number, bigint>();
+      if (kind === 1) {
+        for (let k = 0; k < count; k++) {
+          const at = p + 8 * k; // most entries are zero: test cheaply before making a BigInt
+          if (buf.readUInt32LE(at) !== 0 || buf.readUInt32LE(at + 4) !== 0) nonzero.set(k, buf.readBigUInt64LE(at));
+        }
+      } else {
+        for (let k = 0; k < sparse; k++) nonzero.set(Number(buf.readBigUInt64LE(p + 8 + 16 * k)), buf.readBigUInt64LE(p + 16 + 16 * k));
+      }
+      rank.counters.push({ tool, name, labels: labels ? labels.split('\n') : [], length: count, nonzero });
     } else if (kind === 2) {
       rank.texts.push({ tool, name, text: buf.toString('utf8', p, p + count) });
     } else if (kind === 3) {

@@ -1,8 +1,22 @@
 // What `mpii run` prints at the end and `mpii report DIR` prints later.
 import type { Profile } from '../profile/read.js';
 import { formatTraceCount, traceCountTables } from './trace-count.js';
+import { communicators, monitorRuns, totals } from './monitor.js';
+import { formatMonitor } from './monitor-text.js';
 
-export interface ReportOptions { top?: number }
+export interface ReportOptions {
+  /** rows of each table (trace-count functions, monitor peer pairs); tools' own `top` otherwise */
+  top?: number;
+  monitorTop?: number;
+  /** draw the monitor's communication matrix */
+  matrix?: boolean;
+  color?: boolean;
+}
+
+/** Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org). */
+export function wantColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean {
+  return !!stream.isTTY && !env.NO_COLOR;
+}
 
 export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
   const lines: string[] = [];
@@ -16,6 +30,7 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
   for (const r of p.ranks) for (const [id, name] of r.tools) tools.set(id, name);
   lines.push(`tools: ${tools.size ? [...tools.entries()].sort((a, b) => a[0] - b[0]).map(([id, n]) => `${id}:${n}`).join(' ') : '(none)'}`);
   lines.push(...formatTraceCount(p, opts.top));
+  lines.push(...formatMonitor(p, { top: opts.monitorTop ?? opts.top, matrix: opts.matrix, color: opts.color }));
   return lines.join('\n');
 }
 
@@ -28,5 +43,16 @@ export function summaryJson(p: Profile): unknown {
       seconds: r.tEnd > 0 ? r.tEnd - r.tStart : null, tools: Object.fromEntries(r.tools) })),
     traceCount: traceCountTables(p).map((t) => ({ tool: t.tool,
       rows: t.rows.map((r) => ({ fn: r.fn, total: Number(r.total), min: Number(r.min), max: Number(r.max) })) })),
+    monitor: monitorRuns(p).map((run) => ({
+      tool: run.tool,
+      size: run.size,
+      totals: totals(run),
+      communicators: communicators(run),
+      ranks: run.ranks.map((r) => ({
+        rank: r.rank,
+        peers: [...r.peers.entries()].sort((a, b) => a[0] - b[0]).map(([peer, s]) => ({ peer, ...s })),
+        communicators: r.comms,
+      })),
+    })),
   };
 }

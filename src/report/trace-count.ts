@@ -11,13 +11,13 @@ export function traceCountTables(p: Profile): { tool: number; rows: CallRow[] }[
       if (c.name !== 'calls' || r.tools.get(c.tool) !== 'trace-count') continue;
       const table = byTool.get(c.tool) ?? new Map<string, bigint[]>();
       byTool.set(c.tool, table);
-      c.values.forEach((v, i) => {
+      for (const [i, v] of c.nonzero) {
         const fn = c.labels[i];
-        if (!fn || v === 0n) return;
+        if (!fn) continue;
         const list = table.get(fn) ?? [];
         list.push(v);
         table.set(fn, list);
-      });
+      }
     }
   }
   const nranks = p.ranks.length;
