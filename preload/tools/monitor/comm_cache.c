@@ -46,19 +46,23 @@ static int describe_group(MPI_Group g, int *size, int **world)
     return *world ? 0 : -1;
 }
 
-static char *comm_name(MPI_Comm comm)
+/* The user's name for comm, else `fallback` (Open MPI shows only names set by the user, MPICH
+ * none for derived communicators). */
+static char *comm_name(MPI_Comm comm, const char *fallback)
 {
     char buf[MPI_MAX_OBJECT_NAME + 1] = "";
     int len = 0;
     P(MPI_Comm_get_name, MPI_COMM_GET_NAME_T)(comm, buf, &len);
-    if (len <= 0) snprintf(buf, sizeof buf, "unnamed communicator %d", nrecords);
-    return strdup(buf);
+    return strdup(len > 0 ? buf : fallback);
 }
 
-/* The communicator's collective record: a "comm" section labelled "<name>\n<procs>". */
-static void add_record(mon_group_t *g, MPI_Comm comm)
+/* The communicator's collective record: a "comm" section labelled "<name>\n<procs>".
+ * Unnamed ones are called after how they were made: "#5 MPI_Comm_split of MPI_COMM_WORLD". */
+static void add_record(mon_group_t *g, MPI_Comm comm, const char *origin)
 {
-    char *name = comm_name(comm);
+    char fallback[MPI_MAX_OBJECT_NAME + 64];
+    snprintf(fallback, sizeof fallback, "#%d %s", nrecords, origin);
+    char *name = comm_name(comm, fallback);
     size_t cap = strlen(name) + 2 + (size_t) g->size * 12 + 1;
     char *labels = malloc(cap);
     record_name_t *more = realloc(names, sizeof *names * (size_t) (nrecords + 1));
@@ -81,7 +85,7 @@ static void add_record(mon_group_t *g, MPI_Comm comm)
     names[nrecords++] = (record_name_t){ name, strdup(name) };
 }
 
-static mon_group_t *describe_comm(MPI_Comm comm)
+static mon_group_t *describe_comm(MPI_Comm comm, const char *origin)
 {
     mon_group_t *g = calloc(1, sizeof *g);
     if (!g) return NULL;
@@ -104,7 +108,7 @@ static mon_group_t *describe_comm(MPI_Comm comm)
         free(g);
         return NULL;
     }
-    add_record(g, comm);
+    add_record(g, comm, origin);
     return g;
 }
 
@@ -113,7 +117,7 @@ int mon_cache_init(int tool_id)
     tool = tool_id;
     if (P(MPI_Comm_group, MPI_COMM_GROUP_T)(MPI_COMM_WORLD, &world_group) != MPI_SUCCESS) return -1;
     /* as in Open MPI's output: MPI_COMM_WORLD first, then MPI_COMM_SELF */
-    return describe_comm(MPI_COMM_WORLD) && describe_comm(MPI_COMM_SELF) ? 0 : -1;
+    return describe_comm(MPI_COMM_WORLD, "MPI_COMM_WORLD") && describe_comm(MPI_COMM_SELF, "MPI_COMM_SELF") ? 0 : -1;
 }
 
 mon_group_t *mon_comm(MPI_Comm comm)
@@ -121,7 +125,17 @@ mon_group_t *mon_comm(MPI_Comm comm)
     mon_group_t *g = handle_map_get(&comms, MON_KEY(comm));
     if (MPII_LIKELY(g != NULL)) return g;
     if (comm == MPI_COMM_NULL || world_group == MPI_GROUP_NULL) return NULL;
-    return describe_comm(comm);
+    return describe_comm(comm, "communicator");
+}
+
+void mon_comm_created(MPI_Comm comm, MPI_Comm parent, const char *how)
+{
+    if (comm == MPI_COMM_NULL || handle_map_get(&comms, MON_KEY(comm))) return;
+    const mon_group_t *p = parent != MPI_COMM_NULL ? handle_map_get(&comms, MON_KEY(parent)) : NULL;
+    char origin[MPI_MAX_OBJECT_NAME + 64];
+    if (p && p->record >= 0) snprintf(origin, sizeof origin, "%s of %s", how, names[p->record].name);
+    else snprintf(origin, sizeof origin, "%s", how);
+    describe_comm(comm, origin);
 }
 
 const mon_group_t *mon_win(MPI_Win win)
@@ -147,7 +161,7 @@ const mon_group_t *mon_win(MPI_Win win)
 static void refresh_name(const mon_group_t *g, MPI_Comm comm)
 {
     if (g->record < 0) return;
-    char *now = comm_name(comm);
+    char *now = comm_name(comm, names[g->record].labeled ? names[g->record].labeled : "");
     if (!now) return;
     free(names[g->record].name);
     names[g->record].name = now;

@@ -100,7 +100,7 @@ static void on_send_init(const mpii_args_t *a)
 }
 
 /* One-sided: S = data written into the peer's memory, R = data read from it. */
-static void on_rma(mpii_kind_t kind, const mpii_args_t *a)
+static void on_rma(mpii_kind_t kind, int id, const mpii_args_t *a)
 {
     const mon_group_t *w = mon_win(a->win);
     if (!w || a->peer < 0 || a->peer >= w->size) return;
@@ -110,8 +110,8 @@ static void on_rma(mpii_kind_t kind, const mpii_args_t *a)
     } else if (a->send_datatype) { /* Put, Accumulate, Get_accumulate */
         mon_count(world, MON_OSC_S_COUNT, bytes_of(a->send_count, a->send_datatype));
         if (a->recv_datatype) mon_count(world, MON_OSC_R_COUNT, bytes_of(a->recv_count, a->recv_datatype));
-    } else { /* Fetch_and_op, Compare_and_swap: one element each way */
-        mon_count(world, MON_OSC_S_COUNT, bytes_of(1, a->datatype));
+    } else { /* Fetch_and_op: one element each way; Compare_and_swap sends the compare value too */
+        mon_count(world, MON_OSC_S_COUNT, bytes_of(id == MPI_COMPARE_AND_SWAP_T ? 2 : 1, a->datatype));
         mon_count(world, MON_OSC_R_COUNT, bytes_of(1, a->datatype));
     }
 }
@@ -130,10 +130,11 @@ static inline __attribute__((always_inline)) void before(mpii_kind_t kind, int i
         break;
     case MPII_KIND_RMA_PUT:
     case MPII_KIND_RMA_GET:
-    case MPII_KIND_RMA_ACC: on_rma(kind, a); break;
+    case MPII_KIND_RMA_ACC: on_rma(kind, id, a); break;
     case MPII_KIND_COLL_O2A:
     case MPII_KIND_COLL_A2O:
     case MPII_KIND_COLL_A2A:
+    case MPII_KIND_COLL_SCAN:
     case MPII_KIND_COLL_BARRIER:
     case MPII_KIND_COLL_NEIGHBOR: mon_collective(kind, a); break;
     case MPII_KIND_COMM_FREE: mon_comm_forget(*a->comm_ref); break;
@@ -150,7 +151,7 @@ static inline __attribute__((always_inline)) void after(mpii_kind_t kind, int id
     if (rc != MPI_SUCCESS) return;
     if (kind == MPII_KIND_SEND_INIT) on_send_init(a);
     else if (kind == MPII_KIND_COMM_CREATE && a->new_comm && id != MPI_COMM_IDUP_T && *a->new_comm != MPI_COMM_NULL)
-        mon_comm(*a->new_comm); /* describe it now, so its record exists even without traffic */
+        mon_comm_created(*a->new_comm, a->comm, mpii_fn_info[id].name); /* its record exists even without traffic */
     else if (id == MPI_COMM_SET_NAME_T) mon_comm_renamed(a->comm);
 }
 
@@ -207,7 +208,7 @@ static int wanted(const mpii_fn_info_t *f)
     case MPII_KIND_INIT: case MPII_KIND_FINALIZE: case MPII_KIND_SEND: case MPII_KIND_SENDRECV:
     case MPII_KIND_SEND_INIT: case MPII_KIND_START: case MPII_KIND_RMA_PUT: case MPII_KIND_RMA_GET:
     case MPII_KIND_RMA_ACC: case MPII_KIND_COLL_O2A: case MPII_KIND_COLL_A2O: case MPII_KIND_COLL_A2A:
-    case MPII_KIND_COLL_BARRIER: case MPII_KIND_COLL_NEIGHBOR: case MPII_KIND_COMM_CREATE:
+    case MPII_KIND_COLL_SCAN: case MPII_KIND_COLL_BARRIER: case MPII_KIND_COLL_NEIGHBOR: case MPII_KIND_COMM_CREATE:
     case MPII_KIND_COMM_FREE: case MPII_KIND_WIN_FREE: return 1;
     default: return f->id == MPI_REQUEST_FREE_T || f->id == MPI_COMM_SET_NAME_T;
     }

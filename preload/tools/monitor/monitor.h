@@ -45,6 +45,7 @@ void mon_collective(int kind, const mpii_args_t *a);
 /* comm_cache.c */
 int mon_cache_init(int tool_id);                  /* after MPI_Init; 0 or -1 */
 mon_group_t *mon_comm(MPI_Comm comm);            /* created on first use; NULL if not usable */
+void mon_comm_created(MPI_Comm comm, MPI_Comm parent, const char *how); /* after a constructor */
 const mon_group_t *mon_win(MPI_Win win);
 void mon_comm_forget(MPI_Comm comm);             /* before MPI_Comm_free: the handle may be reused */
 void mon_win_forget(MPI_Win win);

@@ -1,0 +1,255 @@
+// The monitor tool on real jobs: fidelity against Open MPI's own monitoring, exact collective,
+// one-sided and inter-communicator accounting on both MPIs, outputs (.prof, CSV, JSON, matrix),
+// crashes and bad input.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, readdirSync, chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { FLAVORS, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
+import { readProfile } from '../src/profile/read.js';
+import { monitorRuns, type MonitorRun } from '../src/report/monitor.js';
+
+const NP = 3;
+
+interface ProfLine { bytes: number; msgs: number; hist?: number[] }
+/** A .prof file: letter -> peer -> line (E, I, S, R, C), plus the D blocks. */
+function parseProf(text: string): { lines: Map<string, Map<number, ProfLine>>; comms: string[] } {
+  const lines = new Map<string, Map<number, ProfLine>>();
+  const comms: string[] = [];
+  for (const l of text.split('\n')) {
+    const f = l.split('\t');
+    if (/^[EISRC]$/.test(f[0])) {
+      const m = lines.get(f[0]) ?? new Map<number, ProfLine>();
+      lines.set(f[0], m);
+      m.set(Number(f[2]), { bytes: Number.parseInt(f[3], 10), msgs: Number.parseInt(f[4], 10), hist: f[5]?.split(',').map(Number) });
+    } else if (f[0] === 'D') comms.push(`${f[1]}\t${f[2]}`);
+  }
+  return { lines, comms };
+}
+
+async function monitored(f: Flavor, name: string, tag: string, args: string[] = []): Promise<{ out: string; run: MonitorRun; stderr: string }> {
+  const out = outDir(`${f}-${tag}`);
+  const r = await mpii(['run', '--tools', 'monitor', '--out', out, ...launcherArgs(f, NP), program(f, name), ...args]);
+  assert.equal(r.code, 0, r.stderr);
+  const runs = monitorRuns(readProfile(out));
+  assert.equal(runs.length, 1);
+  return { out, run: runs[0], stderr: r.stderr };
+}
+
+describe('monitor: fidelity with Open MPI pml monitoring (monitor_p2p)', () => {
+  it('E lines equal Open MPI\'s own, except the documented differences', async () => {
+    const ompiDir = outDir('ompi-native');
+    mkdirSync(ompiDir, { recursive: true });
+    const native = await execa('mpirun.openmpi', [...launcherArgs('openmpi', NP), '--mca', 'pml_monitoring_enable', '2',
+      '--mca', 'pml_monitoring_enable_output', '3', '--mca', 'pml_monitoring_filename', join(ompiDir, 'x'),
+      program('openmpi', 'monitor_p2p')], { env: TEST_ENV, reject: false });
+    assert.equal(native.exitCode, 0, native.stderr);
+    const { out } = await monitored('openmpi', 'monitor_p2p', 'fid');
+    const mine = outDir('fid-prof');
+    const rep = await mpii(['report', out, '--prof', join(mine, 'x')]);
+    assert.equal(rep.code, 0, rep.stderr);
+    for (let rank = 0; rank < NP; rank++) {
+      const theirs = parseProf(readFileSync(join(ompiDir, `x.${rank}.prof`), 'utf8')).lines;
+      const ours = parseProf(readFileSync(join(mine, `x.${rank}.prof`), 'utf8')).lines;
+      const next = (rank + 1) % NP;
+      const prev = (rank + NP - 1) % NP;
+      const peers = new Set([...(theirs.get('E')?.keys() ?? []), ...(ours.get('E')?.keys() ?? [])]);
+      assert.ok(peers.size >= 2, `rank ${rank}: too little traffic`);
+      for (const peer of peers) {
+        const t = theirs.get('E')?.get(peer) ?? { bytes: 0, msgs: 0, hist: new Array(66).fill(0) };
+        const o = ours.get('E')?.get(peer);
+        assert.ok(o, `rank ${rank} → ${peer}: Open MPI has an E line, mpii none`);
+        // Difference 1: Open MPI 4.1 does not count persistent sends at MPI_Start (ob1 starts
+        // them directly); mpii does: 5 starts × 10 ints to next, 4 × 3 doubles to prev.
+        const persistent = new Array<number>(66).fill(0);
+        let pBytes = 0;
+        let pMsgs = 0;
+        if (peer === next) { persistent[6] += 5; pBytes += 200; pMsgs += 5; }
+        if (peer === prev) { persistent[5] += 4; pBytes += 96; pMsgs += 4; }
+        assert.equal(o.msgs - pMsgs, t.msgs, `rank ${rank} → ${peer}: messages`);
+        assert.equal(o.bytes - pBytes, t.bytes, `rank ${rank} → ${peer}: bytes`);
+        // Difference 2: Open MPI's histogram also counts the library's internal messages (its
+        // I line); what is left after removing them must be exactly mpii's user histogram.
+        const internal = theirs.get('I')?.get(peer)?.msgs ?? 0;
+        const extra = t.hist!.map((v, b) => v - (o.hist![b] - persistent[b]));
+        assert.ok(extra.every((v) => v >= 0), `rank ${rank} → ${peer}: mpii has messages Open MPI does not: ${extra}`);
+        assert.equal(extra.reduce((a, b) => a + b, 0), internal, `rank ${rank} → ${peer}: histogram beyond internal traffic`);
+      }
+      assert.equal(ours.get('I'), undefined, 'mpii cannot see internal traffic: no I lines');
+    }
+  });
+
+  it('MPICH gives the same E lines as Open MPI under mpii', async () => {
+    const files: string[][] = [];
+    for (const f of FLAVORS) {
+      const { out } = await monitored(f, 'monitor_p2p', 'cross');
+      const prefix = join(outDir(`${f}-cross-prof`), 'x');
+      assert.equal((await mpii(['report', out, '--prof', prefix])).code, 0);
+      files.push([0, 1, 2].map((r) => readFileSync(`${prefix}.${r}.prof`, 'utf8').split('\n').filter((l) => l.startsWith('E')).join('\n')));
+    }
+    assert.deepEqual(files[1], files[0]);
+    assert.match(files[0][0], /^E\t0\t1\t1049108 bytes\t16 msgs sent\t1,0,0,4,0,3,5,0,2,(0,){12}1,/);
+  });
+});
+
+/** Expected per-peer traffic of monitor_coll.c (see the comments there) for n ranks. */
+function expectedColl(n: number) {
+  const C = Array.from({ length: n }, () => Array.from({ length: n }, () => ({ bytes: 0, msgs: 0 })));
+  const add = (r: number, p: number, b: number) => {
+    if (r === p) return;
+    C[r][p].bytes += b;
+    C[r][p].msgs += 1;
+  };
+  const odd = [...Array(n).keys()].filter((x) => x % 2 === 1);
+  for (let r = 0; r < n; r++) {
+    for (let p = 0; p < n; p++) {
+      if (r === 1) add(r, p, 40);                    // Bcast root 1
+      if (r === 0) add(r, p, (p + 1) * 8);           // Scatterv root 0
+      if (r === 0) add(r, p, 8);                     // Ibcast root 0
+      if (r === n - 1) add(r, p, 8);                 // Gather root n-1
+      if (r === 0) add(r, p, 24);                    // Reduce root 0
+      add(r, p, 4);                                  // Allreduce
+      add(r, p, (r + 1) * (p + 1));                  // Alltoallv
+      add(r, p, 20);                                 // Allgather in place
+      if (r !== p) C[r][p].msgs += 1;                // Barrier: 0 bytes
+      if (p > r) add(r, p, 8);                       // Scan
+    }
+    add(r, (r + 1) % n, 4);                          // Neighbor_alltoall, periodic ring
+    add(r, (r + n - 1) % n, 4);
+    if (r === 0) for (const p of odd) add(r, p, 16); // inter-communicator Bcast from world 0
+  }
+  return C;
+}
+
+for (const f of FLAVORS) {
+  describe(`${f}: monitor accounting (monitor_coll)`, () => {
+    it('collectives per peer and per communicator, one-sided, inter-communicators', async () => {
+      const { run, stderr } = await monitored(f, 'monitor_coll', 'coll');
+      const C = expectedColl(NP);
+      for (const r of run.ranks) {
+        for (let p = 0; p < NP; p++) {
+          const s = r.peers.get(p);
+          assert.deepEqual({ bytes: s?.coll.bytes ?? 0, msgs: s?.coll.count ?? 0 }, C[r.rank][p], `C ${r.rank} → ${p}`);
+        }
+        const next = (r.rank + 1) % NP;
+        const prev = (r.rank + NP - 1) % NP;
+        assert.deepEqual(r.peers.get(next)!.osc_sent, { count: 4, bytes: 28 }, `S ${r.rank} → next`);
+        assert.deepEqual(r.peers.get(next)!.osc_recv, { count: 2, bytes: 12 }, `R ${r.rank} ← next`);
+        assert.deepEqual(r.peers.get(prev)!.osc_sent, { count: 1, bytes: 8 }, `S ${r.rank} → prev (compare-and-swap)`);
+        assert.deepEqual(r.peers.get(prev)!.osc_recv, { count: 2, bytes: 12 }, `R ${r.rank} ← prev`);
+        // the only user point-to-point message: world 1 → world 0 over the inter-communicator
+        const p2p = [...r.peers.entries()].filter(([, s]) => s.p2p.count).map(([p, s]) => [p, s.p2p.bytes]);
+        assert.deepEqual(p2p, r.rank === 1 ? [[0, 6]] : []);
+
+        const world = r.comms.find((c) => c.name === 'MPI_COMM_WORLD')!;
+        assert.equal(world.procs, '0,1,2');
+        const o2a = r.rank === 0 ? { bytes: 40 + 16, count: 2 } : r.rank === 1 ? { bytes: 80, count: 1 } : { bytes: 0, count: 0 };
+        const a2o = r.rank === 0 ? { bytes: 48, count: 1 } : r.rank === NP - 1 ? { bytes: 16, count: 1 } : { bytes: 0, count: 0 };
+        const alltoallv = [...Array(NP).keys()].filter((p) => p !== r.rank).reduce((a, p) => a + (r.rank + 1) * (p + 1), 0);
+        const a2a = { bytes: 8 + alltoallv + 40 + 8 * (NP - 1 - r.rank), count: r.rank < NP - 1 ? 5 : 4 };
+        assert.deepEqual({ o2a: world.o2a, a2o: world.a2o, a2a: world.a2a }, { o2a, a2o, a2a }, `WORLD totals at ${r.rank}`);
+        const ring = r.comms.find((c) => c.name.includes('MPI_Cart_create of MPI_COMM_WORLD'));
+        assert.ok(ring, `rank ${r.rank}: ${r.comms.map((c) => c.name)}`);
+        assert.deepEqual(ring.a2a, { bytes: 8, count: 1 });
+        const half = r.comms.find((c) => c.name === (r.rank % 2 ? 'odd' : 'even'));
+        assert.ok(half, 'MPI_Comm_set_name after creation renames the record');
+        const inter = r.comms.find((c) => c.name.includes('MPI_Intercomm_create of'))!;
+        assert.deepEqual(inter.o2a, r.rank === 0 ? { bytes: 16, count: 1 } : { bytes: 0, count: 0 });
+      }
+      assert.match(stderr, /collective\s+\d+/);
+    });
+  });
+}
+
+describe('monitor: outputs', () => {
+  it('.prof files are accepted by Open MPI\'s profile2mat and aggregate_profile', async () => {
+    const { out } = await monitored('openmpi', 'monitor_coll', 'scripts');
+    const dir = outDir('scripts-prof');
+    const rep = await mpii(['report', out, '--prof', join(dir, 'phase_1')]);
+    assert.equal(rep.code, 0, rep.stderr);
+    assert.deepEqual(readdirSync(dir).sort(), ['phase_1.0.prof', 'phase_1.1.prof', 'phase_1.2.prof']);
+    const agg = await execa('aggregate_profile', [join(dir, 'phase')], { reject: false });
+    assert.equal(agg.exitCode, 0, agg.stderr);
+    const mat = await execa('profile2mat', [join(dir, 'phase_1.prof')], { reject: false });
+    assert.equal(mat.exitCode, 0, mat.stderr);
+    // profile2mat symmetrises: cell (0,1) = (C 0→1 + C 1→0 + S/R/E both ways) / 2
+    const all = readFileSync(join(dir, 'phase_1_size_all.mat'), 'utf8').trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
+    const coll = readFileSync(join(dir, 'phase_1_size_coll.mat'), 'utf8').trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
+    const C = expectedColl(NP);
+    assert.equal(coll[0][1], Math.round((C[0][1].bytes + C[1][0].bytes) / 2));
+    assert.equal(all.length, NP);
+    assert.ok(all[0][1] > coll[0][1]);
+  });
+
+  it('--csv writes count and byte matrices per class; --json has every peer', async () => {
+    const { out } = await monitored('mpich', 'monitor_coll', 'csv');
+    const dir = outDir('csv');
+    const rep = await mpii(['report', out, '--csv', dir, '--json']);
+    assert.equal(rep.code, 0, rep.stderr);
+    assert.deepEqual(readdirSync(dir).sort(), ['coll_bytes.csv', 'coll_count.csv', 'osc_recv_bytes.csv', 'osc_recv_count.csv',
+      'osc_sent_bytes.csv', 'osc_sent_count.csv', 'p2p_bytes.csv', 'p2p_count.csv']);
+    const rows = readFileSync(join(dir, 'coll_bytes.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+    assert.deepEqual(rows[0], ['rank', '0', '1', '2']);
+    const C = expectedColl(NP);
+    for (let r = 0; r < NP; r++) assert.deepEqual(rows[r + 1].map(Number), [r, ...C[r].map((x) => x.bytes)]);
+    const json = JSON.parse(rep.stdout);
+    const ranks = json.monitor[0].ranks;
+    assert.equal(ranks.length, NP);
+    assert.equal(ranks[1].peers.find((p: { peer: number }) => p.peer === 0).p2p.bytes, 6);
+  });
+
+  it('the matrix is plain text without a terminal and with NO_COLOR', async () => {
+    const { out } = await monitored('mpich', 'monitor_p2p', 'matrix');
+    for (const env of [{}, { NO_COLOR: '1' }]) {
+      const rep = await mpii(['report', out], env);
+      assert.equal(rep.code, 0);
+      assert.doesNotMatch(rep.stdout, /\x1b\[/);
+      assert.match(rep.stdout, /receiver →/);
+      assert.match(rep.stdout, /0 {2}·█/); // rank 0 sends most to rank 1
+    }
+    const none = await mpii(['report', out, '--no-matrix']);
+    assert.doesNotMatch(none.stdout, /receiver →/);
+  });
+});
+
+describe('monitor: crashes and bad input', () => {
+  for (const f of FLAVORS) {
+    it(`${f}: a job that aborts mid-run still reports what was counted, marked incomplete`, async () => {
+      const out = outDir(`${f}-mon-crash`);
+      const r = await mpii(['run', '--tools', 'monitor', '--out', out, ...launcherArgs(f, NP), program(f, 'crash')]);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /INCOMPLETE/);
+      const runs = monitorRuns(readProfile(out));
+      assert.equal(runs.length, 1);
+      const sent = runs[0].ranks.flatMap((x) => [...x.peers.values()]).reduce((a, s) => a + s.p2p.count, 0);
+      assert.ok(sent > 0, 'point-to-point messages before the crash are kept');
+      const rep = await mpii(['report', out, '--prof', join(outDir(`${f}-crash-prof`), 'x')]);
+      assert.equal(rep.code, 0, rep.stderr);
+      assert.match(rep.stdout, /INCOMPLETE/);
+    });
+  }
+
+  it('unknown tool option: one-line error naming the option', async () => {
+    const r = await mpii(['run', '--tools', 'monitor[colour=1]', '-np', '2', program('mpich', 'ring')]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^mpii: .*colour.*monitor.*—/m);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+  });
+
+  it('an unwritable --csv/--prof location, or no monitor data: clear errors', async () => {
+    const { out } = await monitored('mpich', 'ring', 'unwritable');
+    const ro = outDir('readonly');
+    mkdirSync(ro, { recursive: true });
+    writeFileSync(join(ro, 'file'), '');
+    chmodSync(ro, 0o500);
+    const r = await mpii(['report', out, '--csv', join(ro, 'file', 'sub')]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^mpii: cannot create .* for --csv.* — choose a writable location$/m);
+    const plain = outDir('plain');
+    assert.equal((await mpii(['run', '--quiet', '--tools', 'trace-count', '--out', plain, ...launcherArgs('mpich', 2), program('mpich', 'ring')])).code, 0);
+    const r2 = await mpii(['report', plain, '--prof', join(ro, 'x')]);
+    assert.equal(r2.code, 2);
+    assert.match(r2.stderr, /no monitor data .* — run the job with --tools monitor/);
+  });
+});
