@@ -110,8 +110,8 @@ describe('errors', () => {
 describe('shipped defaults (config/tools.yaml)', () => {
   it('loads and has noop, trace-count, none, count, default none', () => {
     const f = loadConfigFile(SHIPPED_DEFAULTS, { builtinAllowed: true });
-    assert.deepEqual([...f.tools.keys()], ['noop', 'trace-count']);
-    assert.deepEqual([...f.stacks.keys()], ['none', 'count']);
+    assert.deepEqual([...f.tools.keys()], ['noop', 'trace-count', 'monitor']);
+    assert.deepEqual([...f.stacks.keys()], ['none', 'count', 'monitor']);
     assert.equal(f.defaultStack?.name, 'none');
     assert.deepEqual(f.tools.get('trace-count')?.options?.top, {
       type: 'int',
@@ -494,7 +494,7 @@ describe('YAML errors name file:line and a fix', () => {
     throwsMpii(
       () => resolveStack(s.req()),
       /^\.[/\\]mpii\.yaml:4: default-stack 'mien' is not a defined stack$/,
-      [/did you mean 'mine'/, /none, count, mine/],
+      [/did you mean 'mine'/, /none, count, monitor, mine/],
     );
   });
 
@@ -623,6 +623,7 @@ describe('listTools / listStacks', () => {
     assert.deepEqual(tools.map((t) => [t.name, t.kind]), [
       ['noop', 'builtin'],
       ['trace-count', 'builtin'],
+      ['monitor', 'builtin'],
       ['ext', 'external'],
       ['gone', 'external'],
     ]);
@@ -633,12 +634,12 @@ describe('listTools / listStacks', () => {
     assert.equal(tc.options?.[0].name, 'top');
     assert.equal(tc.options?.[0].summary, 'int ≥ 1, default 15');
     assert.deepEqual(tools[0].options, []);
-    assert.equal(tools[2].path, so);
-    assert.equal(tools[2].pathExists, true);
-    assert.equal(tools[2].description, 'an external');
-    assert.equal(tools[2].definedIn, `.${path.sep}mpii.yaml:2`);
-    assert.equal(tools[2].options, undefined);
-    assert.equal(tools[3].pathExists, false);
+    assert.equal(tools[3].path, so);
+    assert.equal(tools[3].pathExists, true);
+    assert.equal(tools[3].description, 'an external');
+    assert.equal(tools[3].definedIn, `.${path.sep}mpii.yaml:2`);
+    assert.equal(tools[3].options, undefined);
+    assert.equal(tools[4].pathExists, false);
   });
 
   it('lists every stack with entries, origin, default flag and problems', () => {
@@ -650,13 +651,14 @@ describe('listTools / listStacks', () => {
       [
         ['none', [], false],
         ['count', ['trace-count'], false],
+        ['monitor', ['monitor'], false],
         ['mine', ['trace-count[top=5]', 'noop'], true],
         ['broken', ['nope'], false],
       ],
     );
-    assert.equal(stacks[2].definedIn, `.${path.sep}mpii.yaml:2`);
-    assert.equal(stacks[2].problem, undefined);
-    assert.match(stacks[3].problem ?? '', /mpii\.yaml:5: unknown tool 'nope'/);
+    assert.equal(stacks[3].definedIn, `.${path.sep}mpii.yaml:2`);
+    assert.equal(stacks[3].problem, undefined);
+    assert.match(stacks[4].problem ?? '', /mpii\.yaml:5: unknown tool 'nope'/);
   });
 });
 

@@ -114,6 +114,7 @@ export function emitGenHeader(inp: EmitInput): string {
     '#ifndef MPII_GEN_H',
     '#define MPII_GEN_H',
     '#include "qmpi.h"',
+    '#include "mpii_weak.h" /* every built-in tool may name MPI_COMM_WORLD & co. and still load anywhere */',
     '',
     `#define MPII_MPI_FLAVOR "${inp.flavor}"`,
     `#define MPII_MPI_VERSION "${inp.mpiVersion.replace(/"/g, '')}"`,
