@@ -74,6 +74,12 @@ function formatRun(run: MonitorRun, o: Required<MonitorTextOptions>): string[] {
       out.push(`    ${c.name} (${members} proc${members === 1 ? '' : 's'}): ${f('o2a')}, ${f('a2o')}, ${f('a2a')}`);
     }
   }
+  const mem = run.ranks.map((r) => r.memory).filter((m) => m !== undefined);
+  if (mem.length) {
+    const resident = Math.max(...mem.map((m) => m.resident_bytes));
+    out.push(`  memory per rank: at most ${humanBytes(resident)} resident of a ${humanBytes(mem[0].table_bytes)} per-peer table `
+      + `(bound (10+66)·N·8 = ${humanBytes(76 * 8 * run.size)})`);
+  }
   if (o.matrix && run.size > 1) {
     out.push(`  bytes sent, all classes:`);
     out.push(...drawMatrix(matrix(run, 'all', 'bytes'), { color: o.color, cols: o.width }).map((l) => `  ${l}`));

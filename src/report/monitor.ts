@@ -18,7 +18,9 @@ export const CLASSES: { name: ClassName; field: number; label: string; letter: s
 export interface Flow { count: number; bytes: number }
 export interface PeerStats { p2p: Flow; osc_sent: Flow; osc_recv: Flow; coll: Flow; hist: number[] }
 export interface CommRecord { name: string; procs: string; o2a: Flow; a2o: Flow; a2a: Flow }
-export interface RankMonitor { rank: number; peers: Map<number, PeerStats>; comms: CommRecord[] }
+/** table_bytes: the per-peer table's size; resident_bytes: the part that became memory. */
+export interface MemoryUse { table_bytes: number; resident_bytes: number }
+export interface RankMonitor { rank: number; peers: Map<number, PeerStats>; comms: CommRecord[]; memory?: MemoryUse }
 export interface MonitorRun { tool: number; size: number; ranks: RankMonitor[] }
 
 const emptyPeer = (): PeerStats => ({
@@ -53,14 +55,17 @@ function rankMonitor(r: RankProfile, tool: number, size: number): RankMonitor {
         o2a: { bytes: v(0), count: v(1) }, a2o: { bytes: v(2), count: v(3) }, a2a: { bytes: v(4), count: v(5) } });
     }
   }
-  // names given with MPI_Comm_set_name after the record was made
+  let memory: MemoryUse | undefined;
   for (const t of r.texts) {
-    if (t.tool !== tool || t.name !== 'comm-names') continue;
-    for (const [k, name] of Object.entries(JSON.parse(t.text) as Record<string, string>)) {
-      if (comms[Number(k)]) comms[Number(k)].name = name;
-    }
+    if (t.tool !== tool) continue;
+    // names given with MPI_Comm_set_name after the record was made
+    if (t.name === 'comm-names') {
+      for (const [k, name] of Object.entries(JSON.parse(t.text) as Record<string, string>)) {
+        if (comms[Number(k)]) comms[Number(k)].name = name;
+      }
+    } else if (t.name === 'memory') memory = JSON.parse(t.text) as MemoryUse;
   }
-  return { rank: r.rank, peers, comms };
+  return { rank: r.rank, peers, comms, memory };
 }
 
 /** One entry per monitor instance in the stack. */

@@ -5,8 +5,11 @@
  * all-to-one and all-to-all totals. Everything is counted in the rank's profile file, so a
  * crashed job still reports it. Layout: monitor.h; report: src/report/monitor.ts. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "mpii_core.h"
 #include "mpii_tool.h"
 #include "handle_map.h"
@@ -170,10 +173,29 @@ static void start_recording(void)
     recording = 1;
 }
 
+/* How much of the per-peer table became real memory: pages are only allocated for the rows
+ * of peers that were talked to (the table lives in a sparse file mapping). Once, at the end. */
+static void report_memory(void)
+{
+    size_t page = (size_t) sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t) peers & ~(uintptr_t) (page - 1);
+    uintptr_t end = (uintptr_t) (peers + (size_t) world_size * MON_ROW);
+    size_t npages = (end - start + page - 1) / page, resident = 0;
+    unsigned char *vec = malloc(npages ? npages : 1);
+    if (vec && mincore((void *) start, end - start, vec) == 0)
+        for (size_t i = 0; i < npages; i++) resident += vec[i] & 1;
+    free(vec);
+    char json[160];
+    snprintf(json, sizeof json, "{\"table_bytes\":%zu,\"resident_bytes\":%zu}",
+             (size_t) world_size * MON_ROW * sizeof(uint64_t), resident * page);
+    mpii_profile_text(tool, "memory", json);
+}
+
 static void stop_recording(void)
 {
     if (!recording) return;
     recording = 0;
+    report_memory();
     mon_cache_finish();
 }
 
