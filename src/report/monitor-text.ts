@@ -77,8 +77,8 @@ function formatRun(run: MonitorRun, o: Required<MonitorTextOptions>): string[] {
   const mem = run.ranks.map((r) => r.memory).filter((m) => m !== undefined);
   if (mem.length) {
     const resident = Math.max(...mem.map((m) => m.resident_bytes));
-    out.push(`  memory per rank: at most ${humanBytes(resident)} resident of a ${humanBytes(mem[0].table_bytes)} per-peer table `
-      + `(bound (10+66)·N·8 = ${humanBytes(76 * 8 * run.size)})`);
+    out.push(`  memory per rank: per-peer table ${humanBytes(mem[0].table_bytes)} (≤ (10+66)·N·8 = ${humanBytes(76 * 8 * run.size)}), `
+      + `pages touched ≤ ${humanBytes(resident)}`);
   }
   if (o.matrix && run.size > 1) {
     out.push(`  bytes sent, all classes:`);
