@@ -26,6 +26,28 @@ static inline uint64_t bytes(MPI_Count count, MPI_Datatype type)
     return count > 0 ? (uint64_t) count * mon_type_size(type) : 0;
 }
 
+/* The sizes of the call's datatypes, asked once per call rather than once per peer, and only
+ * the ones MPI defines here: with MPI_IN_PLACE the send type is ignored (may be garbage), and
+ * only the root's receive type of a gather (send type of a scatter) is meaningful. */
+typedef struct {
+    uint64_t send, recv, data;
+} sizes_t;
+
+static sizes_t sizes_of(int kind, const mpii_args_t *a)
+{
+    int in_place = a->send_buffer == MPI_IN_PLACE;
+    int send = kind == MPII_KIND_COLL_O2A || (kind != MPII_KIND_COLL_A2O && !in_place);
+    int recv = kind == MPII_KIND_COLL_A2O || (kind != MPII_KIND_COLL_O2A && in_place);
+    return (sizes_t){ send && a->send_datatype ? mon_type_size(a->send_datatype) : 0,
+                      recv && a->recv_datatype ? mon_type_size(a->recv_datatype) : 0,
+                      a->datatype ? mon_type_size(a->datatype) : 0 };
+}
+
+static inline uint64_t times(MPI_Count count, uint64_t size)
+{
+    return count > 0 ? (uint64_t) count * size : 0;
+}
+
 /* The peers of a collective: the remote group of an inter-communicator, else the local one. */
 typedef struct {
     int n, me;          /* me = -1 when the peers are the other group */
@@ -45,36 +67,36 @@ static int is_root(const mon_group_t *g, int root)
 }
 
 /* What this process sends to peer i in an all-to-all style call. */
-static uint64_t a2a_bytes(const mpii_args_t *a, int i, int me)
+static uint64_t a2a_bytes(const mpii_args_t *a, const sizes_t *z, int i, int me)
 {
     int in_place = a->send_buffer == MPI_IN_PLACE;
     if (a->send_datatypes || (in_place && a->recv_datatypes)) /* alltoallw */
         return in_place ? bytes(at(a->recv_counts, a->recv_counts_c, i), a->recv_datatypes[i])
                         : bytes(at(a->send_counts, a->send_counts_c, i), a->send_datatypes[i]);
     if (a->send_counts || a->send_counts_c) /* alltoallv */
-        return in_place ? bytes(at(a->recv_counts, a->recv_counts_c, i), a->recv_datatype)
-                        : bytes(at(a->send_counts, a->send_counts_c, i), a->send_datatype);
+        return in_place ? times(at(a->recv_counts, a->recv_counts_c, i), z->recv)
+                        : times(at(a->send_counts, a->send_counts_c, i), z->send);
     if (a->send_datatype || a->recv_datatype) { /* allgather[v], alltoall */
-        if (!in_place) return bytes(a->send_count, a->send_datatype);
-        if (a->recv_counts || a->recv_counts_c) return bytes(at(a->recv_counts, a->recv_counts_c, me < 0 ? 0 : me), a->recv_datatype);
-        return bytes(a->recv_count, a->recv_datatype);
+        if (!in_place) return times(a->send_count, z->send);
+        if (a->recv_counts || a->recv_counts_c) return times(at(a->recv_counts, a->recv_counts_c, me < 0 ? 0 : me), z->recv);
+        return times(a->recv_count, z->recv);
     }
-    if (a->recv_counts || a->recv_counts_c) return bytes(at(a->recv_counts, a->recv_counts_c, i), a->datatype); /* reduce_scatter */
-    if (a->recv_count) return bytes(a->recv_count, a->datatype); /* reduce_scatter_block */
-    return bytes(a->count, a->datatype);                        /* allreduce, scans */
+    if (a->recv_counts || a->recv_counts_c) return times(at(a->recv_counts, a->recv_counts_c, i), z->data); /* reduce_scatter */
+    if (a->recv_count) return times(a->recv_count, z->data); /* reduce_scatter_block */
+    return times(a->count, z->data);                        /* allreduce, scans */
 }
 
 /* What the root of a one-to-all sends to peer i, or receives from it in an all-to-one. */
-static uint64_t rooted_bytes(int kind, const mpii_args_t *a, int i)
+static uint64_t rooted_bytes(int kind, const mpii_args_t *a, const sizes_t *z, int i)
 {
     if (kind == MPII_KIND_COLL_O2A) {
-        if (a->send_counts || a->send_counts_c) return bytes(at(a->send_counts, a->send_counts_c, i), a->send_datatype);
-        if (a->send_datatype) return bytes(a->send_count, a->send_datatype);
-        return bytes(a->count, a->datatype); /* bcast */
+        if (a->send_counts || a->send_counts_c) return times(at(a->send_counts, a->send_counts_c, i), z->send);
+        if (a->send_datatype) return times(a->send_count, z->send);
+        return times(a->count, z->data); /* bcast */
     }
-    if (a->recv_counts || a->recv_counts_c) return bytes(at(a->recv_counts, a->recv_counts_c, i), a->recv_datatype);
-    if (a->recv_datatype) return bytes(a->recv_count, a->recv_datatype);
-    return bytes(a->count, a->datatype); /* reduce */
+    if (a->recv_counts || a->recv_counts_c) return times(at(a->recv_counts, a->recv_counts_c, i), z->recv);
+    if (a->recv_datatype) return times(a->recv_count, z->recv);
+    return times(a->count, z->data); /* reduce */
 }
 
 /* Neighbourhood collectives: the destinations in send-buffer order, as world ranks (-1 for an
@@ -112,7 +134,8 @@ static int neighbors(MPI_Comm comm, mon_group_t *g)
         free(dw);
     }
     if (!slots) n = 0;
-    for (int k = 0; k < n; k++) slots[k] = slots[k] >= 0 && slots[k] < g->size ? g->world[slots[k]] : -1;
+    /* -1 for MPI_PROC_NULL and for this process itself (a periodic dimension of size 1) */
+    for (int k = 0; k < n; k++) slots[k] = slots[k] >= 0 && slots[k] < g->size && slots[k] != g->rank ? g->world[slots[k]] : -1;
     g->neighbors = slots;
     g->nneighbors = n;
     g->neighbors_known = 1;
@@ -136,29 +159,32 @@ void mon_collective(int kind, const mpii_args_t *a)
 
     if (kind == MPII_KIND_COLL_O2A || kind == MPII_KIND_COLL_A2O) {
         if (!is_root(g, a->root)) return; /* only the root records a rooted collective */
+        sizes_t z = sizes_of(kind, a);
         for (int i = 0; i < ps.n; i++) {
             if (i == ps.me) continue;
-            uint64_t b = rooted_bytes(kind, a, i);
+            uint64_t b = rooted_bytes(kind, a, &z, i);
             if (b) mon_count(ps.world[i], MON_COLL_COUNT, b);
             total += b;
         }
         field = kind == MPII_KIND_COLL_O2A ? MON_O2A_BYTES : MON_A2O_BYTES;
     } else if (kind == MPII_KIND_COLL_NEIGHBOR) {
         int n = neighbors(a->comm, g);
+        sizes_t z = sizes_of(kind, a);
         for (int k = 0; k < n; k++) {
             if (g->neighbors[k] < 0) continue;
             uint64_t b = a->send_datatypes ? bytes(at(a->send_counts, a->send_counts_c, k), a->send_datatypes[k])
-                       : (a->send_counts || a->send_counts_c) ? bytes(at(a->send_counts, a->send_counts_c, k), a->send_datatype)
-                       : bytes(a->send_count, a->send_datatype);
+                       : (a->send_counts || a->send_counts_c) ? times(at(a->send_counts, a->send_counts_c, k), z.send)
+                       : times(a->send_count, z.send);
             if (b) mon_count(g->neighbors[k], MON_COLL_COUNT, b);
             total += b;
         }
     } else {
         int first = kind == MPII_KIND_COLL_SCAN && ps.me >= 0 ? ps.me + 1 : 0; /* prefix: to higher ranks */
         if (ps.n - (ps.me >= 0) <= 0) return; /* nobody to talk to */
+        sizes_t z = sizes_of(kind, a);
         for (int i = first; i < ps.n; i++) {
             if (i == ps.me) continue;
-            uint64_t b = kind == MPII_KIND_COLL_BARRIER ? 0 : a2a_bytes(a, i, ps.me);
+            uint64_t b = kind == MPII_KIND_COLL_BARRIER ? 0 : a2a_bytes(a, &z, i, ps.me);
             if (b || kind == MPII_KIND_COLL_BARRIER) mon_count(ps.world[i], MON_COLL_COUNT, b);
             total += b;
         }

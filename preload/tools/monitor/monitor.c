@@ -35,6 +35,7 @@ static inline int hist_bin(uint64_t bytes)
 
 uint64_t mon_type_size(MPI_Datatype type)
 {
+    if (type == MPI_DATATYPE_NULL) return 0; /* legal with zero counts; MPI would call it an error */
     MPI_Count size = 0;
     MPII_PMPI(MPI_Type_size_x, MPI_TYPE_SIZE_X_T)(type, &size);
     return size > 0 ? (uint64_t) size : 0;
@@ -140,8 +141,8 @@ static inline __attribute__((always_inline)) void before(mpii_kind_t kind, int i
     case MPII_KIND_COLL_SCAN:
     case MPII_KIND_COLL_BARRIER:
     case MPII_KIND_COLL_NEIGHBOR: mon_collective(kind, a); break;
-    case MPII_KIND_COMM_FREE: mon_comm_forget(*a->comm_ref); break;
-    case MPII_KIND_WIN_FREE: mon_win_forget(*a->win_ref); break;
+    case MPII_KIND_COMM_FREE: if (a->comm_ref) mon_comm_forget(*a->comm_ref); break;
+    case MPII_KIND_WIN_FREE: if (a->win_ref) mon_win_forget(*a->win_ref); break;
     default:
         if (id == MPI_REQUEST_FREE_T && a->request) free(handle_map_take(&persistent, MON_KEY(*a->request)));
         break;
@@ -204,7 +205,7 @@ static void stop_recording(void)
     {                                                                                      \
         mpii_args_t a = MPII_ARGS_##NAME;                                                  \
         (void) a;                                                                          \
-        if (KIND == MPII_KIND_FINALIZE) stop_recording();                                  \
+        if (ID == MPI_FINALIZE_T) stop_recording();                                        \
         if (MPII_LIKELY(recording)) {                                                      \
             if (threaded) pthread_mutex_lock(&lock);                                       \
             before(KIND, ID, &a);                                                          \
@@ -227,12 +228,12 @@ MPII_FOREACH_FUNC(MON_WRAPPER)
 static int wanted(const mpii_fn_info_t *f)
 {
     switch (f->kind) {
-    case MPII_KIND_INIT: case MPII_KIND_FINALIZE: case MPII_KIND_SEND: case MPII_KIND_SENDRECV:
+    case MPII_KIND_INIT: case MPII_KIND_SEND: case MPII_KIND_SENDRECV:
     case MPII_KIND_SEND_INIT: case MPII_KIND_START: case MPII_KIND_RMA_PUT: case MPII_KIND_RMA_GET:
     case MPII_KIND_RMA_ACC: case MPII_KIND_COLL_O2A: case MPII_KIND_COLL_A2O: case MPII_KIND_COLL_A2A:
     case MPII_KIND_COLL_SCAN: case MPII_KIND_COLL_BARRIER: case MPII_KIND_COLL_NEIGHBOR: case MPII_KIND_COMM_CREATE:
     case MPII_KIND_COMM_FREE: case MPII_KIND_WIN_FREE: return 1;
-    default: return f->id == MPI_REQUEST_FREE_T || f->id == MPI_COMM_SET_NAME_T;
+    default: return f->id == MPI_FINALIZE_T || f->id == MPI_REQUEST_FREE_T || f->id == MPI_COMM_SET_NAME_T;
     }
 }
 
