@@ -68,6 +68,12 @@ describe('generation from the installed headers', () => {
       assert.equal(send.kind, 'send');
       assert.deepEqual(send.roles, ['buffer', 'count', 'datatype', 'peer', 'tag', 'comm']);
       assert.equal(g.functions.find((x) => x.name === 'MPI_Alltoall')!.kind, 'coll-a2a');
+      // the argument view: every role by name, whatever the parameter's position or spelling
+      const gen = g.files['mpii_gen.h'];
+      assert.match(gen, /#define MPII_ARGS_MPI_Send \(\(mpii_args_t\) \{ \.buffer = \(const void \*\) buf, \.count = \(MPI_Count\) count, \.datatype = \(MPI_Datatype\) datatype, \.peer = \(int\) dest, \.tag = \(int\) tag, \.comm = \(MPI_Comm\) comm \}\)/);
+      assert.match(gen, /#define MPII_ARGS_MPI_Sendrecv \(\(mpii_args_t\) \{[^\n]*\.peer = \(int\) dest,[^\n]*\.recv_peer = \(int\) source/);
+      assert.match(gen, /#define MPII_ARGS_MPI_Comm_free \(\(mpii_args_t\) \{ \.comm_ref = \(MPI_Comm \*\) comm \}\)/);
+      assert.match(gen, /#define MPII_ARGS_MPI_Cart_create \(\(mpii_args_t\) \{ \.comm = \(MPI_Comm\) \w+, \.new_comm = \(MPI_Comm \*\) comm_cart \}\)/);
       if (f === 'mpich') {
         // ids are MPICH's own enum, so tools compiled against MPICH's mpi.h agree with the shim
         const e = parseEnum(pre, 'QMPI_Functions_enum');
@@ -76,6 +82,8 @@ describe('generation from the installed headers', () => {
         assert.ok(g.functions.some((x) => x.name === 'MPI_Send_c'), 'large-count variants');
         assert.equal(g.functions.find((x) => x.name === 'MPI_Send_c')!.kind, 'send');
         assert.match(g.files['qmpi.h'], /#include <mpi\.h>/);
+        // the argument view: large-count arrays fill the `_c` twin of an int-array field
+        assert.match(g.files['mpii_gen.h'], /#define MPII_ARGS_MPI_Alltoallv_c \(\(mpii_args_t\) \{ [^\n]*\.send_counts_c = \(const MPI_Count \*\) sendcounts/);
       } else {
         assert.match(g.files['qmpi.h'], /enum QMPI_Functions_enum \{\n {4}MPI_ABORT_T,/);
         assert.match(g.files['qmpi.h'], /typedef int \(QMPI_Send_t\) \(QMPI_Context context, int tool_id, const void \*buf/);
