@@ -15,14 +15,11 @@
 // Knobs (environment): ROUNDS (latency rounds, default 25, cut short after BUDGET_S=140 s),
 // ITERS (ping-pongs per run, default 100000), LAUNCH_ROUNDS (default 10), MPI=openmpi|mpich.
 // Plain text on stdout; progress on stderr.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { FLAVORS, MPII, ROOT, env, log, lpad, median, pad, run, runRetry, shuffle, versionOf, which } from './common.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const MPII = join(ROOT, 'bin', 'mpii.js');
 const PINGPONG = join(ROOT, 'bench', 'pingpong.c');
 const ROUNDS = Number(process.env.ROUNDS ?? 25);
 const ITERS = Number(process.env.ITERS ?? 100000);
@@ -31,63 +28,9 @@ const SIZE = 8;
 const LAYERS = [1, 10, 100];
 const TIME_BUDGET_MS = Number(process.env.BUDGET_S ?? 140) * 1000; // per MPI, latency rounds: stop early rather than overrun
 
-const FLAVORS = [
-  // Open MPI refuses to run as root without these; --oversubscribe keeps -np 2 working on any box.
-  { name: 'openmpi', label: 'Open MPI', cc: 'mpicc.openmpi', run: 'mpirun.openmpi', extra: ['--oversubscribe'] },
-  // MPICH's hydra has no --oversubscribe (and does not need it).
-  { name: 'mpich', label: 'MPICH', cc: 'mpicc.mpich', run: 'mpirun.mpich', extra: [] },
-];
-
-const env = { ...process.env, OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' };
-delete env.TOOLS; // a stray TOOLS/LD_PRELOAD would change what "plain" means
-delete env.LD_PRELOAD;
-
 const tmp = mkdtempSync(join(tmpdir(), 'mpii-bench-'));
 let outSeq = 0;
-const log = (m) => process.stderr.write(`# ${m}\n`);
 
-function which(cmd) {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).status === 0;
-}
-
-function run(argv, timeoutMs = 120_000) {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(argv[0], argv.slice(1), { env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 1 << 24 });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.error || r.status !== 0) {
-    const why = r.error ? r.error.message : `exit ${r.status ?? r.signal}`;
-    throw new Error(`${argv.join(' ')}: ${why}\n${(r.stderr || '').trim().split('\n').slice(-15).join('\n')}`);
-  }
-  return { ms, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** run, retrying a few times: the shim may be rebuilt under us if preload/ changes meanwhile */
-function runRetry(argv, tries = 3) {
-  for (let i = 1; ; i++) {
-    try {
-      return run(argv);
-    } catch (e) {
-      if (i >= tries) throw e;
-      log(`retry ${i} after failure: ${e.message.split('\n')[0]}`);
-    }
-  }
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const shuffle = (xs) => {
-  const a = [...xs];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-  return a;
-};
-const pad = (s, n) => String(s).padEnd(n);
-const lpad = (s, n) => String(s).padStart(n);
 const noops = (k) => Array(k).fill('noop').join(',');
 
 function mpiiArgs(fl, tools, extra) {
@@ -191,8 +134,8 @@ try {
       const hello = join(tmp, `hello-${fl.name}`);
       run([fl.cc, '-O2', '-o', exe, PINGPONG]);
       run([fl.cc, '-O2', '-o', hello, join(tmp, 'hello.c')]);
-      const ver = spawnSync(fl.run, ['--version'], { env, encoding: 'utf8' }).stdout.split('\n').find((l) => /\d/.test(l)) ?? '';
-      console.log(`=== ${fl.label} (${ver.trim()}) ===`);
+      const ver = versionOf(fl);
+      console.log(`=== ${fl.label} (${ver}) ===`);
       for (const l of latency(fl, exe)) console.log(l);
       console.log('');
       for (const l of launch(fl, hello)) console.log(l);

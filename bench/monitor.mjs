@@ -14,22 +14,19 @@
 //   3. per benchmark a table + `monitor / plain` and `monitor / ompi monitoring` against their targets.
 //
 // Usage (after `npm run build`): node bench/monitor.mjs
-// Knobs (environment): ROUNDS (rounds per benchmark, default 25, cut short after BUDGET_S=40 s per
+// Knobs (environment): ROUNDS (rounds per benchmark, default 40, cut short after BUDGET_S=45 s per
 // benchmark), ITERS (ping-pongs and -np 2 all-to-alls per run, default 100000; -np 4 runs ITERS/10),
 // MPI=openmpi|mpich.
 // Plain text on stdout; progress on stderr.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { FLAVORS, MPII, ROOT, env, log, lpad, median, pad, run, runRetry, shuffle, versionOf, which } from './common.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const MPII = join(ROOT, 'bin', 'mpii.js');
-const ROUNDS = Number(process.env.ROUNDS ?? 25);
+const ROUNDS = Number(process.env.ROUNDS ?? 40);
 const ITERS = Number(process.env.ITERS ?? 100000);
 const SIZE = 8;
-const TIME_BUDGET_MS = Number(process.env.BUDGET_S ?? 40) * 1000; // per benchmark: stop early rather than overrun
+const TIME_BUDGET_MS = Number(process.env.BUDGET_S ?? 45) * 1000; // per benchmark: stop early rather than overrun
 
 // Open MPI's monitoring: pml_monitoring_enable is the one switch for the pml, coll and osc monitoring
 // components (2 = point-to-point and collective traffic counted apart, as `monitor` does); output 0
@@ -37,61 +34,8 @@ const TIME_BUDGET_MS = Number(process.env.BUDGET_S ?? 40) * 1000; // per benchma
 // profile, but after the timed loop, so neither side pays for output inside the measurement).
 const OMPI_MON = ['--mca', 'pml_monitoring_enable', '2', '--mca', 'pml_monitoring_enable_output', '0'];
 
-const FLAVORS = [
-  // Open MPI refuses to run as root without these; --oversubscribe keeps -np 2 (and 4) working on any box.
-  { name: 'openmpi', label: 'Open MPI', cc: 'mpicc.openmpi', run: 'mpirun.openmpi', extra: ['--oversubscribe'], ompi: true },
-  // MPICH's hydra has no --oversubscribe (and does not need it).
-  { name: 'mpich', label: 'MPICH', cc: 'mpicc.mpich', run: 'mpirun.mpich', extra: [], ompi: false },
-];
-
-const env = { ...process.env, OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' };
-delete env.TOOLS; // a stray TOOLS/LD_PRELOAD would change what "plain" means
-delete env.LD_PRELOAD;
-
 const tmp = mkdtempSync(join(tmpdir(), 'mpii-bench-'));
 let outSeq = 0;
-const log = (m) => process.stderr.write(`# ${m}\n`);
-
-function which(cmd) {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).status === 0;
-}
-
-function run(argv, timeoutMs = 120_000) {
-  const r = spawnSync(argv[0], argv.slice(1), { env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 1 << 24 });
-  if (r.error || r.status !== 0) {
-    const why = r.error ? r.error.message : `exit ${r.status ?? r.signal}`;
-    throw new Error(`${argv.join(' ')}: ${why}\n${(r.stderr || '').trim().split('\n').slice(-15).join('\n')}`);
-  }
-  return { stdout: r.stdout, stderr: r.stderr };
-}
-
-/** run, retrying a few times: the shim may be rebuilt under us if preload/ changes meanwhile */
-function runRetry(argv, tries = 3) {
-  for (let i = 1; ; i++) {
-    try {
-      return run(argv);
-    } catch (e) {
-      if (i >= tries) throw e;
-      log(`retry ${i} after failure: ${e.message.split('\n')[0]}`);
-    }
-  }
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const shuffle = (xs) => {
-  const a = [...xs];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-  return a;
-};
-const pad = (s, n) => String(s).padEnd(n);
-const lpad = (s, n) => String(s).padStart(n);
 
 function mpiiArgs(tools, prog) {
   // no --mpi: let mpii detect the MPI from the binary, as a user's run would; a fresh --out per run so
@@ -114,13 +58,13 @@ function configs(fl, prog) {
  * traffic. Without this a misspelt or ignored MCA parameter would make "ompi monitoring" look free.
  */
 function checkOmpiMonitoring(fl, b) {
-  const on = ['--mca', 'pml_monitoring_enable', '2', '--mca', 'pml_monitoring_enable_output', '1'];
+  const on = [...OMPI_MON.slice(0, -1), '1']; // same settings, but pml_monitoring_enable_output 1
   const out = runRetry([fl.run, ...on, ...b.prog(b.checkIters)]).stdout;
   const n = b.monitored(out);
   if (!(n >= b.checkIters)) {
-    throw new Error(`Open MPI's monitoring did not count the ${b.what} traffic (${OMPI_MON.join(' ')}); output:\n${out}`);
+    throw new Error(`Open MPI's monitoring did not count the ${b.what} (${on.join(' ')}); output:\n${out}`);
   }
-  return `${b.what} messages counted by Open MPI's monitoring in a ${b.checkIters}-iteration check run: ${n}`;
+  return `check: Open MPI's monitoring is on; it counted ${n} ${b.what} in a ${b.checkIters}-iteration run`;
 }
 
 /** one benchmark: warm-up, interleaved rounds within the time budget, table and ratios */
@@ -184,7 +128,7 @@ function benchmarks(fl, pingpong, alltoall) {
     short: 'ping-pong',
     title: `${SIZE}-byte ping-pong, -np 2, shared memory`,
     unit: 'half round trip',
-    what: 'point-to-point',
+    what: 'messages from rank 0 to 1 (warm-up included)',
     iters: ITERS,
     checkIters: 1000,
     prog: (n) => ['-np', '2', ...fl.extra, pingpong, String(n), String(SIZE)],
@@ -196,7 +140,7 @@ function benchmarks(fl, pingpong, alltoall) {
     short: `alltoall -np ${np}`,
     title: `MPI_Alltoall, ${SIZE} bytes per peer, -np ${np}${np > availableParallelism() ? ` (oversubscribed: ${availableParallelism()} cores)` : ''}`,
     unit: 'time per call (slowest rank)',
-    what: 'collective',
+    what: 'collectives on MPI_COMM_WORLD (warm-up and barriers included)',
     iters,
     checkIters: 1000,
     prog: (n) => ['-np', String(np), ...fl.extra, alltoall, String(n), String(SIZE)],
@@ -224,8 +168,8 @@ try {
       const alltoall = join(tmp, `alltoall-${fl.name}`);
       run([fl.cc, '-O2', '-o', pingpong, join(ROOT, 'bench', 'pingpong.c')]);
       run([fl.cc, '-O2', '-o', alltoall, join(ROOT, 'bench', 'alltoall.c')]);
-      const ver = spawnSync(fl.run, ['--version'], { env, encoding: 'utf8' }).stdout.split('\n').find((l) => /\d/.test(l)) ?? '';
-      console.log(`=== ${fl.label} (${ver.trim()}) ===`);
+      const ver = versionOf(fl);
+      console.log(`=== ${fl.label} (${ver}) ===`);
       for (const b of benchmarks(fl, pingpong, alltoall)) {
         // one failed benchmark should not cost the others their results
         try {

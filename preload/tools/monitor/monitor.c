@@ -33,18 +33,25 @@ static inline int hist_bin(uint64_t bytes)
     return bytes ? 64 - __builtin_clzll(bytes) : 0; /* 1 + floor(log2(bytes)), exact */
 }
 
-uint64_t mon_type_size(MPI_Datatype type)
+mon_type_slot_t mon_type_cache[MON_TYPE_SLOTS];
+
+uint64_t mon_type_size_slow(MPI_Datatype type, mon_type_slot_t *slot)
 {
     if (type == MPI_DATATYPE_NULL) return 0; /* legal with zero counts; MPI would call it an error */
     MPI_Count size = 0;
     MPII_PMPI(MPI_Type_size_x, MPI_TYPE_SIZE_X_T)(type, &size);
-    return size > 0 ? (uint64_t) size : 0;
+    *slot = (mon_type_slot_t){ MON_KEY(type), size > 0 ? (uint64_t) size : 0 };
+    return slot->size;
 }
 
 static inline uint64_t bytes_of(MPI_Count count, MPI_Datatype type)
 {
     return count > 0 ? (uint64_t) count * mon_type_size(type) : 0;
 }
+
+/* Everything a wrapper runs is inlined into it, so the compiler keeps the few fields of
+ * mpii_args_t it reads in registers instead of building the whole struct on every call. */
+#define MON_INLINE static inline __attribute__((always_inline))
 
 static inline uint64_t *row(int world) { return peers + (size_t) world * MON_ROW; }
 
@@ -78,13 +85,14 @@ void mon_count(int world, int what, uint64_t bytes)
     r[what + 1] += bytes;
 }
 
-static void on_send(const mpii_args_t *a)
+MON_INLINE void on_send(const mpii_args_t *a)
 {
-    count_send(world_of(a->comm, a->peer), bytes_of(a->count ? a->count : a->send_count,
-                                                    a->datatype ? a->datatype : a->send_datatype));
+    int world = world_of(a->comm, a->peer);
+    if (world < 0 || world == world_rank) return; /* before asking MPI for the type's size */
+    count_send(world, bytes_of(a->count ? a->count : a->send_count, a->datatype ? a->datatype : a->send_datatype));
 }
 
-static void on_started(const MPI_Request *reqs, int n)
+MON_INLINE void on_started(const MPI_Request *reqs, int n)
 {
     for (int i = 0; i < n; i++) {
         const mon_persistent_t *p = handle_map_get(&persistent, MON_KEY(reqs[i]));
@@ -92,7 +100,7 @@ static void on_started(const MPI_Request *reqs, int n)
     }
 }
 
-static void on_send_init(const mpii_args_t *a)
+MON_INLINE void on_send_init(const mpii_args_t *a)
 {
     int world = world_of(a->comm, a->peer);
     if (world < 0 || world == world_rank) return; /* nothing to count at MPI_Start */
@@ -104,7 +112,7 @@ static void on_send_init(const mpii_args_t *a)
 }
 
 /* One-sided: S = data written into the peer's memory, R = data read from it. */
-static void on_rma(mpii_kind_t kind, int id, const mpii_args_t *a)
+MON_INLINE void on_rma(mpii_kind_t kind, int id, const mpii_args_t *a)
 {
     const mon_group_t *w = mon_win(a->win);
     if (!w || a->peer < 0 || a->peer >= w->size) return;
@@ -122,7 +130,7 @@ static void on_rma(mpii_kind_t kind, int id, const mpii_args_t *a)
 
 /* Before the call reaches the MPI library. KIND is a constant in each wrapper, so every
  * wrapper keeps only its own case. */
-static inline __attribute__((always_inline)) void before(mpii_kind_t kind, int id, const mpii_args_t *a)
+MON_INLINE void before(mpii_kind_t kind, int id, const mpii_args_t *a)
 {
     (void) id;
     switch (kind) {
@@ -145,12 +153,14 @@ static inline __attribute__((always_inline)) void before(mpii_kind_t kind, int i
     case MPII_KIND_WIN_FREE: if (a->win_ref) mon_win_forget(*a->win_ref); break;
     default:
         if (id == MPI_REQUEST_FREE_T && a->request) free(handle_map_take(&persistent, MON_KEY(*a->request)));
+        /* a freed handle may come back as another type: forget every cached size */
+        if (id == MPI_TYPE_FREE_T) memset(mon_type_cache, 0, sizeof mon_type_cache);
         break;
     }
 }
 
 /* After the library returned rc: new handles exist now. */
-static inline __attribute__((always_inline)) void after(mpii_kind_t kind, int id, const mpii_args_t *a, int rc)
+MON_INLINE void after(mpii_kind_t kind, int id, const mpii_args_t *a, int rc)
 {
     if (rc != MPI_SUCCESS) return;
     if (kind == MPII_KIND_SEND_INIT) on_send_init(a);
@@ -233,7 +243,9 @@ static int wanted(const mpii_fn_info_t *f)
     case MPII_KIND_RMA_ACC: case MPII_KIND_COLL_O2A: case MPII_KIND_COLL_A2O: case MPII_KIND_COLL_A2A:
     case MPII_KIND_COLL_SCAN: case MPII_KIND_COLL_BARRIER: case MPII_KIND_COLL_NEIGHBOR: case MPII_KIND_COMM_CREATE:
     case MPII_KIND_COMM_FREE: case MPII_KIND_WIN_FREE: return 1;
-    default: return f->id == MPI_FINALIZE_T || f->id == MPI_REQUEST_FREE_T || f->id == MPI_COMM_SET_NAME_T;
+    default:
+        return f->id == MPI_FINALIZE_T || f->id == MPI_REQUEST_FREE_T || f->id == MPI_COMM_SET_NAME_T ||
+               f->id == MPI_TYPE_FREE_T;
     }
 }
 

@@ -37,7 +37,24 @@ typedef struct {
 
 /* monitor.c */
 void mon_count(int world, int what, uint64_t bytes); /* what: MON_*_COUNT; self is ignored */
-uint64_t mon_type_size(MPI_Datatype type);
+
+/* Datatype sizes, cached by handle: asking MPI costs a call per message. Emptied whenever a
+ * type is freed (its handle may then name another type). */
+#define MON_TYPE_SLOTS 64
+typedef struct {
+    uintptr_t key;
+    uint64_t size;
+} mon_type_slot_t;
+extern mon_type_slot_t mon_type_cache[MON_TYPE_SLOTS] __attribute__((visibility("hidden")));
+uint64_t mon_type_size_slow(MPI_Datatype type, mon_type_slot_t *slot);
+
+static inline uint64_t mon_type_size(MPI_Datatype type)
+{
+    uintptr_t key = (uintptr_t) type;
+    mon_type_slot_t *slot = &mon_type_cache[(key ^ (key >> 6) ^ (key >> 12)) & (MON_TYPE_SLOTS - 1)];
+    if (__builtin_expect(slot->key == key && key != 0, 1)) return slot->size;
+    return mon_type_size_slow(type, slot);
+}
 
 /* collectives.c: per-peer C counts and the communicator's O2A/A2O/A2A totals */
 void mon_collective(int kind, const mpii_args_t *a);

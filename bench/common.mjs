@@ -1,0 +1,73 @@
+// bench/common.mjs - what the benchmark scripts share: the MPIs, a clean environment, running a
+// command (timed, retried), and the statistics of interleaved rounds.
+import { spawnSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const MPII = join(ROOT, 'bin', 'mpii.js');
+
+export const FLAVORS = [
+  // Open MPI refuses to run as root without the env below; --oversubscribe keeps -np 2 (and 4) working on any box.
+  { name: 'openmpi', label: 'Open MPI', cc: 'mpicc.openmpi', run: 'mpirun.openmpi', extra: ['--oversubscribe'], ompi: true },
+  // MPICH's hydra has no --oversubscribe (and does not need it).
+  { name: 'mpich', label: 'MPICH', cc: 'mpicc.mpich', run: 'mpirun.mpich', extra: [], ompi: false },
+];
+
+export const env = { ...process.env, OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' };
+delete env.TOOLS; // a stray TOOLS/LD_PRELOAD would change what "plain" means
+delete env.LD_PRELOAD;
+
+export const log = (m) => process.stderr.write(`# ${m}\n`);
+
+export function which(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).status === 0;
+}
+
+/** Runs argv to completion; throws with the tail of stderr when it fails. `ms` is its wall clock. */
+export function run(argv, timeoutMs = 120_000) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(argv[0], argv.slice(1), { env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 1 << 24 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.error || r.status !== 0) {
+    const why = r.error ? r.error.message : `exit ${r.status ?? r.signal}`;
+    throw new Error(`${argv.join(' ')}: ${why}\n${(r.stderr || '').trim().split('\n').slice(-15).join('\n')}`);
+  }
+  return { ms, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** run, retrying a few times: the shim may be rebuilt under us if preload/ changes meanwhile */
+export function runRetry(argv, tries = 3) {
+  for (let i = 1; ; i++) {
+    try {
+      return run(argv);
+    } catch (e) {
+      if (i >= tries) throw e;
+      log(`retry ${i} after failure: ${e.message.split('\n')[0]}`);
+    }
+  }
+}
+
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** a fresh order every round, so no configuration always runs right after another */
+export const shuffle = (xs) => {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+};
+
+export const pad = (s, n) => String(s).padEnd(n);
+export const lpad = (s, n) => String(s).padStart(n);
+
+/** The MPI's version line, for the results header. */
+export function versionOf(fl) {
+  return (spawnSync(fl.run, ['--version'], { env, encoding: 'utf8' }).stdout.split('\n').find((l) => /\d/.test(l)) ?? '').trim();
+}
