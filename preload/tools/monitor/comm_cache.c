@@ -21,6 +21,7 @@ typedef struct {
 static int tool;
 static MPI_Group world_group = MPI_GROUP_NULL;
 static handle_map_t comms, wins;
+static mon_group_t *world; /* MPI_COMM_WORLD, without a hash lookup */
 static record_name_t *names; /* by record index */
 static int nrecords;
 
@@ -117,11 +118,13 @@ int mon_cache_init(int tool_id)
     tool = tool_id;
     if (P(MPI_Comm_group, MPI_COMM_GROUP_T)(MPI_COMM_WORLD, &world_group) != MPI_SUCCESS) return -1;
     /* as in Open MPI's output: MPI_COMM_WORLD first, then MPI_COMM_SELF */
-    return describe_comm(MPI_COMM_WORLD, "MPI_COMM_WORLD") && describe_comm(MPI_COMM_SELF, "MPI_COMM_SELF") ? 0 : -1;
+    world = describe_comm(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+    return world && describe_comm(MPI_COMM_SELF, "MPI_COMM_SELF") ? 0 : -1;
 }
 
 mon_group_t *mon_comm(MPI_Comm comm)
 {
+    if (comm == MPI_COMM_WORLD && world) return world;
     mon_group_t *g = handle_map_get(&comms, MON_KEY(comm));
     if (MPII_LIKELY(g != NULL)) return g;
     if (comm == MPI_COMM_NULL || world_group == MPI_GROUP_NULL) return NULL;

@@ -14,6 +14,7 @@
 #include "mpii_tool.h"
 #include "handle_map.h"
 #include "monitor.h"
+#include "collectives.h"
 
 static int tool;
 static int world_rank = -1, world_size;

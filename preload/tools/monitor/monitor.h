@@ -56,9 +56,6 @@ static inline uint64_t mon_type_size(MPI_Datatype type)
     return mon_type_size_slow(type, slot);
 }
 
-/* collectives.c: per-peer C counts and the communicator's O2A/A2O/A2A totals */
-void mon_collective(int kind, const mpii_args_t *a);
-
 /* comm_cache.c */
 int mon_cache_init(int tool_id);                  /* after MPI_Init; 0 or -1 */
 mon_group_t *mon_comm(MPI_Comm comm);            /* created on first use; NULL if not usable */

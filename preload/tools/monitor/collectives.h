@@ -9,11 +9,16 @@
  * MPI_IN_PLACE, the scan total, scatterv to self) this follows the MPI semantics instead;
  * README "monitor" lists each difference. Only data that moves is counted: a peer that gets
  * 0 bytes gets no message (except in a barrier), a call that moves nothing adds no operation. */
+#ifndef MPII_MONITOR_COLLECTIVES_H
+#define MPII_MONITOR_COLLECTIVES_H
+/* Included by monitor.c only: every function that reads the call's arguments is inlined into the
+ * wrappers, so the argument struct is never built in memory (measured: ~60 ns per MPI_Alltoall). */
 #include <stdlib.h>
 #include "mpii_core.h"
 #include "monitor.h"
 
 #define P(name, id) MPII_PMPI(name, id)
+#define COLL_INLINE static inline __attribute__((always_inline))
 
 /* element i of a counts array, whichever width this function uses */
 static inline MPI_Count at(const int *c, const MPI_Count *cc, int i)
@@ -33,7 +38,7 @@ typedef struct {
     uint64_t send, recv, data;
 } sizes_t;
 
-static sizes_t sizes_of(int kind, const mpii_args_t *a)
+COLL_INLINE sizes_t sizes_of(int kind, const mpii_args_t *a)
 {
     int in_place = a->send_buffer == MPI_IN_PLACE;
     int send = kind == MPII_KIND_COLL_O2A || (kind != MPII_KIND_COLL_A2O && !in_place);
@@ -67,7 +72,7 @@ static int is_root(const mon_group_t *g, int root)
 }
 
 /* What this process sends to peer i in an all-to-all style call. */
-static uint64_t a2a_bytes(const mpii_args_t *a, const sizes_t *z, int i, int me)
+COLL_INLINE uint64_t a2a_bytes(const mpii_args_t *a, const sizes_t *z, int i, int me)
 {
     int in_place = a->send_buffer == MPI_IN_PLACE;
     if (a->send_datatypes || (in_place && a->recv_datatypes)) /* alltoallw */
@@ -87,7 +92,7 @@ static uint64_t a2a_bytes(const mpii_args_t *a, const sizes_t *z, int i, int me)
 }
 
 /* What the root of a one-to-all sends to peer i, or receives from it in an all-to-one. */
-static uint64_t rooted_bytes(int kind, const mpii_args_t *a, const sizes_t *z, int i)
+COLL_INLINE uint64_t rooted_bytes(int kind, const mpii_args_t *a, const sizes_t *z, int i)
 {
     if (kind == MPII_KIND_COLL_O2A) {
         if (a->send_counts || a->send_counts_c) return times(at(a->send_counts, a->send_counts_c, i), z->send);
@@ -101,7 +106,7 @@ static uint64_t rooted_bytes(int kind, const mpii_args_t *a, const sizes_t *z, i
 
 /* Neighbourhood collectives: the destinations in send-buffer order, as world ranks (-1 for an
  * MPI_PROC_NULL slot of a Cartesian shift). Computed once per communicator. */
-static int neighbors(MPI_Comm comm, mon_group_t *g)
+static __attribute__((noinline)) int neighbors(MPI_Comm comm, mon_group_t *g)
 {
     if (g->neighbors_known) return g->nneighbors;
     int topo = MPI_UNDEFINED, n = 0;
@@ -149,7 +154,7 @@ static void add_total(mon_group_t *g, int field, uint64_t total)
     g->stats[field + 1]++;
 }
 
-void mon_collective(int kind, const mpii_args_t *a)
+COLL_INLINE void mon_collective(int kind, const mpii_args_t *a)
 {
     mon_group_t *g = mon_comm(a->comm);
     if (!g) return;
@@ -195,3 +200,5 @@ void mon_collective(int kind, const mpii_args_t *a)
     }
     if (total) add_total(g, field, total);
 }
+#undef P
+#endif
