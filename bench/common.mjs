@@ -67,7 +67,18 @@ export const shuffle = (xs) => {
 export const pad = (s, n) => String(s).padEnd(n);
 export const lpad = (s, n) => String(s).padStart(n);
 
-/** The MPI's version line, for the results header. */
-export function versionOf(fl) {
-  return (spawnSync(fl.run, ['--version'], { env, encoding: 'utf8' }).stdout.split('\n').find((l) => /\d/.test(l)) ?? '').trim();
+/** The MPIs to benchmark: both, or only $MPI; a missing one is reported and skipped. */
+export function installedFlavors() {
+  return FLAVORS.filter((fl) => {
+    if (process.env.MPI && process.env.MPI !== fl.name) return false;
+    if (which(fl.cc) && which(fl.run)) return true;
+    console.log(`${fl.label}: not installed (${fl.cc}/${fl.run} not found), skipped\n`);
+    return false;
+  });
+}
+
+/** The results header of one MPI, with its version line. */
+export function flavorHeader(fl) {
+  const ver = spawnSync(fl.run, ['--version'], { env, encoding: 'utf8' }).stdout.split('\n').find((l) => /\d/.test(l)) ?? '';
+  return `=== ${fl.label} (${ver.trim()}) ===`;
 }

@@ -18,7 +18,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FLAVORS, MPII, ROOT, env, log, lpad, median, pad, run, runRetry, shuffle, versionOf, which } from './common.mjs';
+import { MPII, ROOT, flavorHeader, installedFlavors, log, lpad, median, pad, run, runRetry, shuffle } from './common.mjs';
 
 const PINGPONG = join(ROOT, 'bench', 'pingpong.c');
 const ROUNDS = Number(process.env.ROUNDS ?? 25);
@@ -123,19 +123,13 @@ int main(int argc, char **argv) { MPI_Init(&argc, &argv); MPI_Finalize(); return
 let failed = 0;
 try {
   writeFileSync(join(tmp, 'hello.c'), HELLO);
-  const wanted = FLAVORS.filter((f) => !process.env.MPI || process.env.MPI === f.name);
-  for (const fl of wanted) {
-    if (!which(fl.cc) || !which(fl.run)) {
-      console.log(`${fl.label}: not installed (${fl.cc}/${fl.run} not found), skipped\n`);
-      continue;
-    }
+  for (const fl of installedFlavors()) {
     try {
       const exe = join(tmp, `pingpong-${fl.name}`);
       const hello = join(tmp, `hello-${fl.name}`);
       run([fl.cc, '-O2', '-o', exe, PINGPONG]);
       run([fl.cc, '-O2', '-o', hello, join(tmp, 'hello.c')]);
-      const ver = versionOf(fl);
-      console.log(`=== ${fl.label} (${ver}) ===`);
+      console.log(flavorHeader(fl));
       for (const l of latency(fl, exe)) console.log(l);
       console.log('');
       for (const l of launch(fl, hello)) console.log(l);

@@ -21,7 +21,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FLAVORS, MPII, ROOT, env, log, lpad, median, pad, run, runRetry, shuffle, versionOf, which } from './common.mjs';
+import { MPII, ROOT, flavorHeader, installedFlavors, log, lpad, median, pad, run, runRetry, shuffle } from './common.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 40);
 const ITERS = Number(process.env.ITERS ?? 100000);
@@ -157,19 +157,13 @@ function benchmarks(fl, pingpong, alltoall) {
 
 let failed = 0;
 try {
-  const wanted = FLAVORS.filter((f) => !process.env.MPI || process.env.MPI === f.name);
-  for (const fl of wanted) {
-    if (!which(fl.cc) || !which(fl.run)) {
-      console.log(`${fl.label}: not installed (${fl.cc}/${fl.run} not found), skipped\n`);
-      continue;
-    }
+  for (const fl of installedFlavors()) {
     try {
       const pingpong = join(tmp, `pingpong-${fl.name}`);
       const alltoall = join(tmp, `alltoall-${fl.name}`);
       run([fl.cc, '-O2', '-o', pingpong, join(ROOT, 'bench', 'pingpong.c')]);
       run([fl.cc, '-O2', '-o', alltoall, join(ROOT, 'bench', 'alltoall.c')]);
-      const ver = versionOf(fl);
-      console.log(`=== ${fl.label} (${ver}) ===`);
+      console.log(flavorHeader(fl));
       for (const b of benchmarks(fl, pingpong, alltoall)) {
         // one failed benchmark should not cost the others their results
         try {

@@ -4,12 +4,12 @@
 // where a function keeps it, and the compiler drops every field a tool does not read.
 import type { SpecFunction } from './spec.js';
 
-export const fieldName = (role: string) => role.replace(/[^A-Za-z0-9]+/g, '_');
+const fieldName = (role: string) => role.replace(/[^A-Za-z0-9]+/g, '_');
 const norm = (t: string) => t.replace(/\bconst\b/g, '').replace(/\s+/g, ' ').replace(/ \*/g, '*').trim();
 const INTEGERS = new Set(['int', 'MPI_Count', 'MPI_Aint', 'MPI_Offset']);
 
 /** The field a parameter of type `ptype` fills for a role whose field has type `ftype`, or null. */
-export function fieldFor(role: string, ftype: string, ptype: string): { name: string; type: string } | null {
+function fieldFor(role: string, ftype: string, ptype: string): { name: string; type: string } | null {
   const f = norm(ftype);
   const p = norm(ptype);
   const name = fieldName(role);
@@ -21,7 +21,7 @@ export function fieldFor(role: string, ftype: string, ptype: string): { name: st
 }
 
 /** Every field of mpii_args_t: the spec's view plus `_c` twins of integer-array fields. */
-export function viewFields(view: Record<string, string>): Array<{ name: string; type: string }> {
+function viewFields(view: Record<string, string>): Array<{ name: string; type: string }> {
   const out: Array<{ name: string; type: string }> = [];
   for (const [role, type] of Object.entries(view)) {
     out.push({ name: fieldName(role), type });
@@ -30,7 +30,7 @@ export function viewFields(view: Record<string, string>): Array<{ name: string; 
   return out;
 }
 
-export function argsInitializer(f: SpecFunction, view: Record<string, string>): string {
+function argsInitializer(f: SpecFunction, view: Record<string, string>): string {
   const inits: string[] = [];
   const seen = new Set<string>();
   f.params.forEach((p, i) => {

@@ -32,11 +32,10 @@ export function drawMatrix(m: number[][], opts: { color: boolean; cols: number }
   const max = Math.max(0, ...cell.flat());
   // level 4: within a factor 10 of the busiest cell, 3: within 100, 2: within 1000, 1: less
   const level = (v: number) => (v <= 0 || max <= 0 ? 0 : Math.max(1, Math.min(4, 5 + Math.floor(Math.log10(v / max) + 1e-9))));
+  // a cell is two characters wide (roughly square); empty cells show a dot without colour
   const paint = (lv: number) => {
-    const s = SHADES[lv].repeat(2);
-    if (!opts.color || lv === 0) return opts.color ? '  ' : lv === 0 ? ' ·' : s;
-    const bg = [0, 236, 240, 166, 196][lv];
-    return chalk.bgAnsi256(bg)('  ');
+    if (opts.color) return lv === 0 ? '  ' : chalk.bgAnsi256([0, 236, 240, 166, 196][lv])('  ');
+    return lv === 0 ? ' ·' : SHADES[lv].repeat(2);
   };
   const label = (b: number) => (block === 1 ? String(b) : `${b * block}-${Math.min(n, (b + 1) * block) - 1}`);
   const w = Math.max(...Array.from({ length: nb }, (_, b) => label(b).length));

@@ -72,10 +72,9 @@ function rankMonitor(r: RankProfile, tool: number, size: number): RankMonitor {
 export function monitorRuns(p: Profile): MonitorRun[] {
   const ids = new Set<number>();
   for (const r of p.ranks) for (const [id, name] of r.tools) if (name === 'monitor') ids.add(id);
-  return [...ids].sort((a, b) => a - b).map((tool) => {
-    const size = Math.max(p.size, ...p.ranks.map((r) => r.size));
-    return { tool, size, ranks: p.ranks.filter((r) => r.size > 0).map((r) => rankMonitor(r, tool, r.size)) };
-  });
+  const size = Math.max(p.size, ...p.ranks.map((r) => r.size));
+  const ranks = p.ranks.filter((r) => r.size > 0);
+  return [...ids].sort((a, b) => a - b).map((tool) => ({ tool, size, ranks: ranks.map((r) => rankMonitor(r, tool, r.size)) }));
 }
 
 export function totals(run: MonitorRun): Record<ClassName, Flow> {

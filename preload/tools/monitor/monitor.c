@@ -14,7 +14,6 @@
 #include "mpii_tool.h"
 #include "handle_map.h"
 #include "monitor.h"
-#include "collectives.h"
 
 static int tool;
 static int world_rank = -1, world_size;
@@ -45,6 +44,11 @@ uint64_t mon_type_size_slow(MPI_Datatype type, mon_type_slot_t *slot)
     return slot->size;
 }
 
+static inline uint64_t times(MPI_Count count, uint64_t size)
+{
+    return count > 0 ? (uint64_t) count * size : 0;
+}
+
 static inline uint64_t bytes_of(MPI_Count count, MPI_Datatype type)
 {
     return count > 0 ? (uint64_t) count * mon_type_size(type) : 0;
@@ -54,13 +58,19 @@ static inline uint64_t bytes_of(MPI_Count count, MPI_Datatype type)
  * mpii_args_t it reads in registers instead of building the whole struct on every call. */
 #define MON_INLINE static inline __attribute__((always_inline))
 
-static inline uint64_t *row(int world) { return peers + (size_t) world * MON_ROW; }
+/* The counters of peer `world`, or NULL for a peer that is not counted: outside
+ * MPI_COMM_WORLD (-1, MPI_UNDEFINED) or this process itself (never self-traffic). */
+static inline uint64_t *peer_row(int world)
+{
+    if (world < 0 || world >= world_size || world == world_rank) return NULL;
+    return peers + (size_t) world * MON_ROW;
+}
 
 /* World rank of `peer` in comm's peer group (remote group for inter-communicators), or -1. */
 static inline int world_of(MPI_Comm comm, int peer)
 {
     if (peer < 0) return -1; /* MPI_PROC_NULL, MPI_ANY_SOURCE */
-    if (comm == MPI_COMM_WORLD) return peer < world_size ? peer : -1;
+    if (comm == MPI_COMM_WORLD) return peer;
     const mon_group_t *g = mon_comm(comm);
     if (!g) return -1;
     int n = g->remote_size ? g->remote_size : g->size;
@@ -68,43 +78,45 @@ static inline int world_of(MPI_Comm comm, int peer)
     return peer < n ? map[peer] : -1;
 }
 
-static inline void count_send(int world, uint64_t bytes)
+/* One point-to-point message: count, bytes and its histogram bin. */
+static inline void count_message(uint64_t *r, uint64_t bytes)
 {
-    if (world < 0 || world == world_rank || world >= world_size) return; /* never self-traffic */
-    uint64_t *r = row(world);
     r[MON_PML_COUNT]++;
     r[MON_PML_BYTES] += bytes;
     r[MON_HIST + hist_bin(bytes)]++;
 }
 
 /* One message of `bytes` to/from `world` in the class whose count field is `what`. */
-void mon_count(int world, int what, uint64_t bytes)
+static inline void mon_count(int world, int what, uint64_t bytes)
 {
-    if (world < 0 || world == world_rank || world >= world_size) return;
-    uint64_t *r = row(world);
+    uint64_t *r = peer_row(world);
+    if (!r) return;
     r[what]++;
     r[what + 1] += bytes;
 }
 
+#include "collectives.h" /* uses the helpers above */
+
 MON_INLINE void on_send(const mpii_args_t *a)
 {
-    int world = world_of(a->comm, a->peer);
-    if (world < 0 || world == world_rank) return; /* before asking MPI for the type's size */
-    count_send(world, bytes_of(a->count ? a->count : a->send_count, a->datatype ? a->datatype : a->send_datatype));
+    uint64_t *r = peer_row(world_of(a->comm, a->peer));
+    if (!r) return; /* before asking MPI for the type's size */
+    count_message(r, bytes_of(a->count ? a->count : a->send_count, a->datatype ? a->datatype : a->send_datatype));
 }
 
 MON_INLINE void on_started(const MPI_Request *reqs, int n)
 {
     for (int i = 0; i < n; i++) {
         const mon_persistent_t *p = handle_map_get(&persistent, MON_KEY(reqs[i]));
-        if (p) count_send(p->peer, p->bytes);
+        uint64_t *r = p ? peer_row(p->peer) : NULL;
+        if (r) count_message(r, p->bytes);
     }
 }
 
 MON_INLINE void on_send_init(const mpii_args_t *a)
 {
     int world = world_of(a->comm, a->peer);
-    if (world < 0 || world == world_rank) return; /* nothing to count at MPI_Start */
+    if (!peer_row(world)) return; /* nothing to count at MPI_Start */
     mon_persistent_t *p = malloc(sizeof *p);
     if (!p) return;
     *p = (mon_persistent_t){ world, bytes_of(a->count, a->datatype) };
@@ -133,7 +145,6 @@ MON_INLINE void on_rma(mpii_kind_t kind, int id, const mpii_args_t *a)
  * wrapper keeps only its own case. */
 MON_INLINE void before(mpii_kind_t kind, int id, const mpii_args_t *a)
 {
-    (void) id;
     switch (kind) {
     case MPII_KIND_SEND:
     case MPII_KIND_SENDRECV: on_send(a); break;

@@ -36,8 +36,6 @@ typedef struct {
 } mon_group_t;
 
 /* monitor.c */
-void mon_count(int world, int what, uint64_t bytes); /* what: MON_*_COUNT; self is ignored */
-
 /* Datatype sizes, cached by handle: asking MPI costs a call per message. Emptied whenever a
  * type is freed (its handle may then name another type). */
 #define MON_TYPE_SLOTS 64
