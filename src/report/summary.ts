@@ -3,6 +3,7 @@ import type { Profile } from '../profile/read.js';
 import { formatTraceCount, traceCountTables } from './trace-count.js';
 import { communicators, monitorRuns, totals } from './monitor.js';
 import { formatMonitor } from './monitor-text.js';
+import { formatOverlap, overlapRuns, overlapTotals } from './overlap.js';
 
 export interface ReportOptions {
   /** rows of each table (trace-count functions, monitor peer pairs); tools' own `top` otherwise */
@@ -31,6 +32,7 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
   lines.push(`tools: ${tools.size ? [...tools.entries()].sort((a, b) => a[0] - b[0]).map(([id, n]) => `${id}:${n}`).join(' ') : '(none)'}`);
   lines.push(...formatTraceCount(p, opts.top));
   lines.push(...formatMonitor(p, { top: opts.monitorTop ?? opts.top, matrix: opts.matrix, color: opts.color }));
+  lines.push(...formatOverlap(p));
   return lines.join('\n');
 }
 
@@ -53,6 +55,12 @@ export function summaryJson(p: Profile): unknown {
         peers: [...r.peers.entries()].sort((a, b) => a[0] - b[0]).map(([peer, s]) => ({ peer, ...s })),
         communicators: r.comms,
       })),
+    })),
+    overlap: overlapRuns(p).map((run) => ({
+      tool: run.tool,
+      totals: overlapTotals(run),
+      disabled: run.disabled,
+      ranks: run.ranks.map((rank, i) => ({ rank, ...Object.fromEntries([...run.stats.entries()].map(([k, v]) => [k, v[i]])) })),
     })),
   };
 }

@@ -1,0 +1,54 @@
+/* Page guards, shared by the tools that watch memory with the MMU (overlap, memcheck).
+ * A guard is a count on a range of pages of a page-exclusive heap block (heap.h): a page with a
+ * NOACCESS guard is PROT_NONE, a page with only READONLY guards is PROT_READ, other pages are
+ * read/write. Counting lets requests share pages: a page opens when its last guard goes.
+ *
+ * When the program touches a guarded page, the SIGSEGV handler asks the attached clients to
+ * deal with the address; a fault nobody claims is passed to the handler that was there before
+ * (the program's, the MPI library's, or the default action: a normal crash with a core dump).
+ * System calls that would fail with EFAULT on a guarded page (read, write, recv, …) ask the
+ * clients to release the range first; so must every tool before it hands a buffer to MPI. */
+#ifndef MPII_GUARD_H
+#define MPII_GUARD_H
+#include <stddef.h>
+#include <stdint.h>
+#include "heap.h"
+
+enum { MPII_GUARD_NOACCESS = 0, MPII_GUARD_READONLY = 1 };
+
+/* Pages with at least one guard, process-wide (0: every check is one load). */
+extern volatile size_t mpii_guarded_pages;
+
+/* One more guard of `kind` on the pages [lo, hi) of b (page-aligned, inside b). Returns 0, or
+ * -1 when the kernel refused (mprotect: too many mappings); then nothing changed. */
+int mpii_guard_add(mpii_block_t *b, uintptr_t lo, uintptr_t hi, int kind);
+/* Drop one guard of `kind` from [lo, hi); pages open when their last guard goes. */
+void mpii_guard_remove(mpii_block_t *b, uintptr_t lo, uintptr_t hi, int kind);
+/* Guards (of any kind) on the page holding addr. */
+unsigned mpii_guard_count(const mpii_block_t *b, uintptr_t addr);
+/* Make [lo, hi) read/write for a moment (a tool packing or unpacking), then restore. */
+void mpii_guard_open(mpii_block_t *b, uintptr_t lo, uintptr_t hi);
+void mpii_guard_close(mpii_block_t *b, uintptr_t lo, uintptr_t hi);
+/* The block goes back to the allocator: open its pages, drop its counts (heap.c calls it). */
+void mpii_guard_forget(mpii_block_t *b);
+
+typedef struct {
+    /* the program touched guarded memory at addr (write: 1 for a write, 0 read, -1 unknown):
+     * make it accessible and return 1, or return 0 if this client has no guard there */
+    int (*fault)(void *addr, int write);
+    /* something other than the program's own instructions (the kernel, the MPI library) is about
+     * to access [lo, hi): release what guards it */
+    void (*access)(uintptr_t lo, uintptr_t hi);
+} mpii_guard_client_t;
+
+/* Attach a client and install the SIGSEGV handler (after MPI_Init: MPI libraries install their
+ * own there, and ours must come first). Returns 0 or -1. */
+int mpii_guard_attach(const mpii_guard_client_t *client);
+
+/* The kernel or a library is about to access [p, p + n): let the clients release it. */
+void mpii_guard_access_slow(const void *p, size_t n);
+static inline void mpii_guard_access(const void *p, size_t n)
+{
+    if (__builtin_expect(mpii_guarded_pages != 0, 0) && n) mpii_guard_access_slow(p, n);
+}
+#endif

@@ -1,0 +1,367 @@
+/* The page-exclusive heap (heap.h). The shim interposes the whole malloc family; until a tool
+ * calls mpii_heap_start() every call goes straight to the next allocator (glibc, or another
+ * preloaded allocator found with dlsym(RTLD_NEXT)), so processes that never call MPI_Init only
+ * pay one predictable branch. After it, an allocation of >= min_bytes becomes
+ *
+ *     raw = next_malloc(pages * page + align)        start = raw rounded up to `align`
+ *
+ * so [start, start + pages * page) lies strictly inside the next allocator's block: its own
+ * headers sit outside the pages a tool may protect. Blocks are kept in an array sorted by
+ * start (binary search per lookup); the bookkeeping lives in mmap'd memory, never in malloc. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "heap.h"
+#include "guard.h"
+
+#define MPII_HEAP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+size_t mpii_page_size = 4096;
+volatile size_t mpii_heap_blocks;
+
+static struct {
+    void *(*malloc)(size_t);
+    void (*free)(void *);
+    void *(*calloc)(size_t, size_t);
+    void *(*realloc)(void *, size_t);
+    int (*posix_memalign)(void **, size_t, size_t);
+    size_t (*usable)(void *);
+} next;
+
+static volatile int heap_on;
+static size_t heap_min = (size_t) -1;
+
+/* ---- the next allocator, and a bump arena for calls made while dlsym itself allocates ---- */
+
+static char boot_arena[64 << 10] __attribute__((aligned(64)));
+static size_t boot_used;
+static __thread int resolving;
+
+static int in_boot(const void *p)
+{
+    return (const char *) p >= boot_arena && (const char *) p < boot_arena + sizeof boot_arena;
+}
+
+static void *boot_alloc(size_t n)
+{
+    size_t need = (n + 15 + 16) & ~(size_t) 15; /* 16-byte header holds the size for realloc */
+    size_t at = __atomic_fetch_add(&boot_used, need, __ATOMIC_RELAXED);
+    if (at + need > sizeof boot_arena) return NULL;
+    *(size_t *) (boot_arena + at) = n;
+    return boot_arena + at + 16;
+}
+
+static size_t boot_size(const void *p)
+{
+    return *(const size_t *) ((const char *) p - 16);
+}
+
+static int resolve(void)
+{
+    if (next.malloc) return 1;
+    if (resolving) return 0;
+    resolving = 1;
+    long ps = sysconf(_SC_PAGESIZE);
+    if (ps > 0) mpii_page_size = (size_t) ps;
+    next.free = (void (*)(void *)) dlsym(RTLD_NEXT, "free");
+    next.calloc = (void *(*)(size_t, size_t)) dlsym(RTLD_NEXT, "calloc");
+    next.realloc = (void *(*)(void *, size_t)) dlsym(RTLD_NEXT, "realloc");
+    next.posix_memalign = (int (*)(void **, size_t, size_t)) dlsym(RTLD_NEXT, "posix_memalign");
+    next.usable = (size_t(*)(void *)) dlsym(RTLD_NEXT, "malloc_usable_size");
+    void *m = dlsym(RTLD_NEXT, "malloc");
+    __atomic_store_n(&next.malloc, (void *(*)(size_t)) m, __ATOMIC_RELEASE);
+    resolving = 0;
+    return next.malloc != NULL;
+}
+
+/* ---- the block table ---- */
+
+static volatile int table_lock;
+static mpii_block_t **table; /* sorted by start */
+static size_t table_cap;
+static mpii_block_t *spare;  /* free nodes, linked through `raw` */
+
+static void lock(void)
+{
+    while (__atomic_test_and_set(&table_lock, __ATOMIC_ACQUIRE))
+        while (table_lock) __builtin_ia32_pause();
+}
+
+static void unlock(void)
+{
+    __atomic_clear(&table_lock, __ATOMIC_RELEASE);
+}
+
+static void *map(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* A node from the spare list (refilled a page of nodes at a time). Called with the lock held. */
+static mpii_block_t *new_node(void)
+{
+    if (!spare) {
+        mpii_block_t *chunk = map(mpii_page_size * 4);
+        if (!chunk) return NULL;
+        size_t n = mpii_page_size * 4 / sizeof *chunk;
+        for (size_t i = 0; i < n; i++) {
+            chunk[i].raw = spare;
+            spare = &chunk[i];
+        }
+    }
+    mpii_block_t *b = spare;
+    spare = b->raw;
+    return b;
+}
+
+/* Index of the first entry whose start is > addr. Called with the lock held. */
+static size_t upper_bound(uintptr_t addr)
+{
+    size_t lo = 0, hi = mpii_heap_blocks;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (table[mid]->start <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static int insert(mpii_block_t *b)
+{
+    if (mpii_heap_blocks == table_cap) {
+        size_t cap = table_cap ? table_cap * 2 : mpii_page_size / sizeof *table;
+        mpii_block_t **t = table ? mremap(table, table_cap * sizeof *table, cap * sizeof *table, MREMAP_MAYMOVE)
+                                 : map(cap * sizeof *table);
+        if (!t || t == MAP_FAILED) return -1;
+        table = t;
+        table_cap = cap;
+    }
+    size_t at = upper_bound(b->start);
+    memmove(&table[at + 1], &table[at], (mpii_heap_blocks - at) * sizeof *table);
+    table[at] = b;
+    mpii_heap_blocks++;
+    return 0;
+}
+
+mpii_block_t *mpii_heap_find(const void *addr)
+{
+    if (!mpii_heap_blocks) return NULL;
+    uintptr_t a = (uintptr_t) addr;
+    mpii_block_t *found = NULL;
+    lock();
+    size_t at = upper_bound(a);
+    if (at > 0) {
+        mpii_block_t *b = table[at - 1];
+        if (a < b->start + b->pages * mpii_page_size) found = b;
+    }
+    unlock();
+    return found;
+}
+
+/* Remove and return the block that starts exactly at p, or NULL. */
+static mpii_block_t *take(void *p)
+{
+    uintptr_t a = (uintptr_t) p;
+    mpii_block_t *found = NULL;
+    lock();
+    size_t at = upper_bound(a);
+    if (at > 0 && table[at - 1]->start == a) {
+        found = table[at - 1];
+        memmove(&table[at - 1], &table[at], (mpii_heap_blocks - at) * sizeof *table);
+        mpii_heap_blocks--;
+    }
+    unlock();
+    return found;
+}
+
+static void (*release_hooks[4])(mpii_block_t *);
+
+void mpii_heap_on_release(void (*fn)(mpii_block_t *block))
+{
+    for (int i = 0; i < 4; i++)
+        if (!release_hooks[i] || release_hooks[i] == fn) {
+            release_hooks[i] = fn;
+            return;
+        }
+}
+
+/* Let the tools finish with the block, drop its protection, give it back. */
+static void release(mpii_block_t *b)
+{
+    for (int i = 0; i < 4 && release_hooks[i]; i++) release_hooks[i](b);
+    mpii_guard_forget(b);
+    take((void *) b->start);
+    void *raw = b->raw;
+    lock();
+    b->raw = spare;
+    spare = b;
+    unlock();
+    next.free(raw);
+}
+
+static mpii_block_t *find_exact(void *p)
+{
+    if (!mpii_heap_blocks || ((uintptr_t) p & (mpii_page_size - 1))) return NULL;
+    mpii_block_t *b = mpii_heap_find(p);
+    return b && b->start == (uintptr_t) p ? b : NULL;
+}
+
+void mpii_heap_start(size_t min_bytes)
+{
+    resolve();
+    heap_min = min_bytes ? min_bytes : 1;
+    heap_on = 1;
+}
+
+void mpii_heap_stop(void)
+{
+    heap_on = 0;
+}
+
+static inline int wants_pages(size_t n)
+{
+    return heap_on && n >= heap_min;
+}
+
+/* Pages of its own for an allocation of n bytes, aligned to `align` (a power of two >= page). */
+static void *exclusive(size_t n, size_t align)
+{
+    size_t pages = n / mpii_page_size + (n % mpii_page_size != 0);
+    if (!pages) pages = 1;
+    if (pages > (SIZE_MAX - align) / mpii_page_size) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *raw = next.malloc(pages * mpii_page_size + align);
+    if (!raw) return NULL;
+    lock();
+    mpii_block_t *b = new_node();
+    if (b) {
+        *b = (mpii_block_t){ .start = ((uintptr_t) raw + align - 1) & ~(uintptr_t) (align - 1),
+                             .size = n, .pages = pages, .raw = raw };
+        if (insert(b) != 0) {
+            b->raw = spare;
+            spare = b;
+            b = NULL;
+        }
+    }
+    unlock();
+    if (!b) return raw; /* no room to track it: an ordinary allocation, never guarded */
+    return (void *) b->start;
+}
+
+/* ---- the interposed allocator ---- */
+
+void *malloc(size_t n)
+{
+    if (MPII_HEAP_UNLIKELY(!next.malloc) && !resolve()) return boot_alloc(n);
+    if (MPII_HEAP_UNLIKELY(wants_pages(n))) return exclusive(n, mpii_page_size);
+    return next.malloc(n);
+}
+
+void free(void *p)
+{
+    if (!p || in_boot(p)) return;
+    mpii_block_t *b = find_exact(p);
+    if (b) {
+        release(b); /* the hooks see the block while it is still findable */
+        return;
+    }
+    if (!next.free && !resolve()) return;
+    next.free(p);
+}
+
+void *calloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (MPII_HEAP_UNLIKELY(!next.calloc) && !resolve()) {
+        void *p = boot_alloc(n * size);
+        return p ? memset(p, 0, n * size) : NULL; /* the arena is static (zero), but be explicit */
+    }
+    if (MPII_HEAP_UNLIKELY(wants_pages(n * size))) {
+        void *p = exclusive(n * size, mpii_page_size);
+        return p ? memset(p, 0, n * size) : NULL;
+    }
+    return next.calloc(n, size);
+}
+
+static size_t old_size(void *p, mpii_block_t *b)
+{
+    if (b) return b->size;
+    if (in_boot(p)) return boot_size(p);
+    return next.usable ? next.usable(p) : 0;
+}
+
+void *realloc(void *p, size_t n)
+{
+    if (!p) return malloc(n);
+    if (!n) {
+        free(p);
+        return NULL;
+    }
+    mpii_block_t *b = find_exact(p);
+    if (!b && !in_boot(p) && !wants_pages(n) && (next.realloc || resolve())) return next.realloc(p, n);
+    /* one of ours, the bootstrap arena's, or growing into pages of its own: move it ourselves */
+    if (b)
+        for (int i = 0; i < 4 && release_hooks[i]; i++) release_hooks[i](b); /* finish transfers first */
+    void *q = malloc(n);
+    if (!q) return NULL;
+    size_t keep = old_size(p, b);
+    memcpy(q, p, keep < n ? keep : n);
+    free(p);
+    return q;
+}
+
+void *reallocarray(void *p, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(p, n * size);
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    if (align < sizeof(void *) || (align & (align - 1))) return EINVAL;
+    if (!next.posix_memalign && !resolve()) return ENOMEM;
+    if (wants_pages(n)) {
+        void *p = exclusive(n, align > mpii_page_size ? align : mpii_page_size);
+        if (!p) return ENOMEM;
+        *out = p;
+        return 0;
+    }
+    return next.posix_memalign(out, align, n);
+}
+
+static void *aligned(size_t align, size_t n)
+{
+    void *p = NULL;
+    int rc = posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n);
+    if (rc) {
+        errno = rc;
+        return NULL;
+    }
+    return p;
+}
+
+void *aligned_alloc(size_t align, size_t n) { return aligned(align, n); }
+void *memalign(size_t align, size_t n) { return aligned(align, n); }
+void *valloc(size_t n) { return aligned(mpii_page_size, n); }
+void *pvalloc(size_t n) { return aligned(mpii_page_size, (n + mpii_page_size - 1) & ~(mpii_page_size - 1)); }
+
+size_t malloc_usable_size(void *p)
+{
+    if (!p) return 0;
+    mpii_block_t *b = find_exact(p);
+    return old_size(p, b);
+}

@@ -1,0 +1,34 @@
+/* The page-exclusive heap shared by the tools that guard memory with page protection (overlap,
+ * memcheck). Once started, every allocation of at least `min_bytes` gets pages of its own:
+ * nothing else (the MPI library's data, other small allocations) can share a page with it, so
+ * protecting those pages only ever stops accesses to that buffer. The heap also knows each
+ * block's exact size, so a tool can tell which allocation an address belongs to. */
+#ifndef MPII_HEAP_H
+#define MPII_HEAP_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uintptr_t start;  /* page-aligned address the program got */
+    size_t size;      /* bytes it asked for */
+    size_t pages;     /* pages it owns: [start, start + pages * page size) */
+    void *raw;        /* what the next allocator returned (start lies inside it) */
+    uint16_t *guard;  /* per-page protection counts (guard.c), NULL until first protected */
+    int pins;         /* > 0: the MPI library may access it at any time (windows, user requests) */
+} mpii_block_t;
+
+extern size_t mpii_page_size;
+static inline uintptr_t mpii_page_down(uintptr_t a) { return a & ~(uintptr_t) (mpii_page_size - 1); }
+static inline uintptr_t mpii_page_up(uintptr_t a) { return (a + mpii_page_size - 1) & ~(uintptr_t) (mpii_page_size - 1); }
+
+/* From now on, allocations of >= min_bytes get pages of their own (min_bytes >= 1). */
+void mpii_heap_start(size_t min_bytes);
+/* New allocations go to the next allocator again; existing blocks stay valid until freed. */
+void mpii_heap_stop(void);
+/* The block containing addr, or NULL. Valid until the program frees that block. */
+mpii_block_t *mpii_heap_find(const void *addr);
+/* Live page-exclusive blocks (0: every lookup answers NULL at once). */
+extern volatile size_t mpii_heap_blocks;
+/* Called before a block is freed or moved by realloc, so a tool can finish what uses it. */
+void mpii_heap_on_release(void (*fn)(mpii_block_t *block));
+#endif

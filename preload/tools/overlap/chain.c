@@ -1,0 +1,81 @@
+/* Chain learning (Natvig's chaining method, made safe).
+ *
+ * Every converted call has a signature (call site, direction, buffer, count, type, peer, tag,
+ * communicator). Records link each signature to the one that followed it, with a confidence
+ * count, and remember how often it was the last call before the program touched guarded memory
+ * (a fault): that is the end of a chain, the point where computation starts. Once a record has
+ * been the end `threshold` times, overlap completes every request right after it, so the
+ * computation that follows runs without faults.
+ *
+ * Unlike the thesis, chain members stay guarded: a mispredicted end (its Algorithm 8, where the
+ * loop exits before the end arrives) costs a fault, never a wrong answer. Every 32nd time at an
+ * end the wait is skipped on purpose; if no fault follows before the next call, the end was
+ * wrong and is forgotten. */
+#include <string.h>
+#include "overlap.h"
+
+#define OV_RECORDS 1024 /* power of two */
+
+typedef struct {
+    uint64_t sig;       /* 0: empty */
+    int next;           /* record that followed last time, -1 */
+    uint16_t nextcount; /* how many times in a row it did */
+    uint16_t ends;      /* times it was the last call before a fault */
+    uint16_t visits;
+} ov_record_t;
+
+static ov_record_t records[OV_RECORDS];
+static int last = -1;    /* the record of the latest converted call, until a fault or wait */
+static int probing = -1; /* an end whose wait was skipped to check it */
+
+static int record_of(uint64_t sig)
+{
+    sig |= 1; /* 0 marks empty slots */
+    for (unsigned i = 0, h = (unsigned) (sig ^ sig >> 29) & (OV_RECORDS - 1); i < OV_RECORDS; i++, h = (h + 1) & (OV_RECORDS - 1)) {
+        if (records[h].sig == sig) return (int) h;
+        if (!records[h].sig) {
+            records[h] = (ov_record_t){ .sig = sig, .next = -1 };
+            ov_stats[ST_CHAIN_RECORDS]++;
+            return (int) h;
+        }
+    }
+    return -1; /* table full: this call is not learned */
+}
+
+void ov_chain_call(uint64_t sig)
+{
+    if (probing >= 0) { /* no fault since the skipped wait: it was not a chain end */
+        records[probing].ends = 0;
+        probing = -1;
+    }
+    int r = record_of(sig);
+    if (r < 0) return;
+    if (last >= 0) {
+        ov_record_t *p = &records[last];
+        if (p->next == r) {
+            if (p->nextcount < UINT16_MAX) p->nextcount++;
+        } else {
+            p->next = r;
+            p->nextcount = 1;
+        }
+    }
+    last = r;
+    ov_record_t *rec = &records[r];
+    if (ov_mode == OV_PAGING || rec->ends < ov_threshold) return;
+    if (++rec->visits % 32 == 0) {
+        ov_stats[ST_CHAIN_PROBES]++;
+        probing = r;
+        return;
+    }
+    ov_complete_all(ST_WAIT_CHAIN);
+    last = -1;
+}
+
+void ov_chain_fault(void)
+{
+    probing = -1;
+    if (last < 0) return;
+    ov_record_t *rec = &records[last];
+    if (rec->ends < UINT16_MAX && ++rec->ends == ov_threshold) ov_stats[ST_CHAIN_ENDS]++;
+    last = -1;
+}

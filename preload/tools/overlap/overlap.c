@@ -1,0 +1,412 @@
+/* overlap: unmodified programs' MPI_Send, MPI_Recv, MPI_Sendrecv and MPI_Sendrecv_replace run
+ * in the background (Natvig 2006, paging and chaining), decided per call site when adaptive.
+ * This file: the QMPI wrappers, the modes and the adaptive choice. requests.c keeps the requests
+ * and their page guards; chain.c learns where computation starts.
+ *
+ * Every other MPI function that takes a buffer or a status gets a thin wrapper too: before the
+ * library touches memory a pending receive still guards, that receive finishes (the library
+ * would fault inside itself, or the kernel would return EFAULT to a peer's single-copy read);
+ * buffers handed to nonblocking calls, windows and attached buffers are "pinned": the library
+ * may touch them at any time, so they are never guarded. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "mpii_tool.h"
+#include "overlap.h"
+
+int ov_tool;
+uint64_t *ov_stats;
+int ov_mode = OV_ADAPTIVE;
+int ov_threshold = 2;
+uint64_t ov_max_bytes = 64u << 20;
+static size_t heap_min = 4096;
+static int live; /* between a single-threaded MPI_Init and MPI_Finalize */
+static uint64_t dummy_stats[ST_COUNT];
+
+/* What the generic wrapper must look at, per function id (from the spec's roles). */
+enum { F_BUF = 1, F_REQ = 2, F_PIN = 4, F_STATUS = 8, F_STATUS_READ = 16, F_ALL = 32 };
+static uint8_t flags[MPII_NFUNCS];
+
+/* ---- adaptive: per call site, is the background version faster? ---- */
+
+#define OV_SITES 256
+#define OV_SAMPLES 8
+enum { EXPLORE, EXPLOIT };
+
+typedef struct {
+    void *addr;
+    uint8_t state, on, mode_prev, mode_prev2;
+    uint32_t calls, until, backoff;
+    uint64_t t_last;
+    uint32_t sample[2][OV_SAMPLES];
+    uint8_t n[2];
+} ov_site_t;
+
+static ov_site_t sites[OV_SITES];
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
+}
+
+static ov_site_t *site_of(void *addr)
+{
+    for (unsigned i = 0, h = (unsigned) ((uintptr_t) addr >> 2) & (OV_SITES - 1); i < OV_SITES; i++, h = (h + 1) & (OV_SITES - 1)) {
+        if (sites[h].addr == addr) return &sites[h];
+        if (!sites[h].addr) {
+            sites[h] = (ov_site_t){ .addr = addr, .state = EXPLORE, .backoff = 256 };
+            ov_stats[ST_SITES]++;
+            return &sites[h];
+        }
+    }
+    return NULL;
+}
+
+static uint32_t median(const uint32_t *v, int n)
+{
+    uint32_t s[OV_SAMPLES];
+    memcpy(s, v, (size_t) n * sizeof *s);
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && s[j - 1] > s[j]; j--) {
+            uint32_t t = s[j];
+            s[j] = s[j - 1];
+            s[j - 1] = t;
+        }
+    return s[n / 2];
+}
+
+/* Whether this call at `addr` runs in the background. Sites in one loop are called equally
+ * often, so their exploration blocks line up: the comparison is "this loop with the
+ * optimisation" against "this loop without it", timed by the period between calls. */
+static int site_on(void *addr)
+{
+    if (ov_mode != OV_ADAPTIVE) return 1;
+    ov_site_t *s = site_of(addr);
+    if (!s) return 1;
+    uint64_t t = now_ns();
+    /* the interval since the previous call belongs to that call's mode, unless it just switched */
+    if (s->t_last && s->state == EXPLORE && s->mode_prev == s->mode_prev2) {
+        uint64_t dt = t - s->t_last;
+        int m = s->mode_prev;
+        if (s->n[m] < OV_SAMPLES) s->sample[m][s->n[m]++] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t) dt;
+    }
+    s->t_last = t;
+    s->calls++;
+    int mode;
+    if (s->state == EXPLORE) {
+        if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) {
+            uint32_t off = median(s->sample[0], OV_SAMPLES), on = median(s->sample[1], OV_SAMPLES);
+            int was = s->on;
+            s->on = on < off - off / 100; /* the background version must win by 1 % */
+            if (!s->on) ov_stats[ST_SITES_OFF]++;
+            if (!was && s->on && ov_stats[ST_SITES_OFF]) ov_stats[ST_SITES_OFF]--;
+            ov_stats[ST_DECISIONS]++;
+            /* a stable answer is re-checked less and less often */
+            s->backoff = (was == s->on && s->backoff < (1u << 16)) ? s->backoff * 2 : 256;
+            s->state = EXPLOIT;
+            s->until = s->calls + s->backoff;
+            mode = s->on;
+        } else {
+            mode = (s->calls / 4) % 2 == 0; /* blocks of four calls, background first */
+        }
+    } else {
+        mode = s->on;
+        if (s->calls >= s->until) {
+            s->state = EXPLORE;
+            s->n[0] = s->n[1] = 0;
+        }
+    }
+    s->mode_prev2 = s->mode_prev;
+    s->mode_prev = (uint8_t) mode;
+    return mode;
+}
+
+/* ---- chain signatures ---- */
+
+static inline uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+    return h;
+}
+
+static uint64_t signature(void *site, int dir, const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm)
+{
+    uint64_t h = mix((uint64_t) (uintptr_t) site, (uint64_t) dir);
+    h = mix(h, (uint64_t) (uintptr_t) buf);
+    h = mix(h, (uint64_t) count << 32 | (uint32_t) peer);
+    h = mix(h, (uint64_t) (uintptr_t) type);
+    h = mix(h, (uint64_t) (uint32_t) tag << 32 | (uint32_t) (uintptr_t) comm);
+    return mix(h, (uint64_t) (uintptr_t) comm);
+}
+
+static void *call_site(QMPI_Context context)
+{
+    return context.storage_stack ? ((void **) context.storage_stack)[1] : NULL;
+}
+
+/* ---- the converted functions ---- */
+
+#define NEXT(ID, QTYPE, ...)                                   \
+    ({                                                         \
+        int next_id_;                                          \
+        void (*next_)(void) = mpii_next(tool_id, ID, &next_id_); \
+        ((QTYPE *) next_)(context, next_id_, __VA_ARGS__);     \
+    })
+
+static void release_buffer(const void *buf, MPI_Count count, MPI_Datatype type)
+{
+    uintptr_t lo, hi;
+    if (ov_pending && ov_extent(buf, count, type, &lo, &hi) == 0) ov_release_range(lo, hi, ST_WAIT_MPI);
+}
+
+static int ov_MPI_Send(QMPI_Context context, int tool_id, const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    if (live && dest != MPI_PROC_NULL) {
+        void *site = call_site(context);
+        if (!site_on(site)) {
+            ov_stats[ST_PASS_ADAPTIVE]++;
+        } else if (ov_send(buf, count, type, dest, tag, comm)) {
+            ov_chain_call(signature(site, 0, buf, count, type, dest, tag, comm));
+            return MPI_SUCCESS;
+        }
+        release_buffer(buf, count, type);
+    }
+    return NEXT(MPI_SEND_T, QMPI_Send_t, buf, count, type, dest, tag, comm);
+}
+
+static int ov_MPI_Recv(QMPI_Context context, int tool_id, void *buf, int count, MPI_Datatype type, int source, int tag,
+                       MPI_Comm comm, MPI_Status *status)
+{
+    if (live) {
+        void *site = call_site(context);
+        if (ov_recv_eligible(buf, count, type, source, tag)) {
+            if (!site_on(site)) {
+                ov_stats[ST_PASS_ADAPTIVE]++;
+            } else if (ov_recv(buf, count, type, source, tag, comm, status)) {
+                ov_chain_call(signature(site, 1, buf, count, type, source, tag, comm));
+                return MPI_SUCCESS;
+            }
+        }
+        release_buffer(buf, count, type);
+        ov_status_forget(status, 1);
+    }
+    return NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, tag, comm, status);
+}
+
+static int ov_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, int scount, MPI_Datatype stype, int dest,
+                           int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+                           MPI_Status *status)
+{
+    if (live) {
+        void *site = call_site(context);
+        if (site_on(site)) {
+            /* The send half is packed first (so a receive into the same page cannot change it),
+             * then the receive half; MPI forbids their elements to overlap, so neither waits for
+             * the other (the thesis's partner exemption). */
+            if (ov_recv_eligible(rbuf, rcount, rtype, source, rtag)) {
+                int sent = dest == MPI_PROC_NULL || ov_send(sbuf, scount, stype, dest, stag, comm);
+                if (sent && ov_recv(rbuf, rcount, rtype, source, rtag, comm, status)) {
+                    ov_stats[ST_SENDRECVS]++;
+                    ov_chain_call(signature(site, 2, rbuf, rcount, rtype, source, rtag, comm));
+                    return MPI_SUCCESS;
+                }
+                if (sent) { /* the send is on its way: only the receive remains */
+                    release_buffer(rbuf, rcount, rtype);
+                    ov_status_forget(status, 1);
+                    return NEXT(MPI_RECV_T, QMPI_Recv_t, rbuf, rcount, rtype, source, rtag, comm, status);
+                }
+            }
+        } else {
+            ov_stats[ST_PASS_ADAPTIVE]++;
+        }
+        release_buffer(sbuf, scount, stype);
+        release_buffer(rbuf, rcount, rtype);
+        ov_status_forget(status, 1);
+    }
+    return NEXT(MPI_SENDRECV_T, QMPI_Sendrecv_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
+}
+
+static int ov_MPI_Sendrecv_replace(QMPI_Context context, int tool_id, void *buf, int count, MPI_Datatype type, int dest,
+                                   int stag, int source, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+    if (live) {
+        void *site = call_site(context);
+        if (site_on(site)) {
+            if (ov_recv_eligible(buf, count, type, source, rtag)) {
+                int sent = dest == MPI_PROC_NULL || ov_send(buf, count, type, dest, stag, comm);
+                if (sent && ov_recv(buf, count, type, source, rtag, comm, status)) {
+                    ov_stats[ST_SENDRECVS]++;
+                    ov_chain_call(signature(site, 3, buf, count, type, source, rtag, comm));
+                    return MPI_SUCCESS;
+                }
+                if (sent) {
+                    release_buffer(buf, count, type);
+                    ov_status_forget(status, 1);
+                    return NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, rtag, comm, status);
+                }
+            }
+        } else {
+            ov_stats[ST_PASS_ADAPTIVE]++;
+        }
+        release_buffer(buf, count, type);
+        ov_status_forget(status, 1);
+    }
+    return NEXT(MPI_SENDRECV_REPLACE_T, QMPI_Sendrecv_replace_t, buf, count, type, dest, stag, source, rtag, comm, status);
+}
+
+/* ---- start and end ---- */
+
+static void read_options(void)
+{
+    const char *v;
+    if ((v = mpii_tool_option(ov_tool, "mode"))) {
+        ov_mode = !strcmp(v, "paging") ? OV_PAGING : !strcmp(v, "chaining") ? OV_CHAINING : OV_ADAPTIVE;
+    }
+    if ((v = mpii_tool_option(ov_tool, "chain-threshold"))) ov_threshold = atoi(v) > 0 ? atoi(v) : 2;
+    if ((v = mpii_tool_option(ov_tool, "max-bytes"))) ov_max_bytes = strtoull(v, NULL, 10);
+    if ((v = mpii_tool_option(ov_tool, "heap-min"))) heap_min = strtoull(v, NULL, 10);
+}
+
+static void start(int provided)
+{
+    ov_stats = mpii_profile_counters(ov_tool, "stats", ST_COUNT, OV_STAT_LABELS);
+    if (!ov_stats) ov_stats = dummy_stats;
+    read_options();
+    if (provided != MPI_THREAD_SINGLE) {
+        /* a fault on another thread would have to call MPI from it: stay out of the way */
+        mpii_profile_text(ov_tool, "disabled", "thread level above MPI_THREAD_SINGLE");
+        mpii_debug("overlap: off (thread level %d; only MPI_THREAD_SINGLE is supported)", provided);
+        return;
+    }
+    if (ov_start() != 0) {
+        mpii_error("overlap: could not install the SIGSEGV handler; running without overlap");
+        return;
+    }
+    mpii_heap_start(heap_min);
+    live = 1;
+    mpii_debug("overlap: on (mode %s, heap pages for allocations >= %zu bytes)",
+               ov_mode == OV_PAGING ? "paging" : ov_mode == OV_CHAINING ? "chaining" : "adaptive", heap_min);
+}
+
+static void stop(void)
+{
+    if (!live) return;
+    ov_stop();
+    live = 0;
+    mpii_heap_stop();
+}
+
+static int ov_MPI_Init(QMPI_Context context, int tool_id, int *argc, char ***argv)
+{
+    int rc = NEXT(MPI_INIT_T, QMPI_Init_t, argc, argv);
+    if (rc == MPI_SUCCESS) start(MPI_THREAD_SINGLE);
+    return rc;
+}
+
+static int ov_MPI_Init_thread(QMPI_Context context, int tool_id, int *argc, char ***argv, int required, int *provided)
+{
+    int rc = NEXT(MPI_INIT_THREAD_T, QMPI_Init_thread_t, argc, argv, required, provided);
+    if (rc == MPI_SUCCESS) start(*provided);
+    return rc;
+}
+
+/* ---- every other function with a buffer or a status ---- */
+
+static int in_place(const void *p)
+{
+    return !p || p == MPI_IN_PLACE;
+}
+
+/* The library is about to use a buffer: finish receives guarding it; pin it if the library
+ * keeps using it after the call returns. Without a usable count (vector collectives), the
+ * whole allocation is assumed. */
+static void library_uses(const void *buf, MPI_Count count, MPI_Datatype type, int known, int pin)
+{
+    if (in_place(buf)) return;
+    uintptr_t lo, hi;
+    if (!pin && known && ov_extent(buf, count, type, &lo, &hi) == 0) {
+        ov_release_range(lo, hi, ST_WAIT_MPI);
+        return;
+    }
+    mpii_block_t *b = mpii_heap_find(buf);
+    if (!b) return;
+    if (pin) b->pins++;
+    ov_release_range(b->start, b->start + b->pages * mpii_page_size, ST_WAIT_MPI);
+}
+
+static void before_call(int id, const mpii_args_t *a)
+{
+    int f = flags[id];
+    if (f & F_ALL) ov_complete_all(ST_WAIT_MPI);
+    if (f & F_STATUS_READ) ov_status_read(a->status);
+    else if (f & F_STATUS) {
+        ov_status_forget(a->status, 1);
+        ov_status_forget(a->statuses, a->count);
+    }
+    if (f & F_BUF) {
+        int pin = (f & F_REQ) != 0;
+        library_uses(a->buffer, a->count, a->datatype, a->datatype != MPI_DATATYPE_NULL, pin);
+        library_uses(a->send_buffer, a->send_count, a->send_datatype, a->send_datatype != MPI_DATATYPE_NULL && !a->send_counts && !a->send_counts_c, pin);
+        library_uses(a->recv_buffer, a->recv_count, a->recv_datatype, a->recv_datatype != MPI_DATATYPE_NULL && !a->recv_counts && !a->recv_counts_c, pin);
+    }
+    if (f & F_PIN) library_uses(a->pinned_buffer, 0, MPI_DATATYPE_NULL, 0, 1);
+}
+
+#define OV_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                       \
+    static RET ovg_##NAME QPARAMS                                                       \
+    {                                                                                   \
+        if (MPII_UNLIKELY(live) && (ov_pending || (flags[ID] & (F_REQ | F_PIN)))) {     \
+            mpii_args_t a = MPII_ARGS_##NAME;                                           \
+            before_call(ID, &a);                                                        \
+        }                                                                               \
+        if (ID == MPI_FINALIZE_T) stop();                                               \
+        int next_id;                                                                    \
+        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                          \
+        return ((QTYPE *) next) NEXTARGS;                                               \
+    }
+MPII_FOREACH_FUNC(OV_WRAPPER)
+
+static int role_in(const mpii_fn_info_t *f, mpii_role_t role)
+{
+    for (int i = 0; i < f->nparams; i++)
+        if (f->params[i].role == role) return 1;
+    return 0;
+}
+
+static void classify(void)
+{
+    for (int id = 0; id < MPII_NFUNCS; id++) {
+        const mpii_fn_info_t *f = &mpii_fn_info[id];
+        if (!f->name) continue;
+        int v = 0;
+        if (role_in(f, MPII_ROLE_BUFFER) || role_in(f, MPII_ROLE_SEND_BUFFER) || role_in(f, MPII_ROLE_RECV_BUFFER)) v |= F_BUF;
+        if (role_in(f, MPII_ROLE_REQUEST) || f->kind == MPII_KIND_SEND_INIT || f->kind == MPII_KIND_RECV_INIT) v |= F_REQ;
+        if (role_in(f, MPII_ROLE_PINNED_BUFFER)) v |= F_PIN;
+        if (role_in(f, MPII_ROLE_STATUS) || role_in(f, MPII_ROLE_STATUSES)) v |= F_STATUS;
+        if (!strncmp(f->name, "MPI_Get_count", 13) || !strncmp(f->name, "MPI_Get_elements", 16) ||
+            !strcmp(f->name, "MPI_Test_cancelled") || !strncmp(f->name, "MPI_Status_set_", 15))
+            v |= F_STATUS_READ;
+        if (id == MPI_TYPE_FREE_T || f->kind == MPII_KIND_COMM_FREE || f->kind == MPII_KIND_WIN_FREE) v |= F_ALL;
+        flags[id] = (uint8_t) v;
+    }
+}
+
+void mpii_overlap_init(int tool_id)
+{
+    ov_tool = tool_id;
+    ov_stats = dummy_stats;
+    classify();
+#define OV_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) \
+    if (flags[ID]) QMPI_Register_function(tool_id, ID, (void (*)(void)) ovg_##NAME);
+    MPII_FOREACH_FUNC(OV_REGISTER)
+    QMPI_Register_function(tool_id, MPI_FINALIZE_T, (void (*)(void)) ovg_MPI_Finalize);
+    QMPI_Register_function(tool_id, MPI_INIT_T, (void (*)(void)) ov_MPI_Init);
+    QMPI_Register_function(tool_id, MPI_INIT_THREAD_T, (void (*)(void)) ov_MPI_Init_thread);
+    QMPI_Register_function(tool_id, MPI_SEND_T, (void (*)(void)) ov_MPI_Send);
+    QMPI_Register_function(tool_id, MPI_RECV_T, (void (*)(void)) ov_MPI_Recv);
+    QMPI_Register_function(tool_id, MPI_SENDRECV_T, (void (*)(void)) ov_MPI_Sendrecv);
+    QMPI_Register_function(tool_id, MPI_SENDRECV_REPLACE_T, (void (*)(void)) ov_MPI_Sendrecv_replace);
+}

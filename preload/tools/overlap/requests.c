@@ -1,0 +1,416 @@
+/* The requests overlap keeps in flight, and how they finish.
+ *
+ * A converted send is packed into a private buffer and started with MPI_Isend: the program may
+ * reuse its buffer at once, so sends never guard anything and never wait for each other.
+ * A converted receive is started with MPI_Irecv into a private buffer, and the pages of the
+ * program's buffer get a NOACCESS guard. It finishes (wait, unguard, unpack) when the program
+ * touches one of those pages (SIGSEGV), when a later request needs the same elements, when a
+ * system call or another MPI call is about to access the pages, when its status is read, when
+ * the buffer is freed, at a learned chain end, or at MPI_Finalize. A page opens only when every
+ * receive guarding it is done (the guard counts); unpacking into a page another receive still
+ * guards opens it for the copy only. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "overlap.h"
+
+#define OV_SLOTS 64
+#define OV_STATUSES 32
+
+typedef struct {
+    MPI_Request req;
+    int recv;                 /* 0: send */
+    uintptr_t lo, hi;         /* bytes the program's elements span (receives) */
+    uintptr_t plo, phi;       /* the pages guarded */
+    mpii_block_t *block;
+    char *pack;               /* private buffer, kept for the next request in this slot */
+    size_t cap;
+    void *buf;
+    int count;
+    MPI_Datatype type;
+    MPI_Comm comm;
+    int status_entry;         /* index in statuses[], or -1 */
+} ov_req_t;
+
+/* Statuses of converted receives the program may still ask about (MPI_Get_count & co.). */
+typedef struct {
+    MPI_Status *addr;
+    int owner;                /* slot of the receive still in flight, or -1 when `saved` is final */
+    MPI_Status saved;
+} ov_status_t;
+
+volatile int ov_pending;
+static ov_req_t slots[OV_SLOTS];
+static int active[OV_SLOTS], n_active; /* slots in flight, in posting order */
+static int free_slots[OV_SLOTS], n_free;
+static ov_status_t statuses[OV_STATUSES];
+static int next_status;
+static int guarded_recvs;
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
+}
+
+/* ---- datatype extents, cached per handle (emptied when the program frees a type) ---- */
+
+typedef struct {
+    MPI_Datatype type;
+    MPI_Count true_lb, true_extent, extent, size;
+} ov_type_t;
+static ov_type_t types[64];
+
+static const ov_type_t *type_info(MPI_Datatype t)
+{
+    ov_type_t *e = &types[((uintptr_t) t >> 4 ^ (uintptr_t) t) & 63];
+    if (e->type == t && e->type != MPI_DATATYPE_NULL) return e;
+    MPI_Count lb;
+    if (MPII_PMPI(MPI_Type_get_true_extent_x, MPI_TYPE_GET_TRUE_EXTENT_X_T)(t, &e->true_lb, &e->true_extent) != MPI_SUCCESS ||
+        MPII_PMPI(MPI_Type_get_extent_x, MPI_TYPE_GET_EXTENT_X_T)(t, &lb, &e->extent) != MPI_SUCCESS ||
+        MPII_PMPI(MPI_Type_size_x, MPI_TYPE_SIZE_X_T)(t, &e->size) != MPI_SUCCESS) {
+        e->type = MPI_DATATYPE_NULL;
+        return NULL;
+    }
+    e->type = t;
+    return e;
+}
+
+int ov_extent(const void *buf, MPI_Count count, MPI_Datatype type, uintptr_t *lo, uintptr_t *hi)
+{
+    if (count <= 0) {
+        *lo = *hi = (uintptr_t) buf;
+        return 0;
+    }
+    const ov_type_t *t = type_info(type);
+    if (!t || t->true_extent < 0) return -1;
+    intptr_t first = (intptr_t) buf + (intptr_t) t->true_lb, step = (intptr_t) ((count - 1) * t->extent);
+    *lo = (uintptr_t) (step < 0 ? first + step : first);
+    *hi = (uintptr_t) ((step < 0 ? first : first + step) + (intptr_t) t->true_extent);
+    return 0;
+}
+
+/* ---- the library below us, through QMPI (tools under overlap see the background calls) ---- */
+
+extern int ov_tool;
+#define OV_NEXT(ID, QTYPE, ...)                                                  \
+    ({                                                                           \
+        int nid_;                                                                \
+        void (*fn_)(void) = mpii_next(ov_tool, ID, &nid_);                       \
+        void *call_[2] = { (void *) mpii_storage, __builtin_return_address(0) }; \
+        ((QTYPE *) fn_)((QMPI_Context){ call_ }, nid_, __VA_ARGS__);             \
+    })
+
+/* ---- slots ---- */
+
+static void drop_active(int s)
+{
+    for (int i = 0; i < n_active; i++)
+        if (active[i] == s) {
+            memmove(&active[i], &active[i + 1], (size_t) (n_active - i - 1) * sizeof *active);
+            n_active--;
+            break;
+        }
+    free_slots[n_free++] = s;
+    ov_pending = n_active;
+}
+
+static int any_guarded(mpii_block_t *b, uintptr_t plo, uintptr_t phi)
+{
+    if (!mpii_guarded_pages) return 0;
+    for (uintptr_t p = plo; p < phi; p += mpii_page_size)
+        if (mpii_guard_count(b, p)) return 1;
+    return 0;
+}
+
+static void unpack(ov_req_t *r, MPI_Status *st)
+{
+    int bytes = 0;
+    MPII_PMPI(MPI_Get_count, MPI_GET_COUNT_T)(st, MPI_PACKED, &bytes);
+    const ov_type_t *t = type_info(r->type);
+    if (bytes <= 0 || bytes == MPI_UNDEFINED || !t || t->size <= 0) return; /* MPI_PROC_NULL, empty */
+    int n = (int) (bytes / t->size), pos = 0;
+    int closed = r->block && any_guarded(r->block, r->plo, r->phi);
+    if (closed) mpii_guard_open(r->block, r->plo, r->phi);
+    MPII_PMPI(MPI_Unpack, MPI_UNPACK_T)(r->pack, bytes, &pos, r->buf, n, r->type, r->comm);
+    if (closed) mpii_guard_close(r->block, r->plo, r->phi);
+}
+
+/* Wait for the slots `which` (in posting order), unguard, unpack in that order, free them. */
+static void complete(const int *which, int n, ov_cause_t cause)
+{
+    if (n <= 0) return;
+    uint64_t t0 = now_ns();
+    MPI_Request reqs[OV_SLOTS];
+    MPI_Status sts[OV_SLOTS];
+    for (int i = 0; i < n; i++) reqs[i] = slots[which[i]].req;
+    OV_NEXT(MPI_WAITALL_T, QMPI_Waitall_t, n, reqs, sts);
+    for (int i = 0; i < n; i++) {
+        ov_req_t *r = &slots[which[i]];
+        if (r->recv && r->block) {
+            mpii_guard_remove(r->block, r->plo, r->phi, MPII_GUARD_NOACCESS);
+            guarded_recvs--;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        ov_req_t *r = &slots[which[i]];
+        if (!r->recv) continue;
+        unpack(r, &sts[i]);
+        if (r->status_entry >= 0 && statuses[r->status_entry].owner == which[i]) {
+            statuses[r->status_entry].saved = sts[i];
+            statuses[r->status_entry].owner = -1;
+        }
+    }
+    int received = 0;
+    for (int i = 0; i < n; i++) received += slots[which[i]].recv;
+    for (int i = 0; i < n; i++) drop_active(which[i]);
+    ov_stats[cause] += (uint64_t) received;
+    ov_stats[ST_WAIT_NS] += now_ns() - t0;
+}
+
+/* Complete the pending receives for which `cond` holds, and the sends posted before the last
+ * of them (almost always done by then: reaping them keeps slots and private buffers free). */
+#define COMPLETE_WHERE(cond, cause)                                       \
+    do {                                                                  \
+        int last_ = -1;                                                   \
+        for (int i_ = 0; i_ < n_active; i_++) {                           \
+            const ov_req_t *r = &slots[active[i_]];                       \
+            if (r->recv && (cond)) last_ = i_;                            \
+        }                                                                 \
+        if (last_ < 0) break;                                             \
+        int which_[OV_SLOTS], n_ = 0;                                     \
+        for (int i_ = 0; i_ <= last_; i_++) {                             \
+            const ov_req_t *r = &slots[active[i_]];                       \
+            if (!r->recv || (cond)) which_[n_++] = active[i_];            \
+        }                                                                 \
+        complete(which_, n_, cause);                                      \
+    } while (0)
+
+void ov_complete_all(ov_cause_t cause)
+{
+    if (!n_active) return;
+    int which[OV_SLOTS];
+    memcpy(which, active, (size_t) n_active * sizeof *which);
+    complete(which, n_active, cause);
+}
+
+void ov_release_range(uintptr_t lo, uintptr_t hi, ov_cause_t cause)
+{
+    if (!guarded_recvs || lo >= hi) return;
+    uintptr_t plo = mpii_page_down(lo), phi = mpii_page_up(hi);
+    COMPLETE_WHERE(r->plo < phi && plo < r->phi, cause);
+}
+
+static int take_slot(void)
+{
+    if (!n_free) { /* everything in use: finish the older half */
+        int which[OV_SLOTS];
+        int n = n_active / 2 ? n_active / 2 : 1;
+        memcpy(which, active, (size_t) n * sizeof *which);
+        complete(which, n, ST_WAIT_FULL);
+    }
+    int s = free_slots[--n_free];
+    active[n_active++] = s;
+    ov_pending = n_active;
+    return s;
+}
+
+static int room(ov_req_t *r, size_t bytes)
+{
+    if (r->cap >= bytes && r->pack) return 0;
+    free(r->pack); /* below the heap's threshold or not, free() knows where it came from */
+    size_t cap = bytes < 256 ? 256 : bytes;
+    r->pack = malloc(cap);
+    r->cap = r->pack ? cap : 0;
+    return r->pack ? 0 : -1;
+}
+
+/* ---- conversions ---- */
+
+int ov_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    int size = 0;
+    if (MPII_PMPI(MPI_Pack_size, MPI_PACK_SIZE_T)(count, type, comm, &size) != MPI_SUCCESS || size < 0) return 0;
+    if ((uint64_t) size > ov_max_bytes) {
+        ov_stats[ST_PASS_LARGE]++;
+        return 0;
+    }
+    uintptr_t lo, hi;
+    mpii_block_t *b = NULL;
+    if (guarded_recvs && ov_extent(buf, count, type, &lo, &hi) == 0 && lo < hi) {
+        /* data a pending receive still has to deliver must arrive before it is packed */
+        COMPLETE_WHERE(r->lo < hi && lo < r->hi, ST_WAIT_OVERLAP);
+        b = mpii_heap_find((void *) lo);
+    }
+    int s = take_slot();
+    ov_req_t *r = &slots[s];
+    if (room(r, (size_t) size) != 0) {
+        drop_active(s);
+        return 0;
+    }
+    uintptr_t plo = b ? mpii_page_down(lo) : 0, phi = b ? mpii_page_up(hi) : 0;
+    int closed = b && any_guarded(b, plo, phi); /* pages shared with a pending receive */
+    if (closed) mpii_guard_open(b, plo, phi);
+    int pos = 0;
+    MPII_PMPI(MPI_Pack, MPI_PACK_T)(buf, count, type, r->pack, size, &pos, comm);
+    if (closed) mpii_guard_close(b, plo, phi);
+    *r = (ov_req_t){ .recv = 0, .pack = r->pack, .cap = r->cap, .status_entry = -1 };
+    OV_NEXT(MPI_ISEND_T, QMPI_Isend_t, r->pack, pos, MPI_PACKED, dest, tag, comm, &r->req);
+    ov_stats[ST_SENDS]++;
+    ov_stats[ST_BYTES_SENT] += (uint64_t) pos;
+    return 1;
+}
+
+/* The block a receive into buf can be guarded in, or NULL (the caller passes it through). */
+static mpii_block_t *guardable(const void *buf, int count, MPI_Datatype type, uintptr_t *lo, uintptr_t *hi)
+{
+    if (count <= 0 || ov_extent(buf, count, type, lo, hi) != 0 || *lo >= *hi) return NULL;
+    mpii_block_t *b = mpii_heap_find((void *) *lo);
+    if (!b || b->pins || *hi > b->start + b->pages * mpii_page_size) return NULL;
+    return b;
+}
+
+int ov_recv_eligible(const void *buf, int count, MPI_Datatype type, int source, int tag)
+{
+    uintptr_t lo, hi;
+    if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG) {
+        ov_stats[ST_PASS_WILDCARD]++; /* the status must name the sender when MPI_Recv returns */
+        return 0;
+    }
+    if (source == MPI_PROC_NULL) return 0;
+    if (!guardable(buf, count, type, &lo, &hi)) {
+        ov_stats[ST_PASS_BUFFER]++;
+        return 0;
+    }
+    return 1;
+}
+
+static void remember_status(int s, MPI_Status *status)
+{
+    for (int i = 0; i < OV_STATUSES; i++)
+        if (statuses[i].addr == status) statuses[i].addr = NULL; /* a newer receive owns it now */
+    int e = next_status;
+    next_status = (next_status + 1) % OV_STATUSES;
+    statuses[e] = (ov_status_t){ .addr = status, .owner = s };
+    slots[s].status_entry = e;
+}
+
+int ov_recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    uintptr_t lo, hi;
+    mpii_block_t *b = guardable(buf, count, type, &lo, &hi);
+    int size = 0;
+    if (!b || MPII_PMPI(MPI_Pack_size, MPI_PACK_SIZE_T)(count, type, comm, &size) != MPI_SUCCESS) return 0;
+    if ((uint64_t) size > ov_max_bytes) {
+        ov_stats[ST_PASS_LARGE]++;
+        return 0;
+    }
+    /* a pending receive into the same elements must land first: the later one wins */
+    COMPLETE_WHERE(r->lo < hi && lo < r->hi, ST_WAIT_OVERLAP);
+    int s = take_slot();
+    ov_req_t *r = &slots[s];
+    if (room(r, (size_t) size) != 0) {
+        drop_active(s);
+        return 0;
+    }
+    *r = (ov_req_t){ .recv = 1, .lo = lo, .hi = hi, .plo = mpii_page_down(lo), .phi = mpii_page_up(hi), .block = b,
+                     .pack = r->pack, .cap = r->cap, .buf = buf, .count = count, .type = type, .comm = comm,
+                     .status_entry = -1 };
+    OV_NEXT(MPI_IRECV_T, QMPI_Irecv_t, r->pack, size, MPI_PACKED, source, tag, comm, &r->req);
+    int guarded = mpii_guard_add(b, r->plo, r->phi, MPII_GUARD_NOACCESS) == 0;
+    if (guarded) guarded_recvs++;
+    else r->block = NULL;
+    if (status != MPI_STATUS_IGNORE) {
+        /* what the program may read directly now; the count follows when it asks */
+        status->MPI_SOURCE = source;
+        status->MPI_TAG = tag;
+        status->MPI_ERROR = MPI_SUCCESS;
+        MPII_PMPI(MPI_Status_set_elements, MPI_STATUS_SET_ELEMENTS_T)(status, type, count);
+        remember_status(s, status);
+    }
+    if (!guarded) { /* the kernel refused (too many mappings): finish it now, synchronously */
+        ov_stats[ST_PASS_GUARD]++;
+        complete(&s, 1, ST_WAIT_FULL);
+        ov_stats[ST_WAIT_FULL]--;
+        if (status != MPI_STATUS_IGNORE) ov_status_read(status);
+        return 1;
+    }
+    ov_stats[ST_RECVS]++;
+    ov_stats[ST_BYTES_RECEIVED] += (uint64_t) size;
+    return 1;
+}
+
+/* ---- statuses ---- */
+
+void ov_status_read(MPI_Status *status)
+{
+    for (int i = 0; i < OV_STATUSES; i++) {
+        ov_status_t *e = &statuses[i];
+        if (e->addr != status || !status) continue;
+        if (e->owner >= 0) {
+            int one = e->owner;
+            complete(&one, 1, ST_WAIT_STATUS);
+        }
+        MPI_Status real = e->saved;
+        real.MPI_SOURCE = status->MPI_SOURCE; /* the program may have set these itself */
+        real.MPI_TAG = status->MPI_TAG;
+        *status = real;
+        e->addr = NULL;
+        return;
+    }
+}
+
+void ov_status_forget(const MPI_Status *status, MPI_Count n)
+{
+    if (!status || status == MPI_STATUS_IGNORE || status == MPI_STATUSES_IGNORE) return;
+    for (int i = 0; i < OV_STATUSES; i++)
+        if (statuses[i].addr >= status && statuses[i].addr < status + (n > 0 ? n : 1)) statuses[i].addr = NULL;
+}
+
+void ov_type_freed(MPI_Datatype type)
+{
+    COMPLETE_WHERE(r->type == type, ST_WAIT_MPI);
+    types[((uintptr_t) type >> 4 ^ (uintptr_t) type) & 63].type = MPI_DATATYPE_NULL;
+}
+
+/* ---- what the core asks us: faults, kernel accesses, freed blocks ---- */
+
+static int on_fault(void *addr, int write)
+{
+    (void) write;
+    uintptr_t page = mpii_page_down((uintptr_t) addr);
+    int before = n_active;
+    COMPLETE_WHERE(r->plo <= page && page < r->phi, ST_WAIT_FAULT);
+    if (n_active == before) return 0;
+    ov_stats[ST_FAULTS]++;
+    ov_chain_fault();
+    return 1;
+}
+
+static void on_access(uintptr_t lo, uintptr_t hi)
+{
+    ov_release_range(lo, hi, ST_WAIT_ACCESS);
+}
+
+static void on_release(mpii_block_t *b)
+{
+    if (guarded_recvs) COMPLETE_WHERE(r->block == b, ST_WAIT_FREE);
+}
+
+static const mpii_guard_client_t client = { on_fault, on_access };
+
+int ov_start(void)
+{
+    n_free = 0;
+    for (int i = OV_SLOTS - 1; i >= 0; i--) free_slots[n_free++] = i;
+    for (int i = 0; i < OV_STATUSES; i++) statuses[i].addr = NULL;
+    mpii_heap_on_release(on_release);
+    return mpii_guard_attach(&client);
+}
+
+void ov_stop(void)
+{
+    ov_complete_all(ST_WAIT_FINALIZE);
+}
