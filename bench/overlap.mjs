@@ -276,16 +276,20 @@ try {
     console.log(`correctness: ${bad.length} of ${runs} runs differ:`);
     for (const b of bad) console.log(`  ${b}`);
     exit = 1;
-  } else {
+  } else if (runs) {
     console.log(`correctness: all ${runs} runs bit-identical`);
+  } else {
+    console.log('correctness: no run finished, nothing to compare');
   }
   const failed = cfgs.filter((c) => c.failed);
   if (failed.length) {
     console.log(`failed: ${failed.length} configurations did not run:`);
     const seen = new Set();
     for (const c of failed) {
-      const why = c.failed.split('\n').filter(Boolean);
-      const shown = why.length > 4 ? [why[0], '...', ...why.slice(-3)] : why; // the command and stderr's tail
+      // the command, then sor's or mpii's own complaint if there is one, else the tail of stderr
+      const [cmd, ...rest] = c.failed.split('\n').filter(Boolean);
+      const own = rest.filter((l) => /^(sor|mpii):/.test(l));
+      const shown = [cmd, ...(own.length ? own : rest.slice(-3))];
       const key = `${c.block.label} ${c.method.name}`;
       console.log(`  ${key} n=${c.n}${seen.has(key) ? '' : `: ${shown.join('\n      ')}`}`);
       seen.add(key);

@@ -110,8 +110,8 @@ describe('errors', () => {
 describe('shipped defaults (config/tools.yaml)', () => {
   it('loads and has noop, trace-count, none, count, default none', () => {
     const f = loadConfigFile(SHIPPED_DEFAULTS, { builtinAllowed: true });
-    assert.deepEqual([...f.tools.keys()], ['noop', 'trace-count', 'monitor']);
-    assert.deepEqual([...f.stacks.keys()], ['none', 'count', 'monitor']);
+    assert.deepEqual([...f.tools.keys()], ['noop', 'trace-count', 'monitor', 'overlap']);
+    assert.deepEqual([...f.stacks.keys()], ['none', 'count', 'monitor', 'overlap']);
     assert.equal(f.defaultStack?.name, 'none');
     assert.deepEqual(f.tools.get('trace-count')?.options?.top, {
       type: 'int',
@@ -494,7 +494,7 @@ describe('YAML errors name file:line and a fix', () => {
     throwsMpii(
       () => resolveStack(s.req()),
       /^\.[/\\]mpii\.yaml:4: default-stack 'mien' is not a defined stack$/,
-      [/did you mean 'mine'/, /none, count, monitor, mine/],
+      [/did you mean 'mine'/, /none, count, monitor, overlap, mine/],
     );
   });
 
@@ -624,6 +624,7 @@ describe('listTools / listStacks', () => {
       ['noop', 'builtin'],
       ['trace-count', 'builtin'],
       ['monitor', 'builtin'],
+      ['overlap', 'builtin'],
       ['ext', 'external'],
       ['gone', 'external'],
     ]);
@@ -634,12 +635,12 @@ describe('listTools / listStacks', () => {
     assert.equal(tc.options?.[0].name, 'top');
     assert.equal(tc.options?.[0].summary, 'int ≥ 1, default 15');
     assert.deepEqual(tools[0].options, []);
-    assert.equal(tools[3].path, so);
-    assert.equal(tools[3].pathExists, true);
-    assert.equal(tools[3].description, 'an external');
-    assert.equal(tools[3].definedIn, `.${path.sep}mpii.yaml:2`);
-    assert.equal(tools[3].options, undefined);
-    assert.equal(tools[4].pathExists, false);
+    assert.equal(tools[4].path, so);
+    assert.equal(tools[4].pathExists, true);
+    assert.equal(tools[4].description, 'an external');
+    assert.equal(tools[4].definedIn, `.${path.sep}mpii.yaml:2`);
+    assert.equal(tools[4].options, undefined);
+    assert.equal(tools[5].pathExists, false);
   });
 
   it('lists every stack with entries, origin, default flag and problems', () => {
@@ -652,13 +653,14 @@ describe('listTools / listStacks', () => {
         ['none', [], false],
         ['count', ['trace-count'], false],
         ['monitor', ['monitor'], false],
+        ['overlap', ['overlap'], false],
         ['mine', ['trace-count[top=5]', 'noop'], true],
         ['broken', ['nope'], false],
       ],
     );
-    assert.equal(stacks[3].definedIn, `.${path.sep}mpii.yaml:2`);
-    assert.equal(stacks[3].problem, undefined);
-    assert.match(stacks[4].problem ?? '', /mpii\.yaml:5: unknown tool 'nope'/);
+    assert.equal(stacks[4].definedIn, `.${path.sep}mpii.yaml:2`);
+    assert.equal(stacks[4].problem, undefined);
+    assert.match(stacks[5].problem ?? '', /mpii\.yaml:5: unknown tool 'nope'/);
   });
 });
 

@@ -1,7 +1,9 @@
 /* overlap_segv.c - genuine segmentation faults and the program's own SIGSEGV
  * handler next to the tool's (overlap tool test).
  *
- * Usage: overlap_segv MODE                -np 2 (any np >= 1 works).
+ * Usage: overlap_segv MODE                -np 2 (any np >= 2 works; not 1:
+ *                                         MPICH 4.0/ucx blocks in MPI_Send
+ *                                         to self even for 800 bytes).
  *
  * Every mode first runs converted traffic: a ring MPI_Sendrecv and an
  * MPI_Send/MPI_Recv pair into heap buffers malloc'd after MPI_Init, whose
@@ -141,6 +143,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    if (g_size < 2)
+        die("needs at least 2 processes");
     const char *mode = argc > 1 ? argv[1] : "";
     g_line_len = (size_t)snprintf(g_line, sizeof g_line, "overlap_segv rank %d: own handler ran\n", g_rank);
 

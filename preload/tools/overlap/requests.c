@@ -134,7 +134,15 @@ static void unpack(ov_req_t *r, MPI_Status *st)
     int n = (int) (bytes / t->size), pos = 0;
     int closed = r->block && any_guarded(r->block, r->plo, r->phi);
     if (closed) mpii_guard_open(r->block, r->plo, r->phi);
-    MPII_PMPI(MPI_Unpack, MPI_UNPACK_T)(r->pack, bytes, &pos, r->buf, n, r->type, r->comm);
+    if (bytes % t->size == 0) {
+        MPII_PMPI(MPI_Unpack, MPI_UNPACK_T)(r->pack, bytes, &pos, r->buf, n, r->type, r->comm);
+    } else {
+        /* a partial last element (legal for a short message): only the library's receive path
+         * knows how to place it, so let it receive the packed bytes from ourselves */
+        MPI_Status self;
+        MPII_PMPI(MPI_Sendrecv, MPI_SENDRECV_T)(r->pack, bytes, MPI_PACKED, 0, 0, r->buf, r->count, r->type, 0, 0,
+                                               MPI_COMM_SELF, &self);
+    }
     if (closed) mpii_guard_close(r->block, r->plo, r->phi);
 }
 
@@ -318,7 +326,16 @@ int ov_recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Co
     *r = (ov_req_t){ .recv = 1, .lo = lo, .hi = hi, .plo = mpii_page_down(lo), .phi = mpii_page_up(hi), .block = b,
                      .pack = r->pack, .cap = r->cap, .buf = buf, .count = count, .type = type, .comm = comm,
                      .status_entry = -1 };
-    OV_NEXT(MPI_IRECV_T, QMPI_Irecv_t, r->pack, size, MPI_PACKED, source, tag, comm, &r->req);
+    /* A message that is already here gives its exact status at once: a program that copies
+     * the status struct (instead of asking MPI_Get_count) then sees the real count. */
+    int here = 0;
+    MPI_Status probed;
+    if (status != MPI_STATUS_IGNORE) {
+        MPI_Message msg;
+        MPII_PMPI(MPI_Improbe, MPI_IMPROBE_T)(source, tag, comm, &here, &msg, &probed);
+        if (here) OV_NEXT(MPI_IMRECV_T, QMPI_Imrecv_t, r->pack, size, MPI_PACKED, &msg, &r->req);
+    }
+    if (!here) OV_NEXT(MPI_IRECV_T, QMPI_Irecv_t, r->pack, size, MPI_PACKED, source, tag, comm, &r->req);
     int guarded = mpii_guard_add(b, r->plo, r->phi, MPII_GUARD_NOACCESS) == 0;
     if (guarded) guarded_recvs++;
     else r->block = NULL;
@@ -327,7 +344,8 @@ int ov_recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Co
         status->MPI_SOURCE = source;
         status->MPI_TAG = tag;
         status->MPI_ERROR = MPI_SUCCESS;
-        MPII_PMPI(MPI_Status_set_elements, MPI_STATUS_SET_ELEMENTS_T)(status, type, count);
+        if (here) *status = probed; /* its byte count is the message's, whatever type asks */
+        else MPII_PMPI(MPI_Status_set_elements, MPI_STATUS_SET_ELEMENTS_T)(status, type, count);
         remember_status(s, status);
     }
     if (!guarded) { /* the kernel refused (too many mappings): finish it now, synchronously */

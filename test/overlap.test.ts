@@ -1,0 +1,112 @@
+// The overlap tool on real jobs, both MPIs: every rule program (test/programs/overlap_*.c) and
+// the red-black SOR must print exactly what they print without mpii, in paging, chaining and
+// adaptive mode and with INJ_IGNORE=1; the statistics must show the conversions really ran.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execa } from 'execa';
+import { FLAVORS, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
+import { readProfile } from '../src/profile/read.js';
+import { overlapRuns, overlapTotals } from '../src/report/overlap.js';
+
+const LAUNCHER: Record<Flavor, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpiexec.mpich' };
+
+/** What each rank printed, sorted (ranks interleave freely). */
+const lines = (s: string) => s.split('\n').filter((l) => /^(overlap_\w+ rank \d+:|sor )/.test(l)).sort();
+
+async function plain(f: Flavor, np: number, prog: string, args: string[]): Promise<string[]> {
+  const r = await execa(LAUNCHER[f], [...launcherArgs(f, np), prog, ...args], { env: TEST_ENV, reject: false, timeout: 120_000 });
+  assert.equal(r.exitCode, 0, r.stderr);
+  return lines(r.stdout);
+}
+
+async function underOverlap(f: Flavor, np: number, prog: string, args: string[], options: string, env: NodeJS.ProcessEnv = {}) {
+  const out = outDir(`overlap-${f}`);
+  const r = await mpii(['run', '--quiet', '--tools', `overlap[${options}]`, '--out', out, ...launcherArgs(f, np), prog, ...args], env);
+  assert.equal(r.code, 0, `${options}: ${r.stderr}`);
+  const runs = overlapRuns(readProfile(out));
+  return { lines: lines(r.stdout), totals: runs.length ? overlapTotals(runs[0]) : {}, stdout: r.stdout };
+}
+
+// name, np (MPICH busy-polls: at most 3 ranks on 2 cores), args, options every run gets
+const PROGRAMS: Array<[string, number, string[], string]> = [
+  ['overlap_halo', 4, ['10'], ''],
+  ['overlap_sendrecv', 2, [], ''],
+  ['overlap_pages', 2, [], ''],
+  ['overlap_status', 2, [], 'heap-min=1'],
+  ['overlap_alloc', 2, [], ''],
+  ['overlap_syscall', 2, [], ''],
+  ['overlap_passthrough', 2, [], ''],
+  ['overlap_alg8', 2, ['10'], 'heap-min=1'],
+  ['overlap_loop', 2, ['100'], ''],
+  ['overlap_loop', 2, ['100', 'break'], ''],
+];
+
+for (const f of FLAVORS) {
+  describe(`${f}: overlap keeps every program's output bit-identical`, () => {
+    for (const [name, npWanted, args, base] of PROGRAMS) {
+      const np = f === 'mpich' ? Math.min(npWanted, 2) : npWanted;
+      it(`${name} ${args.join(' ')} (np ${np}): plain = paging = chaining = adaptive = INJ_IGNORE`, async () => {
+        const prog = program(f, name);
+        const want = await plain(f, np, prog, args);
+        assert.equal(want.length, np, 'every rank reports');
+        assert.ok(want.every((l) => / OK /.test(l) || / OK$/.test(l)), want.join('\n'));
+        const opt = (mode: string) => [`mode=${mode}`, base].filter(Boolean).join(';');
+        const paging = await underOverlap(f, np, prog, args, opt('paging'));
+        assert.deepEqual(paging.lines, want, 'paging');
+        assert.ok((paging.totals['receives converted'] ?? 0) > 0, `paging converted receives: ${JSON.stringify(paging.totals)}`);
+        assert.ok((paging.totals['sends converted'] ?? 0) > 0, 'paging converted sends');
+        const chaining = await underOverlap(f, np, prog, args, opt('chaining'));
+        assert.deepEqual(chaining.lines, want, 'chaining');
+        const adaptive = await underOverlap(f, np, prog, args, opt('adaptive'));
+        assert.deepEqual(adaptive.lines, want, 'adaptive');
+        const ignored = await underOverlap(f, np, prog, args, opt('paging'), { INJ_IGNORE: '1' });
+        assert.deepEqual(ignored.lines, want, 'INJ_IGNORE=1');
+        assert.deepEqual(ignored.totals, {}, 'INJ_IGNORE=1 records nothing');
+      });
+    }
+
+    it('paging waits on touch; chaining learns the chain end and waits there instead of faulting', async () => {
+      const prog = program(f, 'overlap_loop');
+      const paging = await underOverlap(f, 2, prog, ['100'], 'mode=paging');
+      const chaining = await underOverlap(f, 2, prog, ['100'], 'mode=chaining');
+      assert.ok(paging.totals.faults >= 100, `paging faults: ${paging.totals.faults}`);
+      assert.ok(chaining.totals['chain ends learned'] >= 1, JSON.stringify(chaining.totals));
+      assert.ok(chaining.totals['waits: chain end'] > 0, JSON.stringify(chaining.totals));
+      assert.ok(chaining.totals.faults * 4 < paging.totals.faults, `chaining faults ${chaining.totals.faults} vs paging ${paging.totals.faults}`);
+    });
+
+    it('Algorithm 8 (the thesis\'s failing chain) gives the right b under chaining', async () => {
+      const prog = program(f, 'overlap_alg8');
+      const want = await plain(f, 2, prog, ['40']);
+      const chaining = await underOverlap(f, 2, prog, ['40'], 'mode=chaining;heap-min=1;chain-threshold=1');
+      assert.deepEqual(chaining.lines, want);
+      assert.ok(chaining.totals['chain ends learned'] >= 1, JSON.stringify(chaining.totals));
+    });
+
+    it('a genuine segfault still crashes; the program\'s own SIGSEGV handler still runs', async () => {
+      const prog = program(f, 'overlap_segv');
+      const touch = await underOverlap(f, 2, prog, ['touch'], 'mode=paging');
+      assert.equal(touch.lines.filter((l) => / OK /.test(l)).length, 2);
+      const out = outDir(`segv-${f}`);
+      const crash = await mpii(['run', '--quiet', '--tools', 'overlap[mode=paging]', '--out', out, ...launcherArgs(f, 2), prog, 'plain']);
+      assert.notEqual(crash.code, 0);
+      assert.match(crash.stderr + crash.stdout, /Segmentation fault|signal 11|SIGSEGV|exit code 139|signal/i);
+      const own = await mpii(['run', '--quiet', '--tools', 'overlap[mode=paging]', '--out', outDir(`segv2-${f}`), ...launcherArgs(f, 2), prog, 'handler']);
+      assert.notEqual(own.code, 0);
+      assert.match(own.stderr + own.stdout, /own handler ran/);
+    });
+
+    it('red-black SOR: the Sendrecv variant under overlap gives the plain grid bit for bit', async () => {
+      const prog = program(f, 'sor');
+      const np = f === 'openmpi' ? 4 : 2;
+      const want = await plain(f, np, prog, ['sendrecv', '128', '10']);
+      const sum = (ls: string[]) => /checksum=(\w+)/.exec(ls.join('\n'))?.[1];
+      assert.ok(sum(want), want.join('\n'));
+      for (const mode of ['paging', 'chaining', 'adaptive']) {
+        const r = await underOverlap(f, np, prog, ['sendrecv', '128', '10'], `mode=${mode}`);
+        assert.equal(sum(r.lines), sum(want), mode);
+        assert.ok((r.totals['sendrecvs converted'] ?? 0) > 0, `${mode}: ${JSON.stringify(r.totals)}`);
+      }
+    });
+  });
+}
