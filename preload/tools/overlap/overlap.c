@@ -337,6 +337,13 @@ static void library_uses(const void *buf, MPI_Count count, MPI_Datatype type, in
     ov_release_range(b->start, b->start + b->pages * mpii_page_size, ST_WAIT_MPI);
 }
 
+/* A datatype the call really has (fields a function lacks are zero; MPI_DATATYPE_NULL is not
+ * zero in every MPI). */
+static int given(MPI_Datatype t)
+{
+    return t != (MPI_Datatype) 0 && t != MPI_DATATYPE_NULL;
+}
+
 static void before_call(int id, const mpii_args_t *a)
 {
     int f = flags[id];
@@ -348,9 +355,15 @@ static void before_call(int id, const mpii_args_t *a)
     }
     if (f & F_BUF) {
         int pin = (f & F_REQ) != 0;
-        library_uses(a->buffer, a->count, a->datatype, a->datatype != MPI_DATATYPE_NULL, pin);
-        library_uses(a->send_buffer, a->send_count, a->send_datatype, a->send_datatype != MPI_DATATYPE_NULL && !a->send_counts && !a->send_counts_c, pin);
-        library_uses(a->recv_buffer, a->recv_count, a->recv_datatype, a->recv_datatype != MPI_DATATYPE_NULL && !a->recv_counts && !a->recv_counts_c, pin);
+        /* a function without its own send/recv count and type (MPI_Allreduce) uses the common
+         * ones for both buffers; vector forms (counts arrays) take the whole allocation */
+        int common = given(a->datatype);
+        int sv = !a->send_counts && !a->send_counts_c, rv = !a->recv_counts && !a->recv_counts_c;
+        library_uses(a->buffer, a->count, a->datatype, common, pin);
+        if (given(a->send_datatype)) library_uses(a->send_buffer, a->send_count, a->send_datatype, sv, pin);
+        else library_uses(a->send_buffer, a->count, a->datatype, common && sv, pin);
+        if (given(a->recv_datatype)) library_uses(a->recv_buffer, a->recv_count, a->recv_datatype, rv, pin);
+        else library_uses(a->recv_buffer, a->count, a->datatype, common && rv, pin);
     }
     if (f & F_PIN) library_uses(a->pinned_buffer, 0, MPI_DATATYPE_NULL, 0, 1);
 }
