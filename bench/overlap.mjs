@@ -129,15 +129,15 @@ function argv(block, method, n) {
   return { argv: [process.execPath, MPII, 'run', '--quiet', '--tools', method.tools, '--out', out, ...launcher], out };
 }
 
-/** One run (retried: the shim may be rebuilt under us if preload/ changes meanwhile) -> {ms, checksum}. */
+/** One run (retried: the shim may be rebuilt under us if preload/ changes meanwhile) -> {ms, checksum, wall}. */
 function measureOnce(block, method, n) {
   for (let i = 1; ; i++) {
     const cmd = argv(block, method, n);
     try {
-      const { stdout } = run(cmd.argv, RUN_TIMEOUT_MS);
+      const { stdout, ms: wall } = run(cmd.argv, RUN_TIMEOUT_MS);
       const m = RESULT.exec(stdout);
       if (!m || Number(m[1]) !== n) throw new Error(`${cmd.argv.join(' ')}: no result line in output:\n${stdout.trim()}`);
-      return { ms: Number(m[2]), checksum: m[4] };
+      return { ms: Number(m[2]), checksum: m[4], wall };
     } catch (e) {
       if (i >= TRIES) throw e;
       log(`retry ${i} after failure: ${e.message.split('\n')[0]}`);
@@ -172,7 +172,8 @@ function runCfg(c, progress) {
     const r = measureOnce(c.block, c.method, c.n);
     c.samples.push(r.ms);
     c.checksums.push(r.checksum);
-    log(`${progress}${c.block.label} n=${c.n} ${c.method.name}: ${r.ms} ms/iteration, checksum ${r.checksum}`);
+    // the job's wall clock too: a run that took far longer than its neighbours met a busy machine
+    log(`${progress}${c.block.label} n=${c.n} ${c.method.name}: ${r.ms} ms/iteration, checksum ${r.checksum} (job ${(r.wall / 1000).toFixed(1)} s)`);
   } catch (e) {
     c.failed = e.message;
     log(`${progress}${c.block.label} n=${c.n} ${c.method.name}: FAILED: ${e.message.split('\n')[0]}`);
