@@ -30,21 +30,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#define OVERLAP_PROGRAM "overlap_alg8"
+#include "overlap_check.h"
+
 typedef unsigned long long u64;
 
-static int g_rank;
-
-static void die(const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "overlap_alg8 rank %d: %s\n", g_rank, msg);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
 
 enum { TAG_C = 1, TAG_A = 2 };
 

@@ -48,6 +48,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define OVERLAP_PROGRAM "overlap_halo"
+#include "overlap_check.h"
+
 #define LX 64
 #define LY 64
 #define W (LX + 2)
@@ -55,28 +58,6 @@
 
 enum { TAG_W = 11, TAG_E = 12, TAG_N = 13, TAG_S = 14 };
 
-static int g_rank;
-static unsigned long long g_ck = 14695981039346656037ULL;
-
-static void ck_mix(unsigned long long v)
-{
-    for (int i = 0; i < 8; i++) {
-        g_ck ^= (v >> (8 * i)) & 0xffu;
-        g_ck *= 1099511628211ULL;
-    }
-}
-
-static void die(const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "overlap_halo rank %d: %s\n", g_rank, msg);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
 
 /* Initial value of extended global cell (gi, gj); exact integer < MOD. */
 static double init_val(int gi, int gj)

@@ -37,32 +37,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define OVERLAP_PROGRAM "overlap_loop"
+#include "overlap_check.h"
+
 #define NR 16      /* rows per rank (even) */
 #define WD 128     /* doubles per row (even) */
 #define MOD 1000003LL
 
-static int g_rank;
-static unsigned long long g_ck = 14695981039346656037ULL;
-
-static void ck_mix(unsigned long long v)
-{
-    for (int i = 0; i < 8; i++) {
-        g_ck ^= (v >> (8 * i)) & 0xffu;
-        g_ck *= 1099511628211ULL;
-    }
-}
-
-static void die(const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "overlap_loop rank %d: %s\n", g_rank, msg);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
 
 static double init_val(int gi, int j)
 {

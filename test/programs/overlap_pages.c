@@ -46,42 +46,15 @@
 #include <string.h>
 #include <unistd.h>
 
-static int g_rank;
-static unsigned long long g_ck = 14695981039346656037ULL;
+#define OVERLAP_PROGRAM "overlap_pages"
+#include "overlap_check.h"
+
 static MPI_Comm comm;
 static size_t g_ps;   /* page size */
 static int g_ipp;     /* ints per page */
 
-static void ck_mix(unsigned long long v)
-{
-    for (int i = 0; i < 8; i++) {
-        g_ck ^= (v >> (8 * i)) & 0xffu;
-        g_ck *= 1099511628211ULL;
-    }
-}
-
-static void die(const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "overlap_pages rank %d: %s\n", g_rank, msg);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-static void check_int(const char *what, int i, long long exp, long long got)
-{
-    if (exp != got)
-        die("expected %lld got %lld at %s[%d]", exp, got, what, i);
-    ck_mix((unsigned long long)got);
-}
-
 /* Element i of message k sent by rank r. */
 static int msg(int r, int k, int i) { return r * 1000003 + k * 10007 + i; }
-#define SENTINEL(i) (-1 - (i))
 
 /* Page-aligned int pointer with room for npages pages inside a malloc'd
  * block; *blk receives the block for free(). */

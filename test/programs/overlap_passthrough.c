@@ -39,40 +39,14 @@
 #include <string.h>
 #include <unistd.h>
 
-static int g_rank, g_size, g_partner;
-static unsigned long long g_ck = 14695981039346656037ULL;
+#define OVERLAP_PROGRAM "overlap_passthrough"
+#include "overlap_check.h"
+
+static int g_size, g_partner;
 static MPI_Comm comm;
-
-static void ck_mix(unsigned long long v)
-{
-    for (int i = 0; i < 8; i++) {
-        g_ck ^= (v >> (8 * i)) & 0xffu;
-        g_ck *= 1099511628211ULL;
-    }
-}
-
-static void die(const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "overlap_passthrough rank %d: %s\n", g_rank, msg);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-static void check_int(const char *what, long i, long long exp, long long got)
-{
-    if (exp != got)
-        die("expected %lld got %lld at %s[%ld]", exp, got, what, i);
-    ck_mix((unsigned long long)got);
-}
 
 /* Element i of message `tag` sent by rank r. */
 static int msg(int r, int tag, int i) { return r * 100003 + tag * 1009 + i; }
-#define SENTINEL(i) (-1 - (i))
 
 /* Converted receive of the partner's message `tag` into rb (n ints). */
 static void xchg(int *rb, int n, int tag)

@@ -43,30 +43,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static int g_rank, g_size;
-static unsigned long long g_ck = 14695981039346656037ULL;
+#define OVERLAP_PROGRAM "overlap_segv"
+#include "overlap_check.h"
+
+static int g_size;
 static char g_line[128];
 static size_t g_line_len;
-
-static void ck_mix(unsigned long long v)
-{
-    for (int i = 0; i < 8; i++) {
-        g_ck ^= (v >> (8 * i)) & 0xffu;
-        g_ck *= 1099511628211ULL;
-    }
-}
-
-static void die(const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "overlap_segv rank %d: %s\n", g_rank, msg);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
 
 static int msg(int r, int tag, int i) { return r * 1000003 + tag * 1009 + i; }
 

@@ -36,35 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int g_rank;
-static unsigned long long g_ck = 14695981039346656037ULL;
+#define OVERLAP_PROGRAM "overlap_sendrecv"
+#include "overlap_check.h"
 
-static void ck_mix(unsigned long long v)
-{
-    for (int i = 0; i < 8; i++) {
-        g_ck ^= (v >> (8 * i)) & 0xffu;
-        g_ck *= 1099511628211ULL;
-    }
-}
-
-static void die(const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "overlap_sendrecv rank %d: %s\n", g_rank, msg);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-static void check_int(const char *what, int i, long long exp, long long got)
-{
-    if (exp != got)
-        die("expected %lld got %lld at %s[%d]", exp, got, what, i);
-    ck_mix((unsigned long long)got);
-}
 
 /* Value element i of buffer `tag` had on rank r before any communication. */
 static int val(int r, int tag, int i)
@@ -72,7 +46,6 @@ static int val(int r, int tag, int i)
     return r * 1000003 + tag * 100019 + i * 7 + 1;
 }
 
-#define SENTINEL(i) (-1 - (i))
 
 int main(int argc, char **argv)
 {
