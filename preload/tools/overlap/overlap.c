@@ -11,7 +11,6 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "mpii_tool.h"
 #include "overlap.h"
 
@@ -45,19 +44,12 @@ typedef struct {
 
 static ov_site_t sites[OV_SITES];
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
-}
-
 static ov_site_t *site_of(void *addr)
 {
     for (unsigned i = 0, h = (unsigned) ((uintptr_t) addr >> 2) & (OV_SITES - 1); i < OV_SITES; i++, h = (h + 1) & (OV_SITES - 1)) {
         if (sites[h].addr == addr) return &sites[h];
         if (!sites[h].addr) {
-            sites[h] = (ov_site_t){ .addr = addr, .state = EXPLORE, .backoff = 256 };
+            sites[h] = (ov_site_t){ .addr = addr, .state = EXPLORE, .on = 1, .backoff = 256 };
             ov_stats[ST_SITES]++;
             return &sites[h];
         }
@@ -86,7 +78,7 @@ static int site_on(void *addr)
     if (ov_mode != OV_ADAPTIVE) return 1;
     ov_site_t *s = site_of(addr);
     if (!s) return 1;
-    uint64_t t = now_ns();
+    uint64_t t = ov_now_ns();
     /* the interval since the previous call belongs to that call's mode, unless it just switched */
     if (s->t_last && s->state == EXPLORE && s->mode_prev == s->mode_prev2) {
         uint64_t dt = t - s->t_last;
@@ -101,8 +93,7 @@ static int site_on(void *addr)
             uint32_t off = median(s->sample[0], OV_SAMPLES), on = median(s->sample[1], OV_SAMPLES);
             int was = s->on;
             s->on = on < off - off / 100; /* the background version must win by 1 % */
-            if (!s->on) ov_stats[ST_SITES_OFF]++;
-            if (!was && s->on && ov_stats[ST_SITES_OFF]) ov_stats[ST_SITES_OFF]--;
+            if (s->on != was) ov_stats[ST_SITES_OFF] += s->on ? (uint64_t) -1 : 1; /* sites off now */
             ov_stats[ST_DECISIONS]++;
             /* a stable answer is re-checked less and less often */
             s->backoff = (was == s->on && s->backoff < (1u << 16)) ? s->backoff * 2 : 256;
@@ -182,10 +173,11 @@ static int ov_MPI_Recv(QMPI_Context context, int tool_id, void *buf, int count, 
 {
     if (live) {
         void *site = call_site(context);
-        if (ov_recv_eligible(buf, count, type, source, tag)) {
+        ov_target_t t;
+        if (ov_recv_target(buf, count, type, source, tag, &t)) {
             if (!site_on(site)) {
                 ov_stats[ST_PASS_ADAPTIVE]++;
-            } else if (ov_recv(buf, count, type, source, tag, comm, status)) {
+            } else if (ov_recv(&t, buf, count, type, source, tag, comm, status)) {
                 ov_chain_call(signature(site, 1, buf, count, type, source, tag, comm));
                 return MPI_SUCCESS;
             }
@@ -196,64 +188,56 @@ static int ov_MPI_Recv(QMPI_Context context, int tool_id, void *buf, int count, 
     return NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, tag, comm, status);
 }
 
+/* Both halves of a Sendrecv in the background: 1 done; 0 the send half is on its way and the
+ * receive must be made by the caller (MPI_Recv); -1 nothing started. The send half is packed
+ * first (a receive into the same page cannot change it), then the receive half; MPI forbids
+ * their elements to overlap, so neither waits for the other (the thesis's partner exemption). */
+static int sendrecv_async(void *site, int dir, const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                          void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+                          MPI_Status *status)
+{
+    ov_target_t t;
+    if (!site_on(site)) {
+        ov_stats[ST_PASS_ADAPTIVE]++;
+        return -1;
+    }
+    if (!ov_recv_target(rbuf, rcount, rtype, source, rtag, &t)) return -1;
+    if (dest != MPI_PROC_NULL && !ov_send(sbuf, scount, stype, dest, stag, comm)) return -1;
+    if (!ov_recv(&t, rbuf, rcount, rtype, source, rtag, comm, status)) return 0;
+    ov_stats[ST_SENDRECVS]++;
+    ov_chain_call(signature(site, dir, rbuf, rcount, rtype, source, rtag, comm));
+    return 1;
+}
+
 static int ov_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, int scount, MPI_Datatype stype, int dest,
                            int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
                            MPI_Status *status)
 {
+    int done = -1;
     if (live) {
-        void *site = call_site(context);
-        if (site_on(site)) {
-            /* The send half is packed first (so a receive into the same page cannot change it),
-             * then the receive half; MPI forbids their elements to overlap, so neither waits for
-             * the other (the thesis's partner exemption). */
-            if (ov_recv_eligible(rbuf, rcount, rtype, source, rtag)) {
-                int sent = dest == MPI_PROC_NULL || ov_send(sbuf, scount, stype, dest, stag, comm);
-                if (sent && ov_recv(rbuf, rcount, rtype, source, rtag, comm, status)) {
-                    ov_stats[ST_SENDRECVS]++;
-                    ov_chain_call(signature(site, 2, rbuf, rcount, rtype, source, rtag, comm));
-                    return MPI_SUCCESS;
-                }
-                if (sent) { /* the send is on its way: only the receive remains */
-                    release_buffer(rbuf, rcount, rtype);
-                    ov_status_forget(status, 1);
-                    return NEXT(MPI_RECV_T, QMPI_Recv_t, rbuf, rcount, rtype, source, rtag, comm, status);
-                }
-            }
-        } else {
-            ov_stats[ST_PASS_ADAPTIVE]++;
-        }
-        release_buffer(sbuf, scount, stype);
+        done = sendrecv_async(call_site(context), 2, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+                              comm, status);
+        if (done == 1) return MPI_SUCCESS;
+        if (done < 0) release_buffer(sbuf, scount, stype);
         release_buffer(rbuf, rcount, rtype);
         ov_status_forget(status, 1);
     }
+    if (done == 0) return NEXT(MPI_RECV_T, QMPI_Recv_t, rbuf, rcount, rtype, source, rtag, comm, status);
     return NEXT(MPI_SENDRECV_T, QMPI_Sendrecv_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
 }
 
 static int ov_MPI_Sendrecv_replace(QMPI_Context context, int tool_id, void *buf, int count, MPI_Datatype type, int dest,
                                    int stag, int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
+    int done = -1;
     if (live) {
-        void *site = call_site(context);
-        if (site_on(site)) {
-            if (ov_recv_eligible(buf, count, type, source, rtag)) {
-                int sent = dest == MPI_PROC_NULL || ov_send(buf, count, type, dest, stag, comm);
-                if (sent && ov_recv(buf, count, type, source, rtag, comm, status)) {
-                    ov_stats[ST_SENDRECVS]++;
-                    ov_chain_call(signature(site, 3, buf, count, type, source, rtag, comm));
-                    return MPI_SUCCESS;
-                }
-                if (sent) {
-                    release_buffer(buf, count, type);
-                    ov_status_forget(status, 1);
-                    return NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, rtag, comm, status);
-                }
-            }
-        } else {
-            ov_stats[ST_PASS_ADAPTIVE]++;
-        }
+        done = sendrecv_async(call_site(context), 3, buf, count, type, dest, stag, buf, count, type, source, rtag, comm,
+                              status);
+        if (done == 1) return MPI_SUCCESS;
         release_buffer(buf, count, type);
         ov_status_forget(status, 1);
     }
+    if (done == 0) return NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, rtag, comm, status);
     return NEXT(MPI_SENDRECV_REPLACE_T, QMPI_Sendrecv_replace_t, buf, count, type, dest, stag, source, rtag, comm, status);
 }
 

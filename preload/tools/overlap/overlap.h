@@ -4,6 +4,7 @@
 #ifndef MPII_OVERLAP_H
 #define MPII_OVERLAP_H
 #include <stdint.h>
+#include <time.h>
 #include "mpii_core.h"
 #include "heap.h"
 #include "guard.h"
@@ -45,8 +46,15 @@ void ov_stop(void);  /* before MPI_Finalize: everything completes */
 /* Background versions: return 1 when converted, 0 when the caller must call the library itself
  * (after ov_release_range on the buffers). `site` is the caller's chain record context. */
 int ov_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
-int ov_recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status);
-int ov_recv_eligible(const void *buf, int count, MPI_Datatype type, int source, int tag);
+/* Where a receive would land: found once by ov_recv_target, used by ov_recv. */
+typedef struct {
+    mpii_block_t *block;
+    uintptr_t lo, hi; /* bytes the elements span */
+} ov_target_t;
+/* 1 when a receive into buf can run in the background (counted as passed otherwise). */
+int ov_recv_target(const void *buf, int count, MPI_Datatype type, int source, int tag, ov_target_t *t);
+int ov_recv(const ov_target_t *t, void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+            MPI_Status *status);
 
 /* Finish every pending receive whose guarded pages intersect [lo, hi) (byte addresses). */
 void ov_release_range(uintptr_t lo, uintptr_t hi, ov_cause_t cause);
@@ -62,4 +70,11 @@ void ov_type_freed(MPI_Datatype type);
 /* Chains (chain learning): a converted call happened / the program faulted. */
 void ov_chain_call(uint64_t signature);
 void ov_chain_fault(void);
+
+static inline uint64_t ov_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
+}
 #endif

@@ -12,7 +12,6 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "overlap.h"
 
 #define OV_SLOTS 64
@@ -47,13 +46,6 @@ static int free_slots[OV_SLOTS], n_free;
 static ov_status_t statuses[OV_STATUSES];
 static int next_status;
 static int guarded_recvs;
-
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
-}
 
 /* ---- datatype extents, cached per handle (emptied when the program frees a type) ---- */
 
@@ -150,7 +142,7 @@ static void unpack(ov_req_t *r, MPI_Status *st)
 static void complete(const int *which, int n, ov_cause_t cause)
 {
     if (n <= 0) return;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = ov_now_ns();
     MPI_Request reqs[OV_SLOTS];
     MPI_Status sts[OV_SLOTS];
     for (int i = 0; i < n; i++) reqs[i] = slots[which[i]].req;
@@ -175,7 +167,7 @@ static void complete(const int *which, int n, ov_cause_t cause)
     for (int i = 0; i < n; i++) received += slots[which[i]].recv;
     for (int i = 0; i < n; i++) drop_active(which[i]);
     ov_stats[cause] += (uint64_t) received;
-    ov_stats[ST_WAIT_NS] += now_ns() - t0;
+    ov_stats[ST_WAIT_NS] += ov_now_ns() - t0;
 }
 
 /* Complete the pending receives for which `cond` holds, and the sends posted before the last
@@ -271,27 +263,21 @@ int ov_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MP
     return 1;
 }
 
-/* The block a receive into buf can be guarded in, or NULL (the caller passes it through). */
-static mpii_block_t *guardable(const void *buf, int count, MPI_Datatype type, uintptr_t *lo, uintptr_t *hi)
+int ov_recv_target(const void *buf, int count, MPI_Datatype type, int source, int tag, ov_target_t *t)
 {
-    if (count <= 0 || ov_extent(buf, count, type, lo, hi) != 0 || *lo >= *hi) return NULL;
-    mpii_block_t *b = mpii_heap_find((void *) *lo);
-    if (!b || b->pins || *hi > b->start + b->pages * mpii_page_size) return NULL;
-    return b;
-}
-
-int ov_recv_eligible(const void *buf, int count, MPI_Datatype type, int source, int tag)
-{
-    uintptr_t lo, hi;
     if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG) {
         ov_stats[ST_PASS_WILDCARD]++; /* the status must name the sender when MPI_Recv returns */
         return 0;
     }
     if (source == MPI_PROC_NULL) return 0;
-    if (!guardable(buf, count, type, &lo, &hi)) {
+    /* only a block of the page-exclusive heap, not shared with the library, and wholly inside it */
+    mpii_block_t *b = NULL;
+    if (count > 0 && ov_extent(buf, count, type, &t->lo, &t->hi) == 0 && t->lo < t->hi) b = mpii_heap_find((void *) t->lo);
+    if (!b || b->pins || t->hi > b->start + b->pages * mpii_page_size) {
         ov_stats[ST_PASS_BUFFER]++;
         return 0;
     }
+    t->block = b;
     return 1;
 }
 
@@ -305,12 +291,13 @@ static void remember_status(int s, MPI_Status *status)
     slots[s].status_entry = e;
 }
 
-int ov_recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status)
+int ov_recv(const ov_target_t *t, void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+            MPI_Status *status)
 {
-    uintptr_t lo, hi;
-    mpii_block_t *b = guardable(buf, count, type, &lo, &hi);
+    uintptr_t lo = t->lo, hi = t->hi;
+    mpii_block_t *b = t->block;
     int size = 0;
-    if (!b || MPII_PMPI(MPI_Pack_size, MPI_PACK_SIZE_T)(count, type, comm, &size) != MPI_SUCCESS) return 0;
+    if (MPII_PMPI(MPI_Pack_size, MPI_PACK_SIZE_T)(count, type, comm, &size) != MPI_SUCCESS) return 0;
     if ((uint64_t) size > ov_max_bytes) {
         ov_stats[ST_PASS_LARGE]++;
         return 0;
