@@ -2,6 +2,7 @@
 // the background requests wait, and how long. Counter names come from the profile's labels
 // (preload/tools/overlap/overlap.h), so a new statistic shows up without a change here.
 import type { Profile } from '../profile/read.js';
+import { humanBytes as bytes } from './monitor-text.js';
 
 export interface OverlapRun {
   tool: number;
@@ -45,14 +46,6 @@ const sum = (v: number[] | undefined) => (v ?? []).reduce((a, b) => a + b, 0);
 /** Totals over ranks, by statistic name. */
 export function overlapTotals(run: OverlapRun): Record<string, number> {
   return Object.fromEntries([...run.stats.entries()].map(([k, v]) => [k, sum(v)]));
-}
-
-function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024, u = 0;
-  while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
-  return `${v.toFixed(v < 10 ? 2 : 1)} ${units[u]}`;
 }
 
 export function formatOverlap(p: Profile): string[] {
