@@ -15,6 +15,7 @@
 #include "mpii_core.h"
 
 volatile size_t mpii_guarded_pages;
+__thread void *mpii_fault_context;
 
 #define MAX_CLIENTS 2
 static const mpii_guard_client_t *clients[MAX_CLIENTS];
@@ -160,17 +161,67 @@ static void pass_on(int sig, siginfo_t *si, void *ctx)
     }
 }
 
+/* ---- stepping over one instruction on a page that must stay guarded ---- */
+
+#define MAX_STEP_PAGES 4
+static __thread uintptr_t step_pages[MAX_STEP_PAGES];
+static __thread int n_step_pages;
+static struct sigaction chained_trap;
+
+static int step_over(void *addr, void *ctx)
+{
+#if defined(__x86_64__)
+    uintptr_t page = mpii_page_down((uintptr_t) addr);
+    if (n_step_pages == MAX_STEP_PAGES || mprotect((void *) page, mpii_page_size, PROT_READ | PROT_WRITE) != 0) return -1;
+    step_pages[n_step_pages++] = page;
+    ((ucontext_t *) ctx)->uc_mcontext.gregs[REG_EFL] |= 0x100; /* TF: trap after one instruction */
+    return 0;
+#else
+    (void) addr, (void) ctx;
+    return -1;
+#endif
+}
+
+static void on_trap(int sig, siginfo_t *si, void *ctx)
+{
+#if defined(__x86_64__)
+    if (n_step_pages) {
+        for (int i = 0; i < n_step_pages; i++) {
+            mpii_block_t *b = mpii_heap_find((void *) step_pages[i]);
+            if (b) mpii_guard_close(b, step_pages[i], step_pages[i] + mpii_page_size);
+        }
+        n_step_pages = 0;
+        ((ucontext_t *) ctx)->uc_mcontext.gregs[REG_EFL] &= ~(greg_t) 0x100;
+        return;
+    }
+#endif
+    if (chained_trap.sa_flags & SA_SIGINFO) chained_trap.sa_sigaction(sig, si, ctx);
+    else if (chained_trap.sa_handler != SIG_IGN && chained_trap.sa_handler != SIG_DFL) chained_trap.sa_handler(sig);
+    else {
+        struct sigaction dfl = { .sa_handler = SIG_DFL };
+        real_sigaction(sig, &dfl, NULL);
+        raise(sig);
+    }
+}
+
 static void on_segv(int sig, siginfo_t *si, void *ctx)
 {
     int saved = errno;
     if (si->si_code == SEGV_ACCERR && is_ours(si->si_addr)) {
-        int is_write = -1;
+        int is_write = -1, step = 0;
 #if defined(__x86_64__)
         is_write = (((ucontext_t *) ctx)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
 #endif
-        for (int i = 0; i < MAX_CLIENTS && clients[i]; i++)
-            if (clients[i]->fault && clients[i]->fault(si->si_addr, is_write)) break;
-        if (!is_ours(si->si_addr)) {
+        /* a client that claims the fault but leaves the page guarded (other guards on it) means
+         * "let this access through": step over it */
+        mpii_fault_context = ctx;
+        for (int i = 0; i < MAX_CLIENTS && clients[i]; i++) {
+            int r = clients[i]->fault ? clients[i]->fault(si->si_addr, is_write) : MPII_FAULT_NOT_MINE;
+            if (r != MPII_FAULT_NOT_MINE) step = 1;
+            if (r == MPII_FAULT_RELEASED && !is_ours(si->si_addr)) break;
+        }
+        mpii_fault_context = NULL;
+        if (!is_ours(si->si_addr) || (step && step_over(si->si_addr, ctx) == 0)) {
             errno = saved;
             return; /* the instruction runs again, now on an open page */
         }
@@ -202,20 +253,24 @@ int mpii_guard_attach(const mpii_guard_client_t *client)
     struct sigaction sa = { .sa_sigaction = on_segv, .sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART };
     sigemptyset(&sa.sa_mask);
     if (real_sigaction(SIGSEGV, &sa, &chained) != 0) return -1;
+    struct sigaction trap = { .sa_sigaction = on_trap, .sa_flags = SA_SIGINFO | SA_RESTART };
+    sigemptyset(&trap.sa_mask);
+    real_sigaction(SIGTRAP, &trap, &chained_trap);
     installed = 1;
     return 0;
 }
 
-/* A handler the program (or a library) installs for SIGSEGV later goes behind ours. */
+/* A handler the program (or a library) installs for SIGSEGV (or SIGTRAP) later goes behind ours. */
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     if (resolve_sigaction() != 0) {
         errno = ENOSYS;
         return -1;
     }
-    if (sig != SIGSEGV || !installed) return real_sigaction(sig, act, old);
-    if (old) *old = chained;
-    if (act) chained = *act;
+    if ((sig != SIGSEGV && sig != SIGTRAP) || !installed) return real_sigaction(sig, act, old);
+    struct sigaction *behind = sig == SIGSEGV ? &chained : &chained_trap;
+    if (old) *old = *behind;
+    if (act) *behind = *act;
     return 0;
 }
 

@@ -32,14 +32,23 @@ void mpii_guard_close(mpii_block_t *b, uintptr_t lo, uintptr_t hi);
 /* The block goes back to the allocator: open its pages, drop its counts (heap.c calls it). */
 void mpii_guard_forget(mpii_block_t *b);
 
+enum { MPII_FAULT_NOT_MINE = 0, MPII_FAULT_RELEASED = 1, MPII_FAULT_STEP = 2 };
+
 typedef struct {
-    /* the program touched guarded memory at addr (write: 1 for a write, 0 read, -1 unknown):
-     * make it accessible and return 1, or return 0 if this client has no guard there */
+    /* the program touched guarded memory at addr (write: 1 for a write, 0 read, -1 unknown).
+     * Return MPII_FAULT_RELEASED after dropping guards, NOT_MINE if this client has no guard
+     * there, or STEP when the access is legitimate but the guard must stay (other data sharing a
+     * page with a guarded range). Whenever a client claims the fault and the page is still
+     * guarded, the core lets this one instruction run on the open page (x86-64 single step)
+     * and closes the page again behind it. */
     int (*fault)(void *addr, int write);
     /* something other than the program's own instructions (the kernel, the MPI library) is about
      * to access [lo, hi): release what guards it */
     void (*access)(uintptr_t lo, uintptr_t hi);
 } mpii_guard_client_t;
+
+/* While a client's fault() runs: the faulting thread's ucontext_t (registers, for backtraces). */
+extern __thread void *mpii_fault_context;
 
 /* Attach a client and install the SIGSEGV handler (after MPI_Init: MPI libraries install their
  * own there, and ours must come first). Returns 0 or -1. */

@@ -35,6 +35,9 @@ static struct {
 
 static volatile int heap_on;
 static size_t heap_min = (size_t) -1;
+/* Allocations smaller than a page cost two pages each when exclusive: cap how many live. */
+static size_t small_limit = (size_t) -1;
+static volatile size_t small_blocks;
 
 /* ---- the next allocator, and a bump arena for calls made while dlsym itself allocates ---- */
 
@@ -197,6 +200,7 @@ static void release(mpii_block_t *b)
     for (int i = 0; i < 4 && release_hooks[i]; i++) release_hooks[i](b);
     mpii_guard_forget(b);
     take((void *) b->start);
+    if (b->size < mpii_page_size) __atomic_sub_fetch(&small_blocks, 1, __ATOMIC_RELAXED);
     void *raw = b->raw;
     lock();
     b->raw = spare;
@@ -219,6 +223,11 @@ void mpii_heap_start(size_t min_bytes)
     heap_on = 1;
 }
 
+void mpii_heap_limit_small(size_t max_blocks)
+{
+    small_limit = max_blocks;
+}
+
 void mpii_heap_stop(void)
 {
     heap_on = 0;
@@ -226,7 +235,7 @@ void mpii_heap_stop(void)
 
 static inline int wants_pages(size_t n)
 {
-    return heap_on && n >= heap_min;
+    return heap_on && n >= heap_min && (n >= mpii_page_size || small_blocks < small_limit);
 }
 
 /* Pages of its own for an allocation of n bytes, aligned to `align` (a power of two >= page). */
@@ -253,6 +262,7 @@ static void *exclusive(size_t n, size_t align)
     }
     unlock();
     if (!b) return raw; /* no room to track it: an ordinary allocation, never guarded */
+    if (n < mpii_page_size) __atomic_add_fetch(&small_blocks, 1, __ATOMIC_RELAXED);
     return (void *) b->start;
 }
 

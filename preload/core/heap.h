@@ -23,6 +23,9 @@ static inline uintptr_t mpii_page_up(uintptr_t a) { return (a + mpii_page_size -
 
 /* From now on, allocations of >= min_bytes get pages of their own (min_bytes >= 1). */
 void mpii_heap_start(size_t min_bytes);
+/* At most max_blocks live exclusive blocks smaller than a page (each costs two pages); beyond
+ * that, small allocations stay ordinary (unchecked). Default: unlimited. */
+void mpii_heap_limit_small(size_t max_blocks);
 /* New allocations go to the next allocator again; existing blocks stay valid until freed. */
 void mpii_heap_stop(void);
 /* The block containing addr, or NULL. Valid until the program frees that block. */

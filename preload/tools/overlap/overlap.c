@@ -150,7 +150,7 @@ static void *call_site(QMPI_Context context)
 static void release_buffer(const void *buf, MPI_Count count, MPI_Datatype type)
 {
     uintptr_t lo, hi;
-    if (ov_pending && ov_extent(buf, count, type, &lo, &hi) == 0) ov_release_range(lo, hi, ST_WAIT_MPI);
+    if (ov_pending && mpii_extent(buf, count, type, &lo, &hi) == 0) ov_release_range(lo, hi, ST_WAIT_MPI);
 }
 
 static int ov_MPI_Send(QMPI_Context context, int tool_id, const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
@@ -311,7 +311,7 @@ static void library_uses(const void *buf, MPI_Count count, MPI_Datatype type, in
 {
     if (in_place(buf)) return;
     uintptr_t lo, hi;
-    if (!pin && known && ov_extent(buf, count, type, &lo, &hi) == 0) {
+    if (!pin && known && mpii_extent(buf, count, type, &lo, &hi) == 0) {
         ov_release_range(lo, hi, ST_WAIT_MPI);
         return;
     }

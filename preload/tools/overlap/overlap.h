@@ -8,6 +8,7 @@
 #include "mpii_core.h"
 #include "heap.h"
 #include "guard.h"
+#include "extent.h"
 
 enum { OV_PAGING, OV_CHAINING, OV_ADAPTIVE };
 
@@ -58,8 +59,6 @@ int ov_recv(const ov_target_t *t, void *buf, int count, MPI_Datatype type, int s
 
 /* Finish every pending receive whose guarded pages intersect [lo, hi) (byte addresses). */
 void ov_release_range(uintptr_t lo, uintptr_t hi, ov_cause_t cause);
-/* The bytes `count` elements of `type` at buf span: [*lo, *hi). 0, or -1 if unknown. */
-int ov_extent(const void *buf, MPI_Count count, MPI_Datatype type, uintptr_t *lo, uintptr_t *hi);
 void ov_complete_all(ov_cause_t cause);
 /* A status the program passes to MPI: complete the receive it belongs to and fill it in. */
 void ov_status_read(MPI_Status *status);

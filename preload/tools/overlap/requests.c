@@ -47,43 +47,6 @@ static ov_status_t statuses[OV_STATUSES];
 static int next_status;
 static int guarded_recvs;
 
-/* ---- datatype extents, cached per handle (emptied when the program frees a type) ---- */
-
-typedef struct {
-    MPI_Datatype type;
-    MPI_Count true_lb, true_extent, extent, size;
-} ov_type_t;
-static ov_type_t types[64];
-
-static const ov_type_t *type_info(MPI_Datatype t)
-{
-    ov_type_t *e = &types[((uintptr_t) t >> 4 ^ (uintptr_t) t) & 63];
-    if (e->type == t && e->type != MPI_DATATYPE_NULL) return e;
-    MPI_Count lb;
-    if (MPII_PMPI(MPI_Type_get_true_extent_x, MPI_TYPE_GET_TRUE_EXTENT_X_T)(t, &e->true_lb, &e->true_extent) != MPI_SUCCESS ||
-        MPII_PMPI(MPI_Type_get_extent_x, MPI_TYPE_GET_EXTENT_X_T)(t, &lb, &e->extent) != MPI_SUCCESS ||
-        MPII_PMPI(MPI_Type_size_x, MPI_TYPE_SIZE_X_T)(t, &e->size) != MPI_SUCCESS) {
-        e->type = MPI_DATATYPE_NULL;
-        return NULL;
-    }
-    e->type = t;
-    return e;
-}
-
-int ov_extent(const void *buf, MPI_Count count, MPI_Datatype type, uintptr_t *lo, uintptr_t *hi)
-{
-    if (count <= 0) {
-        *lo = *hi = (uintptr_t) buf;
-        return 0;
-    }
-    const ov_type_t *t = type_info(type);
-    if (!t || t->true_extent < 0) return -1;
-    intptr_t first = (intptr_t) buf + (intptr_t) t->true_lb, step = (intptr_t) ((count - 1) * t->extent);
-    *lo = (uintptr_t) (step < 0 ? first + step : first);
-    *hi = (uintptr_t) ((step < 0 ? first : first + step) + (intptr_t) t->true_extent);
-    return 0;
-}
-
 /* ---- the library below us, through QMPI (tools under overlap see the background calls) ---- */
 
 extern int ov_tool;
@@ -121,7 +84,7 @@ static void unpack(ov_req_t *r, MPI_Status *st)
 {
     int bytes = 0;
     MPII_PMPI(MPI_Get_count, MPI_GET_COUNT_T)(st, MPI_PACKED, &bytes);
-    const ov_type_t *t = type_info(r->type);
+    const mpii_type_t *t = mpii_type_info(r->type);
     if (bytes <= 0 || bytes == MPI_UNDEFINED || !t || t->size <= 0) return; /* MPI_PROC_NULL, empty */
     int n = (int) (bytes / t->size), pos = 0;
     int closed = r->block && any_guarded(r->block, r->plo, r->phi);
@@ -239,7 +202,7 @@ int ov_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MP
     }
     uintptr_t lo, hi;
     mpii_block_t *b = NULL;
-    if (guarded_recvs && ov_extent(buf, count, type, &lo, &hi) == 0 && lo < hi) {
+    if (guarded_recvs && mpii_extent(buf, count, type, &lo, &hi) == 0 && lo < hi) {
         /* data a pending receive still has to deliver must arrive before it is packed */
         COMPLETE_WHERE(r->lo < hi && lo < r->hi, ST_WAIT_OVERLAP);
         b = mpii_heap_find((void *) lo);
@@ -272,7 +235,7 @@ int ov_recv_target(const void *buf, int count, MPI_Datatype type, int source, in
     if (source == MPI_PROC_NULL) return 0;
     /* only a block of the page-exclusive heap, not shared with the library, and wholly inside it */
     mpii_block_t *b = NULL;
-    if (count > 0 && ov_extent(buf, count, type, &t->lo, &t->hi) == 0 && t->lo < t->hi) b = mpii_heap_find((void *) t->lo);
+    if (count > 0 && mpii_extent(buf, count, type, &t->lo, &t->hi) == 0 && t->lo < t->hi) b = mpii_heap_find((void *) t->lo);
     if (!b || b->pins || t->hi > b->start + b->pages * mpii_page_size) {
         ov_stats[ST_PASS_BUFFER]++;
         return 0;
@@ -377,7 +340,7 @@ void ov_status_forget(const MPI_Status *status, MPI_Count n)
 void ov_type_freed(MPI_Datatype type)
 {
     COMPLETE_WHERE(r->type == type, ST_WAIT_MPI);
-    types[((uintptr_t) type >> 4 ^ (uintptr_t) type) & 63].type = MPI_DATATYPE_NULL;
+    mpii_type_forget(type);
 }
 
 /* ---- what the core asks us: faults, kernel accesses, freed blocks ---- */

@@ -1,0 +1,655 @@
+/* memcheck: MPI semantic memory checking by page protection (see memcheck.h for the files).
+ * One generic QMPI wrapper over every MPI function, driven by the spec's roles and kinds:
+ *   before the call   buffer extents are checked against their allocations (E1/E2); received
+ *                     data still being watched is resolved (the library reads or overwrites it);
+ *                     pending buffers are opened if the call may progress communication
+ *   after the call    a nonblocking/persistent/one-sided start hands its buffers to MPI
+ *                     (guards), a completion or synchronisation hands them back, a blocking
+ *                     receive starts watching what arrived; pending buffers close again. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "memcheck.h"
+#include "mpii_tool.h"
+
+int mc_tool;
+uint64_t *mc_stats;
+int mc_strict, mc_fatal, mc_valgrind;
+static uint64_t dummy_stats[MS_COUNT];
+static size_t heap_min = 1;
+static size_t heap_small_limit = 16384;
+static int live; /* between a usable MPI_Init and MPI_Finalize */
+
+enum {
+    F_LIFT = 1,        /* may progress communication: pending buffers must be open */
+    F_BUF = 2,         /* communicates from/into buffers: extent checks, unread resolution */
+    F_START_OP = 4,    /* starts a nonblocking operation (returns a request) */
+    F_PERSISTENT = 8,  /* … an inactive persistent one */
+    F_RMA = 16,        /* one-sided without a request: completes at synchronisation */
+    F_COMPLETE = 32,   /* Wait/Test family */
+    F_START = 64,      /* MPI_Start / MPI_Startall */
+    F_SYNC = 128,      /* one-sided synchronisation (or window free) */
+    F_BLOCKING_RECV = 256, /* receives data before it returns */
+    F_REQ_FREE = 512,
+    F_GET_STATUS = 1024,
+};
+static uint16_t flags[MPII_NFUNCS];
+
+/* ---- which bytes a call touches, and in which direction ---- */
+
+typedef struct {
+    mc_range_t r[3];
+    int n;
+} mc_ranges_t;
+
+static int given_type(MPI_Datatype t)
+{
+    return t != (MPI_Datatype) 0 && t != MPI_DATATYPE_NULL;
+}
+
+static int my_rank(MPI_Comm comm)
+{
+    int r = -1;
+    MPII_PMPI(MPI_Comm_rank, MPI_COMM_RANK_T)(comm, &r);
+    return r;
+}
+
+/* A buffer with a count and type (known = 0: vector form, the rest of its allocation). */
+static void add(mc_ranges_t *rs, const void *buf, MPI_Count count, MPI_Datatype type, int known, int dir)
+{
+    if (!buf || buf == MPI_IN_PLACE || buf == MPI_BOTTOM || rs->n == 3) return;
+    mc_range_t *r = &rs->r[rs->n];
+    if (known) {
+        if (mc_range(r, buf, count, type, dir) != 0) return;
+    } else {
+        mpii_block_t *b = mpii_heap_find(buf);
+        if (!b) return;
+        memset(r, 0, sizeof *r);
+        r->dir = (uint8_t) dir;
+        r->kind = 0xff;
+        r->lo = (uintptr_t) buf;
+        r->hi = b->start + b->size > r->lo ? b->start + b->size : r->lo;
+        r->block = b;
+    }
+    if (r->lo < r->hi) rs->n++;
+}
+
+static void ranges_of(int id, const mpii_args_t *a, mc_ranges_t *rs)
+{
+    rs->n = 0;
+    mpii_kind_t kind = mpii_fn_info[id].kind;
+    int common = given_type(a->datatype);
+    int sv = !a->send_counts && !a->send_counts_c, rv = !a->recv_counts && !a->recv_counts_c;
+    /* rooted collectives: the root's side only at the root */
+    int root_only_send = kind == MPII_KIND_COLL_O2A && a->send_buffer, root_only_recv = kind == MPII_KIND_COLL_A2O;
+    int is_root = 1;
+    if (root_only_send || root_only_recv || (kind == MPII_KIND_COLL_O2A && a->buffer)) {
+        if (a->root == MPI_PROC_NULL) return;
+        is_root = a->root == MPI_ROOT || a->root == my_rank(a->comm);
+    }
+    if (a->buffer) {
+        int dir = kind == MPII_KIND_RECV || kind == MPII_KIND_RECV_INIT ? MC_DIR_RECV
+                : kind == MPII_KIND_COLL_O2A ? (is_root ? MC_DIR_SEND : MC_DIR_RECV) : MC_DIR_SEND;
+        add(rs, a->buffer, a->count, a->datatype, common, dir);
+        if (kind == MPII_KIND_SENDRECV) add(rs, a->buffer, a->count, a->datatype, common, MC_DIR_RECV);
+    }
+    if (a->send_buffer && (!root_only_send || is_root)) {
+        if (given_type(a->send_datatype)) add(rs, a->send_buffer, a->send_count, a->send_datatype, sv, MC_DIR_SEND);
+        else add(rs, a->send_buffer, a->count, a->datatype, common && sv, MC_DIR_SEND);
+    }
+    if (a->recv_buffer && (!root_only_recv || is_root)) {
+        if (given_type(a->recv_datatype)) add(rs, a->recv_buffer, a->recv_count, a->recv_datatype, rv, MC_DIR_RECV);
+        else add(rs, a->recv_buffer, a->count, a->datatype, common && rv, MC_DIR_RECV);
+    }
+}
+
+/* E1/E2: the extent must lie inside the allocation it starts in. */
+static void check_extents(const mc_origin_t *o, const mc_ranges_t *rs)
+{
+    for (int k = 0; k < rs->n; k++) {
+        const mc_range_t *r = &rs->r[k];
+        if (mc_valgrind) {
+            mc_vg_check((void *) r->lo, r->hi - r->lo, r->dir == MC_DIR_SEND);
+            continue;
+        }
+        mpii_block_t *b = r->block ? r->block : mpii_heap_find((void *) r->lo);
+        if (!b) continue;
+        uintptr_t end = b->start + b->size;
+        if (r->hi <= end) continue;
+        mc_finding_t f = { .kind = r->dir == MC_DIR_SEND ? MC_SEND_OVERRUN : MC_RECV_OVERRUN, .origin = o,
+                           .addr = end, .base = r->lo, .len = r->hi - r->lo, .bytes = r->hi - (r->lo > end ? r->lo : end),
+                           .access = -1 };
+        mc_report(&f);
+    }
+}
+
+/* ---- requests handed to completion calls (saved: the library overwrites the array) ---- */
+
+static MPI_Request *saved;
+static MPI_Status *own_statuses;
+static size_t saved_cap;
+
+static int save_requests(const MPI_Request *reqs, MPI_Count n)
+{
+    if (n <= 0) return 0;
+    if ((size_t) n > saved_cap) {
+        size_t cap = (size_t) n < 1024 ? 1024 : (size_t) n;
+        void *a = mmap(NULL, cap * (sizeof(MPI_Request) + sizeof(MPI_Status)), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (a == MAP_FAILED) return -1;
+        if (saved) munmap(saved, saved_cap * (sizeof(MPI_Request) + sizeof(MPI_Status)));
+        saved = a;
+        own_statuses = (MPI_Status *) (saved + cap);
+        saved_cap = cap;
+    }
+    memcpy(saved, reqs, (size_t) n * sizeof *reqs);
+    return 0;
+}
+
+static void poison_status(MPI_Status *st)
+{
+    if (!st || st == MPI_STATUS_IGNORE) return;
+    if (mc_valgrind) mc_vg_status_error(st);
+    else if (mc_strict) st->MPI_ERROR = -0x4d43; /* undefined after single completion (E4): make a use show */
+}
+
+/* ---- the generic wrapper ---- */
+
+#define CALL_NEXT(ID, QTYPE, NEXTARGS)                               \
+    ({                                                             \
+        int next_id;                                               \
+        void (*next)(void) = mpii_next(tool_id, ID, &next_id);     \
+        ((QTYPE *) next) NEXTARGS;                                 \
+    })
+
+static void *call_site(QMPI_Context context)
+{
+    return context.storage_stack ? ((void **) context.storage_stack)[1] : NULL;
+}
+
+static void before(int id, mc_origin_t *o, const mpii_args_t *a, mc_ranges_t *rs)
+{
+    int f = flags[id];
+    if (f & F_BUF) {
+        ranges_of(id, a, rs);
+        check_extents(o, rs);
+        if (mc_tracked)
+            for (int k = 0; k < rs->n; k++) mc_unread_library_uses(rs->r[k].lo, rs->r[k].hi, rs->r[k].dir);
+    }
+}
+
+static void after_start(int id, mc_origin_t *o, const mpii_args_t *a, mc_ranges_t *rs)
+{
+    int f = flags[id];
+    if (f & F_START_OP) mc_pending_start(o, a->request, a->win, a->peer, (f & F_PERSISTENT) != 0, rs->r, rs->n);
+    else if (f & F_RMA) mc_pending_start(o, NULL, a->win, a->peer, 0, rs->r, rs->n);
+}
+
+/* A blocking receive returned: what arrived is watched (bytes from the status for p2p). */
+static void after_blocking_recv(mc_origin_t *o, const mc_ranges_t *rs, const MPI_Status *st)
+{
+    for (int k = 0; k < rs->n; k++) {
+        const mc_range_t *r = &rs->r[k];
+        if (r->dir != MC_DIR_RECV) continue;
+        size_t n = r->hi - r->lo;
+        int bytes = 0;
+        if (st && MPII_PMPI(MPI_Get_count, MPI_GET_COUNT_T)(st, MPI_BYTE, &bytes) == MPI_SUCCESS && bytes >= 0 &&
+            bytes != MPI_UNDEFINED && (size_t) bytes < n)
+            n = (size_t) bytes;
+        if (!mc_valgrind) mc_unread_received(o, r->lo, n, r->elem);
+    }
+}
+
+static void start(int provided);
+static void stop(void);
+
+/* The call succeeded (only int-returning functions start operations). */
+static int ok(const void *rc, size_t n)
+{
+    return n == sizeof(int) && *(const int *) rc == MPI_SUCCESS;
+}
+
+#define MC_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                     \
+    static __attribute__((unused)) RET mcg_##NAME QPARAMS                                                                     \
+    {                                                                                                 \
+        if (ID == MPI_FINALIZE_T) stop();                                                             \
+        if (MPII_UNLIKELY(!live)) return CALL_NEXT(ID, QTYPE, NEXTARGS);                                  \
+        mc_origin_t o = { .site = call_site(context), .fn = ID };                                     \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                             \
+        mc_ranges_t rs = { .n = 0 };                                                                  \
+        before(ID, &o, &a, &rs);                                                                      \
+        int lifted = (flags[ID] & F_LIFT) && mc_guarded_ops;                                          \
+        if (lifted) mc_pending_lift();                                                                \
+        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                          \
+        if (ok(&rc, sizeof rc)) after_start(ID, &o, &a, &rs);                                         \
+        if (lifted) mc_pending_relower();                                                             \
+        return rc;                                                                                    \
+    }
+MPII_FOREACH_FUNC(MC_WRAPPER)
+
+/* ---- calls whose results matter: completions, starts, receives, synchronisation ---- */
+
+#define NEXT(ID, QTYPE, ...)                                       \
+    ({                                                             \
+        int next_id_;                                              \
+        void (*next_)(void) = mpii_next(tool_id, ID, &next_id_);   \
+        ((QTYPE *) next_)(context, next_id_, __VA_ARGS__);         \
+    })
+
+static void lift(void)
+{
+    if (mc_guarded_ops) mc_pending_lift();
+}
+
+static void relower(void)
+{
+    if (mc_guarded_ops) mc_pending_relower();
+}
+
+static int mc_MPI_Wait(QMPI_Context context, int tool_id, MPI_Request *req, MPI_Status *status)
+{
+    if (!live || !req) return NEXT(MPI_WAIT_T, QMPI_Wait_t, req, status);
+    MPI_Request r = *req;
+    MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
+    lift();
+    int rc = NEXT(MPI_WAIT_T, QMPI_Wait_t, req, st);
+    if (r != MPI_REQUEST_NULL) mc_pending_complete(r, st);
+    relower();
+    poison_status(status);
+    return rc;
+}
+
+static int mc_MPI_Test(QMPI_Context context, int tool_id, MPI_Request *req, int *flag, MPI_Status *status)
+{
+    if (!live || !req) return NEXT(MPI_TEST_T, QMPI_Test_t, req, flag, status);
+    MPI_Request r = *req;
+    MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
+    lift();
+    int rc = NEXT(MPI_TEST_T, QMPI_Test_t, req, flag, st);
+    if (*flag && r != MPI_REQUEST_NULL) mc_pending_complete(r, st);
+    relower();
+    if (*flag) poison_status(status);
+    return rc;
+}
+
+static int mc_MPI_Waitany(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    if (!live || save_requests(reqs, count) != 0) return NEXT(MPI_WAITANY_T, QMPI_Waitany_t, count, reqs, index, status);
+    MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
+    lift();
+    int rc = NEXT(MPI_WAITANY_T, QMPI_Waitany_t, count, reqs, index, st);
+    if (*index != MPI_UNDEFINED && *index >= 0 && *index < count) mc_pending_complete(saved[*index], st);
+    relower();
+    poison_status(status);
+    return rc;
+}
+
+static int mc_MPI_Testany(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *index, int *flag,
+                          MPI_Status *status)
+{
+    if (!live || save_requests(reqs, count) != 0) return NEXT(MPI_TESTANY_T, QMPI_Testany_t, count, reqs, index, flag, status);
+    MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
+    lift();
+    int rc = NEXT(MPI_TESTANY_T, QMPI_Testany_t, count, reqs, index, flag, st);
+    if (*flag && *index != MPI_UNDEFINED && *index >= 0 && *index < count) mc_pending_complete(saved[*index], st);
+    relower();
+    if (*flag) poison_status(status);
+    return rc;
+}
+
+static int mc_MPI_Waitall(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], MPI_Status *statuses)
+{
+    if (!live || save_requests(reqs, count) != 0) return NEXT(MPI_WAITALL_T, QMPI_Waitall_t, count, reqs, statuses);
+    MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;
+    lift();
+    int rc = NEXT(MPI_WAITALL_T, QMPI_Waitall_t, count, reqs, sts);
+    for (int i = 0; i < count; i++)
+        if (saved[i] != MPI_REQUEST_NULL) mc_pending_complete(saved[i], rc == MPI_SUCCESS ? &sts[i] : NULL);
+    relower();
+    return rc;
+}
+
+static int mc_MPI_Testall(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *flag, MPI_Status *statuses)
+{
+    if (!live || save_requests(reqs, count) != 0) return NEXT(MPI_TESTALL_T, QMPI_Testall_t, count, reqs, flag, statuses);
+    MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;
+    lift();
+    int rc = NEXT(MPI_TESTALL_T, QMPI_Testall_t, count, reqs, flag, sts);
+    if (*flag)
+        for (int i = 0; i < count; i++)
+            if (saved[i] != MPI_REQUEST_NULL) mc_pending_complete(saved[i], rc == MPI_SUCCESS ? &sts[i] : NULL);
+    relower();
+    return rc;
+}
+
+static void some_completed(int outcount, const int *indices, MPI_Status *sts)
+{
+    if (outcount == MPI_UNDEFINED) return;
+    for (int k = 0; k < outcount; k++) mc_pending_complete(saved[indices[k]], &sts[k]);
+}
+
+static int mc_MPI_Waitsome(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *outcount, int indices[],
+                           MPI_Status *statuses)
+{
+    if (!live || save_requests(reqs, count) != 0)
+        return NEXT(MPI_WAITSOME_T, QMPI_Waitsome_t, count, reqs, outcount, indices, statuses);
+    MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;
+    lift();
+    int rc = NEXT(MPI_WAITSOME_T, QMPI_Waitsome_t, count, reqs, outcount, indices, sts);
+    some_completed(*outcount, indices, sts);
+    relower();
+    return rc;
+}
+
+static int mc_MPI_Testsome(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *outcount, int indices[],
+                           MPI_Status *statuses)
+{
+    if (!live || save_requests(reqs, count) != 0)
+        return NEXT(MPI_TESTSOME_T, QMPI_Testsome_t, count, reqs, outcount, indices, statuses);
+    MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;
+    lift();
+    int rc = NEXT(MPI_TESTSOME_T, QMPI_Testsome_t, count, reqs, outcount, indices, sts);
+    some_completed(*outcount, indices, sts);
+    relower();
+    return rc;
+}
+
+static int mc_MPI_Request_get_status(QMPI_Context context, int tool_id, MPI_Request req, int *flag, MPI_Status *status)
+{
+    if (!live) return NEXT(MPI_REQUEST_GET_STATUS_T, QMPI_Request_get_status_t, req, flag, status);
+    MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
+    lift();
+    int rc = NEXT(MPI_REQUEST_GET_STATUS_T, QMPI_Request_get_status_t, req, flag, st);
+    if (*flag) mc_pending_complete(req, st);
+    relower();
+    return rc;
+}
+
+static int mc_MPI_Start(QMPI_Context context, int tool_id, MPI_Request *req)
+{
+    lift();
+    int rc = NEXT(MPI_START_T, QMPI_Start_t, req);
+    if (live && rc == MPI_SUCCESS) mc_pending_activate(*req);
+    relower();
+    return rc;
+}
+
+static int mc_MPI_Startall(QMPI_Context context, int tool_id, int count, MPI_Request reqs[])
+{
+    lift();
+    int rc = NEXT(MPI_STARTALL_T, QMPI_Startall_t, count, reqs);
+    if (live && rc == MPI_SUCCESS)
+        for (int i = 0; i < count; i++) mc_pending_activate(reqs[i]);
+    relower();
+    return rc;
+}
+
+static int mc_MPI_Request_free(QMPI_Context context, int tool_id, MPI_Request *req)
+{
+    if (live && req) mc_pending_free(*req);
+    lift();
+    int rc = NEXT(MPI_REQUEST_FREE_T, QMPI_Request_free_t, req);
+    relower();
+    return rc;
+}
+
+/* Blocking point-to-point receives: the status tells how much arrived. */
+static int mc_MPI_Recv(QMPI_Context context, int tool_id, void *buf, int count, MPI_Datatype type, int source, int tag,
+                       MPI_Comm comm, MPI_Status *status)
+{
+    if (!live) return NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, tag, comm, status);
+    mc_origin_t o = { .site = call_site(context), .fn = MPI_RECV_T };
+    mpii_args_t a = { .buffer = buf, .count = count, .datatype = type, .peer = source, .tag = tag, .comm = comm };
+    mc_ranges_t rs = { .n = 0 };
+    before(MPI_RECV_T, &o, &a, &rs);
+    MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
+    lift();
+    int rc = NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, tag, comm, st);
+    relower();
+    if (rc == MPI_SUCCESS) after_blocking_recv(&o, &rs, st);
+    return rc;
+}
+
+static int mc_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, int scount, MPI_Datatype stype, int dest,
+                           int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+                           MPI_Status *status)
+{
+    if (!live)
+        return NEXT(MPI_SENDRECV_T, QMPI_Sendrecv_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
+    mc_origin_t o = { .site = call_site(context), .fn = MPI_SENDRECV_T };
+    mpii_args_t a = { .send_buffer = sbuf, .send_count = scount, .send_datatype = stype, .recv_buffer = rbuf,
+                      .recv_count = rcount, .recv_datatype = rtype, .comm = comm };
+    mc_ranges_t rs = { .n = 0 };
+    before(MPI_SENDRECV_T, &o, &a, &rs);
+    MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
+    lift();
+    int rc = NEXT(MPI_SENDRECV_T, QMPI_Sendrecv_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st);
+    relower();
+    if (rc == MPI_SUCCESS) after_blocking_recv(&o, &rs, st);
+    return rc;
+}
+
+/* The blocking collectives and the other blocking receives: everything in the receive range
+ * arrived. (Generic: one wrapper per function through the same X-macro.) */
+#define MC_BLOCKING(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                   \
+    static __attribute__((unused)) RET mcb_##NAME QPARAMS                                                                    \
+    {                                                                                                \
+        if (MPII_UNLIKELY(!live)) return CALL_NEXT(ID, QTYPE, NEXTARGS);                                 \
+        mc_origin_t o = { .site = call_site(context), .fn = ID };                                    \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                            \
+        mc_ranges_t rs = { .n = 0 };                                                                 \
+        before(ID, &o, &a, &rs);                                                                     \
+        lift();                                                                                      \
+        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                         \
+        relower();                                                                                   \
+        if (rc == MPI_SUCCESS) after_blocking_recv(&o, &rs, NULL);                                  \
+        return rc;                                                                                   \
+    }
+MPII_FOREACH_FUNC(MC_BLOCKING)
+
+/* One-sided synchronisation: origin buffers of the operations it completes are free again. */
+#define MC_SYNC(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                       \
+    static __attribute__((unused)) RET mcs_##NAME QPARAMS                                                                    \
+    {                                                                                                \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                            \
+        MPI_Win sync_win = a.win;                                                                    \
+        int target = -1;                                                                             \
+        if (ID == MPI_WIN_UNLOCK_T || ID == MPI_WIN_FLUSH_T || ID == MPI_WIN_FLUSH_LOCAL_T) target = a.peer; \
+        lift();                                                                                      \
+        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                         \
+        if (live) mc_pending_rma_sync(sync_win, target);                                             \
+        relower();                                                                                   \
+        return rc;                                                                                   \
+    }
+MPII_FOREACH_FUNC(MC_SYNC)
+
+static int mc_MPI_Win_free(QMPI_Context context, int tool_id, MPI_Win *win)
+{
+    MPI_Win w = win ? *win : MPI_WIN_NULL;
+    if (live) mc_pending_rma_sync(w, -1);
+    lift();
+    int rc = NEXT(MPI_WIN_FREE_T, QMPI_Win_free_t, win);
+    relower();
+    return rc;
+}
+
+/* ---- what the core tells us: faults, system calls, freed memory ---- */
+
+static int on_fault(void *addr, int write)
+{
+    int a = mc_guarded_ops ? mc_pending_fault(addr, write) : 0;
+    int b = mc_tracked ? mc_unread_fault(addr, write) : 0;
+    return a || b ? MPII_FAULT_STEP : MPII_FAULT_NOT_MINE;
+}
+
+static void on_access(uintptr_t lo, uintptr_t hi)
+{
+    if (mc_guarded_ops) mc_pending_access(lo, hi);
+    if (mc_tracked) mc_unread_access(lo, hi);
+}
+
+static void on_release(mpii_block_t *b)
+{
+    if (!live) return;
+    mc_pending_block_released(b);
+    mc_unread_block_released(b);
+}
+
+static const mpii_guard_client_t client = { on_fault, on_access };
+
+/* ---- start and end ---- */
+
+static int option_bool(const char *key)
+{
+    const char *v = mpii_tool_option(mc_tool, key);
+    return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "on"));
+}
+
+static void read_options(void)
+{
+    const char *v;
+    mc_strict = option_bool("strict");
+    mc_fatal = option_bool("fatal");
+    if ((v = mpii_tool_option(mc_tool, "unread"))) mc_unread_mode = !strcmp(v, "off") ? 0 : !strcmp(v, "all") ? 2 : 1;
+    if ((v = mpii_tool_option(mc_tool, "heap-min"))) heap_min = strtoull(v, NULL, 10);
+    if ((v = mpii_tool_option(mc_tool, "small-blocks"))) heap_small_limit = strtoull(v, NULL, 10);
+}
+
+/* ucontext for the findings made in the SIGSEGV handler comes through mc_report's caller */
+static void start(int provided)
+{
+    mc_stats = mpii_profile_counters(mc_tool, "stats", MS_COUNT, MC_STAT_LABELS);
+    if (!mc_stats) mc_stats = dummy_stats;
+    read_options();
+    mc_valgrind = mc_valgrind_running();
+    mc_findings_start();
+    if (mc_valgrind) {
+        mpii_profile_text(mc_tool, "engine", "valgrind");
+        mpii_debug("memcheck: on (Valgrind client requests%s)", mc_strict ? ", strict" : "");
+        live = 1;
+        return;
+    }
+    if (provided != MPI_THREAD_SINGLE) {
+        mpii_profile_text(mc_tool, "disabled", "thread level above MPI_THREAD_SINGLE");
+        mpii_debug("memcheck: off (thread level %d; page protection needs MPI_THREAD_SINGLE)", provided);
+        return;
+    }
+    if (mpii_guard_attach(&client) != 0) {
+        mpii_error("memcheck: could not install the SIGSEGV handler; running without memcheck");
+        return;
+    }
+    mpii_heap_on_release(on_release);
+    mpii_heap_limit_small(heap_small_limit);
+    mpii_heap_start(heap_min);
+    mpii_profile_text(mc_tool, "engine", "pages");
+    live = 1;
+    mpii_debug("memcheck: on (page protection%s; page-exclusive heap for allocations >= %zu bytes)",
+               mc_strict ? ", strict" : "", heap_min);
+}
+
+static void stop(void)
+{
+    if (!live) return;
+    mc_pending_finalize();
+    mc_unread_finalize();
+    mc_findings_save_objects();
+    live = 0;
+    if (!mc_valgrind) mpii_heap_stop();
+}
+
+static int mc_MPI_Init(QMPI_Context context, int tool_id, int *argc, char ***argv)
+{
+    int rc = NEXT(MPI_INIT_T, QMPI_Init_t, argc, argv);
+    if (rc == MPI_SUCCESS) start(MPI_THREAD_SINGLE);
+    return rc;
+}
+
+static int mc_MPI_Init_thread(QMPI_Context context, int tool_id, int *argc, char ***argv, int required, int *provided)
+{
+    int rc = NEXT(MPI_INIT_THREAD_T, QMPI_Init_thread_t, argc, argv, required, provided);
+    if (rc == MPI_SUCCESS) start(*provided);
+    return rc;
+}
+
+/* ---- classification from the spec ---- */
+
+static int has_role(const mpii_fn_info_t *f, mpii_role_t role)
+{
+    for (int i = 0; i < f->nparams; i++)
+        if (f->params[i].role == role) return 1;
+    return 0;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t a = strlen(s), b = strlen(tail);
+    return a >= b && !strcmp(s + a - b, tail);
+}
+
+static void classify(void)
+{
+    static const char *const progressing_locals[] = { "MPI_Request_get_status", "MPI_Request_free", "MPI_Cancel",
+                                                      "MPI_Buffer_detach", "MPI_Grequest_complete", NULL };
+    for (int id = 0; id < MPII_NFUNCS; id++) {
+        const mpii_fn_info_t *f = &mpii_fn_info[id];
+        if (!f->name) continue;
+        int v = 0;
+        mpii_kind_t k = f->kind;
+        int comm_kind = k == MPII_KIND_SEND || k == MPII_KIND_SEND_INIT || k == MPII_KIND_RECV || k == MPII_KIND_RECV_INIT ||
+                        k == MPII_KIND_SENDRECV || (k >= MPII_KIND_COLL_BARRIER && k <= MPII_KIND_COLL_NEIGHBOR) ||
+                        k == MPII_KIND_RMA_PUT || k == MPII_KIND_RMA_GET || k == MPII_KIND_RMA_ACC;
+        int bufs = has_role(f, MPII_ROLE_BUFFER) || has_role(f, MPII_ROLE_SEND_BUFFER) || has_role(f, MPII_ROLE_RECV_BUFFER);
+        if (k != MPII_KIND_LOCAL || !strncmp(f->name, "MPI_File_", 9)) v |= F_LIFT;
+        for (int i = 0; progressing_locals[i]; i++)
+            if (!strcmp(f->name, progressing_locals[i])) v |= F_LIFT;
+        if (comm_kind && bufs) v |= F_BUF;
+        if (comm_kind && bufs && has_role(f, MPII_ROLE_REQUEST)) {
+            v |= F_START_OP;
+            if (k == MPII_KIND_SEND_INIT || k == MPII_KIND_RECV_INIT || ends_with(f->name, "_init") || ends_with(f->name, "_init_c"))
+                v |= F_PERSISTENT;
+        } else if ((k == MPII_KIND_RMA_PUT || k == MPII_KIND_RMA_GET || k == MPII_KIND_RMA_ACC) && bufs) {
+            v |= F_RMA;
+        } else if (comm_kind && bufs && k != MPII_KIND_SEND) {
+            v |= F_BLOCKING_RECV; /* receives before returning (Recv, Mrecv, blocking collectives) */
+        }
+        if (k == MPII_KIND_COMPLETE) v |= F_COMPLETE;
+        if (k == MPII_KIND_START) v |= F_START;
+        if (k == MPII_KIND_RMA_SYNC) v |= F_SYNC;
+        if (id == MPI_REQUEST_FREE_T) v |= F_REQ_FREE;
+        if (id == MPI_REQUEST_GET_STATUS_T) v |= F_GET_STATUS;
+        flags[id] = (uint16_t) v;
+    }
+}
+
+void mpii_memcheck_init(int tool_id)
+{
+    mc_tool = tool_id;
+    mc_stats = dummy_stats;
+    classify();
+    /* every function first: the generic wrapper lifts guards around anything that progresses */
+#define MC_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                  \
+    if (flags[ID] & F_SYNC) QMPI_Register_function(tool_id, ID, (void (*)(void)) mcs_##NAME);       \
+    else if ((flags[ID] & F_BLOCKING_RECV) && !(flags[ID] & F_START_OP))                             \
+        QMPI_Register_function(tool_id, ID, (void (*)(void)) mcb_##NAME);                            \
+    else if (flags[ID] & (F_LIFT | F_BUF)) QMPI_Register_function(tool_id, ID, (void (*)(void)) mcg_##NAME);
+    MPII_FOREACH_FUNC(MC_REGISTER)
+    QMPI_Register_function(tool_id, MPI_FINALIZE_T, (void (*)(void)) mcg_MPI_Finalize);
+    QMPI_Register_function(tool_id, MPI_INIT_T, (void (*)(void)) mc_MPI_Init);
+    QMPI_Register_function(tool_id, MPI_INIT_THREAD_T, (void (*)(void)) mc_MPI_Init_thread);
+    QMPI_Register_function(tool_id, MPI_RECV_T, (void (*)(void)) mc_MPI_Recv);
+    QMPI_Register_function(tool_id, MPI_SENDRECV_T, (void (*)(void)) mc_MPI_Sendrecv);
+    QMPI_Register_function(tool_id, MPI_WAIT_T, (void (*)(void)) mc_MPI_Wait);
+    QMPI_Register_function(tool_id, MPI_TEST_T, (void (*)(void)) mc_MPI_Test);
+    QMPI_Register_function(tool_id, MPI_WAITANY_T, (void (*)(void)) mc_MPI_Waitany);
+    QMPI_Register_function(tool_id, MPI_TESTANY_T, (void (*)(void)) mc_MPI_Testany);
+    QMPI_Register_function(tool_id, MPI_WAITALL_T, (void (*)(void)) mc_MPI_Waitall);
+    QMPI_Register_function(tool_id, MPI_TESTALL_T, (void (*)(void)) mc_MPI_Testall);
+    QMPI_Register_function(tool_id, MPI_WAITSOME_T, (void (*)(void)) mc_MPI_Waitsome);
+    QMPI_Register_function(tool_id, MPI_TESTSOME_T, (void (*)(void)) mc_MPI_Testsome);
+    QMPI_Register_function(tool_id, MPI_REQUEST_GET_STATUS_T, (void (*)(void)) mc_MPI_Request_get_status);
+    QMPI_Register_function(tool_id, MPI_START_T, (void (*)(void)) mc_MPI_Start);
+    QMPI_Register_function(tool_id, MPI_STARTALL_T, (void (*)(void)) mc_MPI_Startall);
+    QMPI_Register_function(tool_id, MPI_REQUEST_FREE_T, (void (*)(void)) mc_MPI_Request_free);
+    QMPI_Register_function(tool_id, MPI_WIN_FREE_T, (void (*)(void)) mc_MPI_Win_free);
+}

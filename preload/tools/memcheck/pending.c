@@ -1,0 +1,391 @@
+/* Memory MPI owns: the buffers of pending nonblocking and persistent operations and of
+ * one-sided operations before their synchronisation. Each gets a guard on its pages (send and
+ * Put/Accumulate origin: READONLY, or NOACCESS in strict mode; receive and Get result: NOACCESS)
+ * until the completion. The library itself may touch them while it runs, so every progressing
+ * MPI call opens them on entry and closes them again on exit (mc_pending_lift/relower).
+ *
+ * A fault is a finding only when the address lies inside the operation's exact byte range and
+ * the access is one the rule forbids; other data on the same page (a neighbouring row, a struct
+ * field) is let through one instruction at a time and the guard stays. */
+#define _GNU_SOURCE
+#include <string.h>
+#include <sys/mman.h>
+#include "memcheck.h"
+
+#define MC_OPS 4096
+#define MC_HASH 8192 /* power of two, > 2 × MC_OPS */
+#define MC_STEP_LIMIT 4096 /* steps over one operation's pages before its guard is given up */
+
+typedef struct {
+    uint8_t used, active, persistent, nranges, has_req, counted;
+    MPI_Request req;
+    MPI_Win win;
+    int target;
+    int at;                  /* index in live[] while active */
+    uint32_t steps;
+    mc_origin_t origin;
+    mc_range_t r[2];
+} mc_op_t;
+
+volatile int mc_guarded_ops;
+static mc_op_t *ops;              /* mmap'd: the table must not come from the heap we watch */
+static int free_ops[MC_OPS], n_free;
+static int live[MC_OPS], n_live;  /* active operations */
+static int32_t hash[MC_HASH];     /* request -> op index + 1, linear probing */
+
+static uint64_t key(MPI_Request r)
+{
+    uint64_t k = 0;
+    memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
+    return k;
+}
+
+static unsigned slot_of(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return (unsigned) k & (MC_HASH - 1);
+}
+
+static int find(MPI_Request r)
+{
+    uint64_t k = key(r);
+    for (unsigned h = slot_of(k);; h = (h + 1) & (MC_HASH - 1)) {
+        int i = hash[h] - 1;
+        if (i < 0) return -1;
+        if (key(ops[i].req) == k) return i;
+    }
+}
+
+static void hash_put(int i)
+{
+    unsigned h = slot_of(key(ops[i].req));
+    while (hash[h]) h = (h + 1) & (MC_HASH - 1);
+    hash[h] = i + 1;
+}
+
+/* Remove op i's entry, moving later entries of the same probe run back (no tombstones). */
+static void hash_del(int i)
+{
+    unsigned h = slot_of(key(ops[i].req));
+    while (hash[h] != i + 1) h = (h + 1) & (MC_HASH - 1);
+    hash[h] = 0;
+    for (unsigned j = (h + 1) & (MC_HASH - 1); hash[j]; j = (j + 1) & (MC_HASH - 1)) {
+        int e = hash[j] - 1;
+        unsigned home = slot_of(key(ops[e].req));
+        /* e may move into the hole at h if its home is not in (h, j] (cyclically) */
+        if ((j > h && (home <= h || home > j)) || (j < h && home <= h && home > j)) {
+            hash[h] = hash[j];
+            hash[j] = 0;
+            h = j;
+        }
+    }
+}
+
+int mc_range(mc_range_t *r, const void *buf, MPI_Count count, MPI_Datatype type, int dir)
+{
+    memset(r, 0, sizeof *r);
+    r->dir = (uint8_t) dir;
+    r->kind = 0xff;
+    if (mpii_extent(buf, count, type, &r->lo, &r->hi) != 0) {
+        mc_stats[MS_UNCHECKED_TYPE]++;
+        return -1;
+    }
+    const mpii_type_t *t = count > 0 ? mpii_type_info(type) : NULL;
+    if (t && t->size > 0 && t->size == t->extent && t->size == t->true_extent && t->size <= 16) r->elem = (uint16_t) t->size;
+    return 0;
+}
+
+/* ---- guards ---- */
+
+static int guard_kind(const mc_op_t *op, const mc_range_t *r)
+{
+    if (r->dir == MC_DIR_RECV || mc_strict) return MPII_GUARD_NOACCESS;
+    (void) op;
+    return MPII_GUARD_READONLY;
+}
+
+static void guard(mc_op_t *op)
+{
+    int any = 0;
+    for (int k = 0; k < op->nranges; k++) {
+        mc_range_t *r = &op->r[k];
+        r->kind = 0xff;
+        if (r->lo >= r->hi) continue;
+        if (mc_valgrind) {
+            any = 1;
+            continue;
+        }
+        if (!r->block) r->block = mpii_heap_find((void *) r->lo);
+        if (!r->block || r->block->pins) {
+            mc_stats[MS_UNCHECKED_HEAP]++;
+            continue;
+        }
+        uintptr_t end = r->block->start + r->block->pages * mpii_page_size;
+        r->plo = mpii_page_down(r->lo);
+        r->phi = mpii_page_up(r->hi) < end ? mpii_page_up(r->hi) : end;
+        int kind = guard_kind(op, r);
+        if (mpii_guard_add(r->block, r->plo, r->phi, kind) != 0) {
+            mc_stats[MS_UNCHECKED_GUARD]++;
+            continue;
+        }
+        r->kind = (uint8_t) kind;
+        mc_stats[MS_GUARDS]++;
+        any = 1;
+    }
+    if (mc_valgrind) mc_vg_start(op->r, op->nranges);
+    mc_stats[MS_CHECKED] += any;
+}
+
+static void unguard_range(mc_range_t *r)
+{
+    if (r->kind == 0xff) return;
+    mpii_guard_remove(r->block, r->plo, r->phi, r->kind);
+    r->kind = 0xff;
+}
+
+static int guarded(const mc_op_t *op)
+{
+    for (int k = 0; k < op->nranges; k++)
+        if (op->r[k].kind != 0xff) return 1;
+    return 0;
+}
+
+static void activate(int i)
+{
+    mc_op_t *op = &ops[i];
+    if (op->active) return;
+    op->active = 1;
+    op->steps = 0;
+    op->at = n_live;
+    live[n_live++] = i;
+    guard(op);
+    op->counted = guarded(op) || mc_valgrind;
+    mc_guarded_ops += op->counted;
+}
+
+/* The operation finished (received: bytes that arrived, for the unread tracking). */
+static void deactivate(int i, const MPI_Status *st)
+{
+    mc_op_t *op = &ops[i];
+    if (!op->active) return;
+    for (int k = 0; k < op->nranges; k++) unguard_range(&op->r[k]);
+    mc_guarded_ops -= op->counted;
+    op->counted = 0;
+    op->active = 0;
+    int last = live[--n_live];
+    live[op->at] = last;
+    ops[last].at = op->at;
+    for (int k = 0; k < op->nranges; k++) {
+        mc_range_t *r = &op->r[k];
+        if (r->dir != MC_DIR_RECV || r->lo >= r->hi) continue;
+        size_t n = r->hi - r->lo;
+        if (st && op->has_req) {
+            int bytes = 0;
+            if (MPII_PMPI(MPI_Get_count, MPI_GET_COUNT_T)(st, MPI_BYTE, &bytes) == MPI_SUCCESS && bytes >= 0 &&
+                bytes != MPI_UNDEFINED && (size_t) bytes < n)
+                n = (size_t) bytes; /* a contiguous prefix: what a shorter message filled */
+        }
+        if (mc_valgrind) mc_vg_complete(r, 1, n);
+        else mc_unread_received(&op->origin, r->lo, n, r->elem);
+    }
+    if (mc_valgrind)
+        for (int k = 0; k < op->nranges; k++)
+            if (op->r[k].dir == MC_DIR_SEND) mc_vg_complete(&op->r[k], 1, 0);
+}
+
+static void release(int i)
+{
+    mc_op_t *op = &ops[i];
+    if (op->has_req) hash_del(i);
+    op->used = 0;
+    free_ops[n_free++] = i;
+}
+
+static int table_ready(void)
+{
+    if (ops) return 1;
+    void *p = mmap(NULL, sizeof(mc_op_t) * MC_OPS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return 0;
+    ops = p;
+    for (int i = MC_OPS - 1; i >= 0; i--) free_ops[n_free++] = i;
+    return 1;
+}
+
+void mc_pending_start(const mc_origin_t *o, MPI_Request *req, MPI_Win win, int target, int persistent,
+                      const mc_range_t *ranges, int nranges)
+{
+    if (!table_ready() || n_free == 0) {
+        mc_stats[MS_TABLE_FULL]++;
+        return;
+    }
+    if (req && *req == MPI_REQUEST_NULL) return;
+    if (req) {
+        int old = find(*req); /* a handle the library reused: whatever held it is over */
+        if (old >= 0) {
+            deactivate(old, NULL);
+            release(old);
+        }
+    }
+    int i = free_ops[--n_free];
+    mc_op_t *op = &ops[i];
+    memset(op, 0, sizeof *op);
+    op->used = 1;
+    op->origin = *o;
+    op->win = win;
+    op->target = target;
+    op->persistent = (uint8_t) persistent;
+    op->nranges = (uint8_t) (nranges > 2 ? 2 : nranges);
+    memcpy(op->r, ranges, sizeof(mc_range_t) * op->nranges);
+    if (req) {
+        op->req = *req;
+        op->has_req = 1;
+        hash_put(i);
+    }
+    if (!persistent) activate(i);
+}
+
+void mc_pending_activate(MPI_Request req)
+{
+    int i = ops ? find(req) : -1;
+    if (i >= 0) activate(i);
+}
+
+void mc_pending_complete(MPI_Request req, const MPI_Status *st)
+{
+    int i = ops ? find(req) : -1;
+    if (i < 0) return;
+    deactivate(i, st);
+    if (!ops[i].persistent) release(i);
+}
+
+void mc_pending_free(MPI_Request req)
+{
+    int i = ops ? find(req) : -1;
+    if (i < 0) return;
+    if (ops[i].active) mc_stats[MS_FREED_ACTIVE]++; /* cannot follow it to its completion */
+    deactivate(i, NULL);
+    release(i);
+}
+
+void mc_pending_rma_sync(MPI_Win win, int target)
+{
+    for (int n = n_live - 1; n >= 0; n--) {
+        int i = live[n];
+        if (n >= n_live || ops[i].win != win || ops[i].win == MPI_WIN_NULL) continue;
+        if (target >= 0 && ops[i].target != target) continue;
+        deactivate(i, NULL);
+        if (!ops[i].has_req) release(i); /* Rput & co. still answer to their Wait */
+    }
+}
+
+void mc_pending_lift(void)
+{
+    mc_stats[MS_LIFTS]++;
+    for (int n = 0; n < n_live; n++) {
+        mc_op_t *op = &ops[live[n]];
+        if (mc_valgrind) {
+            mc_vg_lift(op->r, op->nranges);
+            continue;
+        }
+        for (int k = 0; k < op->nranges; k++)
+            if (op->r[k].kind != 0xff) mpii_guard_open(op->r[k].block, op->r[k].plo, op->r[k].phi);
+    }
+}
+
+void mc_pending_relower(void)
+{
+    for (int n = 0; n < n_live; n++) {
+        mc_op_t *op = &ops[live[n]];
+        if (mc_valgrind) {
+            mc_vg_start(op->r, op->nranges);
+            continue;
+        }
+        for (int k = 0; k < op->nranges; k++)
+            if (op->r[k].kind != 0xff) mpii_guard_close(op->r[k].block, op->r[k].plo, op->r[k].phi);
+    }
+}
+
+static int finding_kind(const mc_op_t *op, const mc_range_t *r, int write)
+{
+    int rma = op->win != MPI_WIN_NULL && op->win != (MPI_Win) 0;
+    if (r->dir == MC_DIR_RECV) return rma ? MC_ACCESS_RMA_RESULT : write ? MC_WRITE_PENDING_RECV : MC_READ_PENDING_RECV;
+    if (rma) return write ? MC_WRITE_RMA_ORIGIN : MC_READ_RMA_ORIGIN;
+    return write ? MC_WRITE_PENDING_SEND : MC_READ_PENDING_SEND;
+}
+
+/* Which guards on this page the access breaks: report each (once) and drop its guard. */
+int mc_pending_fault(void *addr, int write)
+{
+    uintptr_t a = (uintptr_t) addr;
+    int mine = 0, released = 0;
+    for (int n = 0; n < n_live; n++) {
+        mc_op_t *op = &ops[live[n]];
+        for (int k = 0; k < op->nranges; k++) {
+            mc_range_t *r = &op->r[k];
+            if (r->kind == 0xff || a < r->plo || a >= r->phi) continue;
+            mine = 1;
+            int forbidden = r->kind == MPII_GUARD_NOACCESS || write != 0;
+            if (a >= r->lo && a < r->hi && forbidden) {
+                mc_finding_t f = { .kind = finding_kind(op, r, write), .origin = &op->origin, .addr = a, .base = r->lo,
+                                   .len = r->hi - r->lo, .access = write, .ucontext = mpii_fault_context };
+                mc_report(&f);
+                unguard_range(r);
+                released = 1;
+            } else if (++op->steps > MC_STEP_LIMIT) {
+                unguard_range(r); /* a hot neighbour: stop paying a fault per access */
+                mc_stats[MS_UNCHECKED_GUARD]++;
+                released = 1;
+            }
+        }
+    }
+    if (!mine) return MPII_FAULT_NOT_MINE;
+    mc_stats[MS_FAULTS]++;
+    return released ? MPII_FAULT_RELEASED : MPII_FAULT_STEP;
+}
+
+void mc_pending_access(uintptr_t lo, uintptr_t hi)
+{
+    for (int n = 0; n < n_live; n++) {
+        mc_op_t *op = &ops[live[n]];
+        for (int k = 0; k < op->nranges; k++) {
+            mc_range_t *r = &op->r[k];
+            if (r->kind == 0xff || r->phi <= lo || hi <= r->plo) continue;
+            if (r->lo < hi && lo < r->hi) {
+                mc_finding_t f = { .kind = MC_SYSCALL_PENDING, .origin = &op->origin, .addr = lo > r->lo ? lo : r->lo,
+                                   .base = r->lo, .len = r->hi - r->lo, .access = -1 };
+                mc_report(&f);
+            }
+            unguard_range(r); /* the kernel would fail with EFAULT: the check ends here */
+        }
+    }
+}
+
+void mc_pending_block_released(mpii_block_t *b)
+{
+    for (int n = n_live - 1; n >= 0; n--) {
+        if (n >= n_live) continue;
+        int i = live[n];
+        mc_op_t *op = &ops[i];
+        for (int k = 0; k < op->nranges; k++) {
+            mc_range_t *r = &op->r[k];
+            if (r->block != b && !(r->lo >= b->start && r->lo < b->start + b->pages * mpii_page_size)) continue;
+            mc_finding_t f = { .kind = MC_FREE_PENDING, .origin = &op->origin, .addr = r->lo, .base = r->lo,
+                               .len = r->hi - r->lo, .access = -1 };
+            mc_report(&f);
+            unguard_range(r);
+            r->block = NULL;
+            r->lo = r->hi = 0; /* the memory is gone: nothing to check or track later */
+        }
+    }
+}
+
+void mc_pending_finalize(void)
+{
+    while (n_live) {
+        int i = live[n_live - 1];
+        deactivate(i, NULL);
+    }
+    mc_guarded_ops = 0;
+}

@@ -1,0 +1,263 @@
+/* The post-communication phase: what the program does first with data it received.
+ * After a receive completes, the pages holding the received bytes get a NOACCESS guard. The
+ * first access to received bytes on a page decides for that page: a read means the data was
+ * used; a write means it was overwritten before being read (a finding, E7). The page then opens
+ * for good, so each page faults once. Pages never touched when the same memory is received into
+ * again, freed, or at MPI_Finalize held data that was never read (E10, in bytes per call site).
+ * Small receives (at most 64 elements of a small contiguous type) are followed element by
+ * element instead: the page stays guarded and each access is let through one instruction at a
+ * time (a fault each) until every element is decided or MC_PRECISE_STEPS accesses have been
+ * seen; so a 2-byte message whose first byte is never read is found (the thesis's E10). Larger
+ * receives are followed per page: one read on a page marks all its received bytes as used, so
+ * "never read" is a lower bound there.
+ *
+ * Sampling (default): a call site's first 16 receives are tracked, then one in 64, so a hot
+ * loop pays the fault per page rarely; `unread=all` tracks every receive. */
+#define _GNU_SOURCE
+#include <string.h>
+#include "memcheck.h"
+
+#define MC_RECORDS 1024
+#define MC_RECORD_PAGES 64
+#define MC_RECORDS_PER_RECV 16
+#define MC_SITES 512
+#define MC_STEP_LIMIT 4096
+#define MC_PRECISE_ELEMS 64
+#define MC_PRECISE_STEPS 256
+
+typedef struct {
+    uintptr_t lo, hi;          /* received bytes covered by this record */
+    uintptr_t plo;             /* first guarded page */
+    mpii_block_t *block;
+    uint64_t guarded;          /* pages (bit i = plo + i pages) still guarded = never touched */
+    uint32_t steps;
+    mc_origin_t origin;
+    int used;
+    unsigned elem, nelem;      /* precise records: element size and count (nelem 0: per page) */
+    uint64_t decided;          /* precise: elements read or written since the receive */
+} mc_record_t;
+
+volatile int mc_tracked;
+int mc_unread_mode = 1;
+static mc_record_t records[MC_RECORDS];
+static int free_records[MC_RECORDS], n_free = -1;
+
+static struct {
+    void *site;
+    uint64_t n;
+} sites[MC_SITES];
+
+static int sampled(void *site)
+{
+    if (mc_unread_mode == 2) return 1;
+    unsigned h = (unsigned) ((uintptr_t) site >> 3) & (MC_SITES - 1);
+    for (int i = 0; i < MC_SITES; i++, h = (h + 1) & (MC_SITES - 1)) {
+        if (sites[h].site == site || !sites[h].site) {
+            sites[h].site = site;
+            uint64_t n = sites[h].n++;
+            return n < 16 || n % 64 == 0;
+        }
+    }
+    return 0;
+}
+
+static uintptr_t page_at(const mc_record_t *r, int i)
+{
+    return r->plo + (uintptr_t) i * mpii_page_size;
+}
+
+/* Received bytes of record r on its page i. */
+static size_t bytes_on_page(const mc_record_t *r, int i)
+{
+    uintptr_t a = page_at(r, i), b = a + mpii_page_size;
+    uintptr_t lo = r->lo > a ? r->lo : a, hi = r->hi < b ? r->hi : b;
+    return hi > lo ? hi - lo : 0;
+}
+
+static void open_page(mc_record_t *r, int i)
+{
+    if (!(r->guarded >> i & 1)) return;
+    r->guarded &= ~(1ull << i);
+    mpii_guard_remove(r->block, page_at(r, i), page_at(r, i) + mpii_page_size, MPII_GUARD_NOACCESS);
+}
+
+/* The record ends: bytes on pages never touched were never read. */
+static void finish(mc_record_t *r)
+{
+    uint64_t unread = 0;
+    if (r->nelem) {
+        unread = (uint64_t) (r->nelem - (unsigned) __builtin_popcountll(r->decided)) * r->elem;
+    } else {
+        for (int i = 0; i < MC_RECORD_PAGES; i++)
+            if (r->guarded >> i & 1) unread += bytes_on_page(r, i);
+    }
+    /* one guard change (one mprotect) per run of untouched pages */
+    for (int i = 0; i < MC_RECORD_PAGES && r->guarded; i++) {
+        if (!(r->guarded >> i & 1)) continue;
+        int j = i;
+        while (j + 1 < MC_RECORD_PAGES && r->guarded >> (j + 1) & 1) j++;
+        mpii_guard_remove(r->block, page_at(r, i), page_at(r, j) + mpii_page_size, MPII_GUARD_NOACCESS);
+        r->guarded &= ~((j == 63 ? ~0ull : (1ull << (j + 1)) - 1) & ~((1ull << i) - 1));
+        i = j;
+    }
+    if (unread) {
+        mc_stats[MS_UNREAD_BYTES] += unread;
+        mc_finding_t f = { .kind = MC_UNREAD, .origin = &r->origin, .addr = r->lo, .base = r->lo,
+                           .len = r->hi - r->lo, .bytes = unread, .access = -1 };
+        mc_report(&f);
+    }
+    r->used = 0;
+    free_records[n_free++] = (int) (r - records);
+    mc_tracked--;
+}
+
+static uint64_t all_elements(const mc_record_t *r)
+{
+    return r->nelem >= 64 ? ~0ull : (1ull << r->nelem) - 1;
+}
+
+/* Every element is decided, or following them costs too much (then the undecided ones count
+ * as used: "never read" stays a lower bound): the record ends. */
+static void stop_watching(mc_record_t *r)
+{
+    if (r->decided != all_elements(r)) r->decided = all_elements(r);
+    finish(r);
+}
+
+/* An access to a precise record's page: decide the element it touches (the first access to
+ * an element decides: read = used, write = write before read). */
+static void precise_access(mc_record_t *r, uintptr_t a, int write)
+{
+    if (a >= r->lo && a < r->lo + (uintptr_t) r->nelem * r->elem) {
+        unsigned e = (unsigned) ((a - r->lo) / r->elem);
+        if (!(r->decided >> e & 1)) {
+            r->decided |= 1ull << e;
+            if (write) {
+                mc_finding_t f = { .kind = MC_WRITE_BEFORE_READ, .origin = &r->origin, .addr = a, .base = r->lo,
+                                   .len = r->hi - r->lo, .access = 1, .ucontext = mpii_fault_context };
+                mc_report(&f);
+            }
+        }
+    }
+    if (r->decided == all_elements(r) || ++r->steps > MC_PRECISE_STEPS) stop_watching(r);
+}
+
+static void init_free(void)
+{
+    n_free = 0;
+    for (int i = MC_RECORDS - 1; i >= 0; i--) free_records[n_free++] = i;
+}
+
+void mc_unread_received(const mc_origin_t *o, uintptr_t lo, size_t n, unsigned elem)
+{
+    if (!mc_unread_mode || n == 0) return;
+    if (n_free < 0) init_free();
+    mpii_block_t *b = mpii_heap_find((void *) lo);
+    if (!b || b->pins) return;
+    if (!sampled(o->site)) {
+        mc_stats[MS_TRACK_SKIPPED]++;
+        return;
+    }
+    uintptr_t end = lo + n, bend = b->start + b->pages * mpii_page_size;
+    if (end > bend) end = bend;
+    mc_stats[MS_TRACKED]++;
+    for (int k = 0; k < MC_RECORDS_PER_RECV && lo < end && n_free > 0; k++) {
+        uintptr_t plo = mpii_page_down(lo), stop = plo + (uintptr_t) MC_RECORD_PAGES * mpii_page_size;
+        uintptr_t hi = end < stop ? end : stop;
+        uintptr_t phi = mpii_page_up(hi) < bend ? mpii_page_up(hi) : bend;
+        if (mpii_guard_add(b, plo, phi, MPII_GUARD_NOACCESS) != 0) {
+            mc_stats[MS_UNCHECKED_GUARD]++;
+            return;
+        }
+        mc_record_t *r = &records[free_records[--n_free]];
+        int pages = (int) ((phi - plo) / mpii_page_size);
+        *r = (mc_record_t){ .lo = lo, .hi = hi, .plo = plo, .block = b, .origin = *o, .used = 1,
+                            .guarded = pages >= 64 ? ~0ull : (1ull << pages) - 1 };
+        if (k == 0 && hi == end && elem && (hi - lo) / elem <= MC_PRECISE_ELEMS) {
+            r->elem = elem;
+            r->nelem = (unsigned) ((hi - lo) / elem);
+        }
+        mc_tracked++;
+        lo = hi;
+    }
+}
+
+static int overlaps(const mc_record_t *r, uintptr_t lo, uintptr_t hi)
+{
+    return r->used && r->lo < hi && lo < r->hi;
+}
+
+void mc_unread_library_uses(uintptr_t lo, uintptr_t hi, int dir)
+{
+    for (int i = 0; i < MC_RECORDS && mc_tracked; i++) {
+        mc_record_t *r = &records[i];
+        if (!overlaps(r, lo, hi)) continue;
+        if (dir == MC_DIR_RECV) {
+            finish(r); /* received into again: what was not read by now never will be */
+            continue;
+        }
+        if (r->nelem) { /* the library reads it to send it on: those elements are used */
+            for (unsigned e = 0; e < r->nelem; e++)
+                if (r->lo + e * r->elem < hi && lo < r->lo + (e + 1) * r->elem) r->decided |= 1ull << e;
+            if (r->decided == all_elements(r)) stop_watching(r);
+            continue;
+        }
+        for (int p = 0; p < MC_RECORD_PAGES; p++) /* the library reads it to send it on: used */
+            if (r->guarded >> p & 1 && page_at(r, p) < hi && lo < page_at(r, p) + mpii_page_size) open_page(r, p);
+        if (!r->guarded) finish(r);
+    }
+}
+
+int mc_unread_fault(void *addr, int write)
+{
+    uintptr_t a = (uintptr_t) addr;
+    int mine = 0;
+    for (int i = 0; i < MC_RECORDS && mc_tracked; i++) {
+        mc_record_t *r = &records[i];
+        if (!r->used || a < r->plo || a >= page_at(r, MC_RECORD_PAGES)) continue;
+        int p = (int) ((a - r->plo) / mpii_page_size);
+        if (!(r->guarded >> p & 1)) continue;
+        mine = 1;
+        if (r->nelem) {
+            precise_access(r, a, write);
+            continue;
+        }
+        if (a >= r->lo && a < r->hi) {
+            if (write) {
+                mc_finding_t f = { .kind = MC_WRITE_BEFORE_READ, .origin = &r->origin, .addr = a, .base = r->lo,
+                                   .len = r->hi - r->lo, .access = 1, .ucontext = mpii_fault_context };
+                mc_report(&f);
+            }
+            open_page(r, p);
+            if (!r->guarded) finish(r);
+        } else if (++r->steps > MC_STEP_LIMIT) {
+            open_page(r, p); /* other data on the page is hot: stop watching this page */
+            if (!r->guarded) finish(r);
+        }
+    }
+    return mine;
+}
+
+void mc_unread_access(uintptr_t lo, uintptr_t hi)
+{
+    /* a system call moves the data (direction unknown): its pages count as used */
+    for (int i = 0; i < MC_RECORDS && mc_tracked; i++) {
+        mc_record_t *r = &records[i];
+        if (!r->used) continue;
+        for (int p = 0; p < MC_RECORD_PAGES; p++)
+            if (r->guarded >> p & 1 && page_at(r, p) < hi && lo < page_at(r, p) + mpii_page_size) open_page(r, p);
+        if (!r->guarded) finish(r);
+    }
+}
+
+void mc_unread_block_released(mpii_block_t *b)
+{
+    for (int i = 0; i < MC_RECORDS && mc_tracked; i++)
+        if (records[i].used && records[i].block == b) finish(&records[i]);
+}
+
+void mc_unread_finalize(void)
+{
+    for (int i = 0; i < MC_RECORDS && mc_tracked; i++)
+        if (records[i].used) finish(&records[i]);
+}
