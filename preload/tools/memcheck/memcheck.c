@@ -182,6 +182,8 @@ static void before(int id, mc_origin_t *o, const mpii_args_t *a, mc_ranges_t *rs
 static void after_start(int id, mc_origin_t *o, const mpii_args_t *a, mc_ranges_t *rs)
 {
     int f = flags[id];
+    mpii_kind_t k = mpii_fn_info[id].kind;
+    if (k >= MPII_KIND_SEND && k <= MPII_KIND_SENDRECV && a->peer == MPI_PROC_NULL) return; /* nothing moves */
     if (f & F_START_OP) mc_pending_start(o, a->request, a->win, a->peer, (f & F_PERSISTENT) != 0, rs->r, rs->n);
     else if (f & F_RMA) mc_pending_start(o, NULL, a->win, a->peer, 0, rs->r, rs->n);
 }
@@ -244,7 +246,7 @@ static void lift(void)
 
 static void relower(void)
 {
-    if (mc_guarded_ops) mc_pending_relower();
+    mc_pending_relower(); /* also when the call completed the last pending operation */
 }
 
 static int mc_MPI_Wait(QMPI_Context context, int tool_id, MPI_Request *req, MPI_Status *status)
@@ -254,7 +256,7 @@ static int mc_MPI_Wait(QMPI_Context context, int tool_id, MPI_Request *req, MPI_
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     lift();
     int rc = NEXT(MPI_WAIT_T, QMPI_Wait_t, req, st);
-    if (r != MPI_REQUEST_NULL) mc_pending_complete(r, st);
+    if (r != MPI_REQUEST_NULL) mc_pending_complete(req, r, st);
     relower();
     poison_status(status);
     return rc;
@@ -267,7 +269,7 @@ static int mc_MPI_Test(QMPI_Context context, int tool_id, MPI_Request *req, int 
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     lift();
     int rc = NEXT(MPI_TEST_T, QMPI_Test_t, req, flag, st);
-    if (*flag && r != MPI_REQUEST_NULL) mc_pending_complete(r, st);
+    if (*flag && r != MPI_REQUEST_NULL) mc_pending_complete(req, r, st);
     relower();
     if (*flag) poison_status(status);
     return rc;
@@ -279,7 +281,7 @@ static int mc_MPI_Waitany(QMPI_Context context, int tool_id, int count, MPI_Requ
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     lift();
     int rc = NEXT(MPI_WAITANY_T, QMPI_Waitany_t, count, reqs, index, st);
-    if (*index != MPI_UNDEFINED && *index >= 0 && *index < count) mc_pending_complete(saved[*index], st);
+    if (*index != MPI_UNDEFINED && *index >= 0 && *index < count) mc_pending_complete(&reqs[*index], saved[*index], st);
     relower();
     poison_status(status);
     return rc;
@@ -292,7 +294,7 @@ static int mc_MPI_Testany(QMPI_Context context, int tool_id, int count, MPI_Requ
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     lift();
     int rc = NEXT(MPI_TESTANY_T, QMPI_Testany_t, count, reqs, index, flag, st);
-    if (*flag && *index != MPI_UNDEFINED && *index >= 0 && *index < count) mc_pending_complete(saved[*index], st);
+    if (*flag && *index != MPI_UNDEFINED && *index >= 0 && *index < count) mc_pending_complete(&reqs[*index], saved[*index], st);
     relower();
     if (*flag) poison_status(status);
     return rc;
@@ -305,7 +307,7 @@ static int mc_MPI_Waitall(QMPI_Context context, int tool_id, int count, MPI_Requ
     lift();
     int rc = NEXT(MPI_WAITALL_T, QMPI_Waitall_t, count, reqs, sts);
     for (int i = 0; i < count; i++)
-        if (saved[i] != MPI_REQUEST_NULL) mc_pending_complete(saved[i], rc == MPI_SUCCESS ? &sts[i] : NULL);
+        if (saved[i] != MPI_REQUEST_NULL) mc_pending_complete(&reqs[i], saved[i], rc == MPI_SUCCESS ? &sts[i] : NULL);
     relower();
     return rc;
 }
@@ -318,15 +320,15 @@ static int mc_MPI_Testall(QMPI_Context context, int tool_id, int count, MPI_Requ
     int rc = NEXT(MPI_TESTALL_T, QMPI_Testall_t, count, reqs, flag, sts);
     if (*flag)
         for (int i = 0; i < count; i++)
-            if (saved[i] != MPI_REQUEST_NULL) mc_pending_complete(saved[i], rc == MPI_SUCCESS ? &sts[i] : NULL);
+            if (saved[i] != MPI_REQUEST_NULL) mc_pending_complete(&reqs[i], saved[i], rc == MPI_SUCCESS ? &sts[i] : NULL);
     relower();
     return rc;
 }
 
-static void some_completed(int outcount, const int *indices, MPI_Status *sts)
+static void some_completed(MPI_Request *reqs, int outcount, const int *indices, MPI_Status *sts)
 {
     if (outcount == MPI_UNDEFINED) return;
-    for (int k = 0; k < outcount; k++) mc_pending_complete(saved[indices[k]], &sts[k]);
+    for (int k = 0; k < outcount; k++) mc_pending_complete(&reqs[indices[k]], saved[indices[k]], &sts[k]);
 }
 
 static int mc_MPI_Waitsome(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *outcount, int indices[],
@@ -337,7 +339,7 @@ static int mc_MPI_Waitsome(QMPI_Context context, int tool_id, int count, MPI_Req
     MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;
     lift();
     int rc = NEXT(MPI_WAITSOME_T, QMPI_Waitsome_t, count, reqs, outcount, indices, sts);
-    some_completed(*outcount, indices, sts);
+    some_completed(reqs, *outcount, indices, sts);
     relower();
     return rc;
 }
@@ -350,7 +352,7 @@ static int mc_MPI_Testsome(QMPI_Context context, int tool_id, int count, MPI_Req
     MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;
     lift();
     int rc = NEXT(MPI_TESTSOME_T, QMPI_Testsome_t, count, reqs, outcount, indices, sts);
-    some_completed(*outcount, indices, sts);
+    some_completed(reqs, *outcount, indices, sts);
     relower();
     return rc;
 }
@@ -361,7 +363,7 @@ static int mc_MPI_Request_get_status(QMPI_Context context, int tool_id, MPI_Requ
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     lift();
     int rc = NEXT(MPI_REQUEST_GET_STATUS_T, QMPI_Request_get_status_t, req, flag, st);
-    if (*flag) mc_pending_complete(req, st);
+    if (*flag) mc_pending_complete(NULL, req, st);
     relower();
     return rc;
 }
@@ -370,7 +372,7 @@ static int mc_MPI_Start(QMPI_Context context, int tool_id, MPI_Request *req)
 {
     lift();
     int rc = NEXT(MPI_START_T, QMPI_Start_t, req);
-    if (live && rc == MPI_SUCCESS) mc_pending_activate(*req);
+    if (live && rc == MPI_SUCCESS) mc_pending_activate(req, *req);
     relower();
     return rc;
 }
@@ -380,14 +382,14 @@ static int mc_MPI_Startall(QMPI_Context context, int tool_id, int count, MPI_Req
     lift();
     int rc = NEXT(MPI_STARTALL_T, QMPI_Startall_t, count, reqs);
     if (live && rc == MPI_SUCCESS)
-        for (int i = 0; i < count; i++) mc_pending_activate(reqs[i]);
+        for (int i = 0; i < count; i++) mc_pending_activate(&reqs[i], reqs[i]);
     relower();
     return rc;
 }
 
 static int mc_MPI_Request_free(QMPI_Context context, int tool_id, MPI_Request *req)
 {
-    if (live && req) mc_pending_free(*req);
+    if (live && req) mc_pending_free(req, *req);
     lift();
     int rc = NEXT(MPI_REQUEST_FREE_T, QMPI_Request_free_t, req);
     relower();

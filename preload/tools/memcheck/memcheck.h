@@ -79,12 +79,14 @@ typedef struct {
  * request: completes at synchronisation on `win`). Persistent requests start inactive. */
 void mc_pending_start(const mc_origin_t *o, MPI_Request *req, MPI_Win win, int target, int persistent,
                       const mc_range_t *ranges, int nranges);
+/* Requests are named by the program's variable (`where`, NULL when passed by value) and the
+ * handle it held before the call. */
 /* MPI_Start on a persistent request: its buffers are MPI's again. */
-void mc_pending_activate(MPI_Request req);
-/* The operation of `req` finished: the program may use its buffers. `st` may be NULL. */
-void mc_pending_complete(MPI_Request req, const MPI_Status *st);
-/* MPI_Request_free: forget it (an active one is reported and unguarded). */
-void mc_pending_free(MPI_Request req);
+void mc_pending_activate(MPI_Request *where, MPI_Request req);
+/* The operation finished: the program may use its buffers. `st` may be NULL. */
+void mc_pending_complete(MPI_Request *where, MPI_Request req, const MPI_Status *st);
+/* MPI_Request_free: forget it (an active one can no longer be followed: its guards go). */
+void mc_pending_free(MPI_Request *where, MPI_Request req);
 /* One-sided synchronisation: target < 0 completes every operation on win. */
 void mc_pending_rma_sync(MPI_Win win, int target);
 /* The library is about to run (and may touch pending buffers): open their pages; close again. */

@@ -14,11 +14,16 @@
 
 #define MC_OPS 4096
 #define MC_HASH 8192 /* power of two, > 2 × MC_OPS */
-#define MC_STEP_LIMIT 4096 /* steps over one operation's pages before its guard is given up */
+#define MC_STEP_LIMIT 256 /* steps over one operation's pages before its guard is given up */
 
+/* Operations are found by the address of the program's MPI_Request variable: handle values are
+ * not unique while pending (both MPIs hand out one shared handle for operations that completed
+ * at once: Open MPI's ompi_request_empty, MPICH's lightweight requests). A request passed by
+ * value or copied elsewhere is found by its handle among the active ones. */
 typedef struct {
     uint8_t used, active, persistent, nranges, has_req, counted;
-    MPI_Request req;
+    MPI_Request *where;      /* the program's variable */
+    MPI_Request req;         /* the handle it held */
     MPI_Win win;
     int target;
     int at;                  /* index in live[] while active */
@@ -33,11 +38,16 @@ static int free_ops[MC_OPS], n_free;
 static int live[MC_OPS], n_live;  /* active operations */
 static int32_t hash[MC_HASH];     /* request -> op index + 1, linear probing */
 
-static uint64_t key(MPI_Request r)
+static uint64_t handle(MPI_Request r)
 {
     uint64_t k = 0;
     memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
     return k;
+}
+
+static uint64_t key(MPI_Request *where)
+{
+    return (uint64_t) (uintptr_t) where;
 }
 
 static unsigned slot_of(uint64_t k)
@@ -48,19 +58,34 @@ static unsigned slot_of(uint64_t k)
     return (unsigned) k & (MC_HASH - 1);
 }
 
-static int find(MPI_Request r)
+static int find_at(MPI_Request *where)
 {
-    uint64_t k = key(r);
+    uint64_t k = key(where);
     for (unsigned h = slot_of(k);; h = (h + 1) & (MC_HASH - 1)) {
         int i = hash[h] - 1;
         if (i < 0) return -1;
-        if (key(ops[i].req) == k) return i;
+        if (key(ops[i].where) == k) return i;
     }
+}
+
+/* The operation of request `r`, passed at `where` (NULL: by value). */
+static int find(MPI_Request *where, MPI_Request r)
+{
+    if (!ops) return -1;
+    int i = where ? find_at(where) : -1;
+    if (i >= 0 && handle(ops[i].req) == handle(r)) return i;
+    int found = -1;
+    for (int n = 0; n < n_live; n++) { /* moved or copied: by handle, when that is unambiguous */
+        if (!ops[live[n]].has_req || handle(ops[live[n]].req) != handle(r)) continue;
+        if (found >= 0) return -1;
+        found = live[n];
+    }
+    return found;
 }
 
 static void hash_put(int i)
 {
-    unsigned h = slot_of(key(ops[i].req));
+    unsigned h = slot_of(key(ops[i].where));
     while (hash[h]) h = (h + 1) & (MC_HASH - 1);
     hash[h] = i + 1;
 }
@@ -68,12 +93,12 @@ static void hash_put(int i)
 /* Remove op i's entry, moving later entries of the same probe run back (no tombstones). */
 static void hash_del(int i)
 {
-    unsigned h = slot_of(key(ops[i].req));
+    unsigned h = slot_of(key(ops[i].where));
     while (hash[h] != i + 1) h = (h + 1) & (MC_HASH - 1);
     hash[h] = 0;
     for (unsigned j = (h + 1) & (MC_HASH - 1); hash[j]; j = (j + 1) & (MC_HASH - 1)) {
         int e = hash[j] - 1;
-        unsigned home = slot_of(key(ops[e].req));
+        unsigned home = slot_of(key(ops[e].where));
         /* e may move into the hole at h if its home is not in (h, j] (cyclically) */
         if ((j > h && (home <= h || home > j)) || (j < h && home <= h && home > j)) {
             hash[h] = hash[j];
@@ -222,7 +247,7 @@ void mc_pending_start(const mc_origin_t *o, MPI_Request *req, MPI_Win win, int t
     }
     if (req && *req == MPI_REQUEST_NULL) return;
     if (req) {
-        int old = find(*req); /* a handle the library reused: whatever held it is over */
+        int old = find_at(req); /* the variable is reused: whatever it held is over */
         if (old >= 0) {
             deactivate(old, NULL);
             release(old);
@@ -239,6 +264,7 @@ void mc_pending_start(const mc_origin_t *o, MPI_Request *req, MPI_Win win, int t
     op->nranges = (uint8_t) (nranges > 2 ? 2 : nranges);
     memcpy(op->r, ranges, sizeof(mc_range_t) * op->nranges);
     if (req) {
+        op->where = req;
         op->req = *req;
         op->has_req = 1;
         hash_put(i);
@@ -246,23 +272,23 @@ void mc_pending_start(const mc_origin_t *o, MPI_Request *req, MPI_Win win, int t
     if (!persistent) activate(i);
 }
 
-void mc_pending_activate(MPI_Request req)
+void mc_pending_activate(MPI_Request *where, MPI_Request req)
 {
-    int i = ops ? find(req) : -1;
+    int i = find(where, req);
     if (i >= 0) activate(i);
 }
 
-void mc_pending_complete(MPI_Request req, const MPI_Status *st)
+void mc_pending_complete(MPI_Request *where, MPI_Request req, const MPI_Status *st)
 {
-    int i = ops ? find(req) : -1;
+    int i = find(where, req);
     if (i < 0) return;
     deactivate(i, st);
     if (!ops[i].persistent) release(i);
 }
 
-void mc_pending_free(MPI_Request req)
+void mc_pending_free(MPI_Request *where, MPI_Request req)
 {
-    int i = ops ? find(req) : -1;
+    int i = find(where, req);
     if (i < 0) return;
     if (ops[i].active) mc_stats[MS_FREED_ACTIVE]++; /* cannot follow it to its completion */
     deactivate(i, NULL);
@@ -280,31 +306,52 @@ void mc_pending_rma_sync(MPI_Win win, int target)
     }
 }
 
+/* The pages opened for the library, closed again exactly (per their counts) afterwards, even
+ * when the operation that guarded them finished meanwhile or other guards came and went. */
+static struct {
+    mpii_block_t *block;
+    uintptr_t lo, hi;
+} lifted[MC_OPS * 2];
+static int n_lifted;
+
 void mc_pending_lift(void)
 {
     mc_stats[MS_LIFTS]++;
+    n_lifted = 0;
     for (int n = 0; n < n_live; n++) {
         mc_op_t *op = &ops[live[n]];
         if (mc_valgrind) {
             mc_vg_lift(op->r, op->nranges);
             continue;
         }
-        for (int k = 0; k < op->nranges; k++)
-            if (op->r[k].kind != 0xff) mpii_guard_open(op->r[k].block, op->r[k].plo, op->r[k].phi);
+        for (int k = 0; k < op->nranges; k++) {
+            mc_range_t *r = &op->r[k];
+            if (r->kind == 0xff) continue;
+            mpii_guard_open(r->block, r->plo, r->phi);
+            lifted[n_lifted].block = r->block;
+            lifted[n_lifted].lo = r->plo;
+            lifted[n_lifted++].hi = r->phi;
+        }
     }
 }
 
 void mc_pending_relower(void)
 {
-    for (int n = 0; n < n_live; n++) {
-        mc_op_t *op = &ops[live[n]];
-        if (mc_valgrind) {
-            mc_vg_start(op->r, op->nranges);
-            continue;
-        }
-        for (int k = 0; k < op->nranges; k++)
-            if (op->r[k].kind != 0xff) mpii_guard_close(op->r[k].block, op->r[k].plo, op->r[k].phi);
+    if (!n_lifted && !mc_valgrind) return;
+    if (mc_valgrind) {
+        for (int n = 0; n < n_live; n++) mc_vg_start(ops[live[n]].r, ops[live[n]].nranges);
+        return;
     }
+    for (int i = 0; i < n_lifted; i++)
+        if (lifted[i].block) mpii_guard_close(lifted[i].block, lifted[i].lo, lifted[i].hi);
+    n_lifted = 0;
+}
+
+/* A block goes back to the allocator: it must not be closed again later. */
+static void forget_lifted(const mpii_block_t *b)
+{
+    for (int i = 0; i < n_lifted; i++)
+        if (lifted[i].block == b) lifted[i].block = NULL, lifted[i].lo = lifted[i].hi = 0;
 }
 
 static int finding_kind(const mc_op_t *op, const mc_range_t *r, int write)
@@ -342,6 +389,7 @@ int mc_pending_fault(void *addr, int write)
     }
     if (!mine) return MPII_FAULT_NOT_MINE;
     mc_stats[MS_FAULTS]++;
+    if (!released) mc_stats[MS_STEPS]++;
     return released ? MPII_FAULT_RELEASED : MPII_FAULT_STEP;
 }
 
@@ -364,6 +412,7 @@ void mc_pending_access(uintptr_t lo, uintptr_t hi)
 
 void mc_pending_block_released(mpii_block_t *b)
 {
+    forget_lifted(b);
     for (int n = n_live - 1; n >= 0; n--) {
         if (n >= n_live) continue;
         int i = live[n];

@@ -21,7 +21,7 @@
 #define MC_RECORD_PAGES 64
 #define MC_RECORDS_PER_RECV 16
 #define MC_SITES 512
-#define MC_STEP_LIMIT 4096
+#define MC_STEP_LIMIT 256
 #define MC_PRECISE_ELEMS 64
 #define MC_PRECISE_STEPS 256
 
@@ -128,6 +128,7 @@ static void stop_watching(mc_record_t *r)
  * an element decides: read = used, write = write before read). */
 static void precise_access(mc_record_t *r, uintptr_t a, int write)
 {
+    mc_stats[MS_FAULTS]++;
     if (a >= r->lo && a < r->lo + (uintptr_t) r->nelem * r->elem) {
         unsigned e = (unsigned) ((a - r->lo) / r->elem);
         if (!(r->decided >> e & 1)) {
@@ -222,6 +223,7 @@ int mc_unread_fault(void *addr, int write)
             precise_access(r, a, write);
             continue;
         }
+        mc_stats[MS_FAULTS]++;
         if (a >= r->lo && a < r->hi) {
             if (write) {
                 mc_finding_t f = { .kind = MC_WRITE_BEFORE_READ, .origin = &r->origin, .addr = a, .base = r->lo,
@@ -230,7 +232,7 @@ int mc_unread_fault(void *addr, int write)
             }
             open_page(r, p);
             if (!r->guarded) finish(r);
-        } else if (++r->steps > MC_STEP_LIMIT) {
+        } else if (mc_stats[MS_STEPS]++, ++r->steps > MC_STEP_LIMIT) {
             open_page(r, p); /* other data on the page is hot: stop watching this page */
             if (!r->guarded) finish(r);
         }
