@@ -74,11 +74,25 @@ export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: 
   }
 }
 
+/** memcheck must sit above overlap (it would watch overlap's private buffers); --memcheck-fatal
+ * needs a memcheck to act on. */
+function checkMemcheck(tools: ToolInstance[], fatal: boolean): void {
+  const names = tools.map((t) => t.name);
+  if (names.includes('overlap') && names.indexOf('memcheck') > names.indexOf('overlap')) {
+    throw new MpiiError('memcheck comes after overlap in the tool stack', 'put memcheck first (--tools memcheck,overlap): below overlap it would check overlap\'s own buffers');
+  }
+  if (!fatal) return;
+  const mc = tools.filter((t) => t.name === 'memcheck');
+  if (!mc.length) throw new MpiiError('--memcheck-fatal but memcheck is not in the tool stack', 'add it: --tools memcheck (or drop --memcheck-fatal)');
+  for (const t of mc) t.options.fatal = true;
+}
+
 export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const args = parseRunArgs(argv);
   if (!args.program) throw new MpiiError('no program to run', 'usage: mpii run [mpii options] [launcher options] ./app [args]');
   const cwd = process.cwd();
   const stack = resolveStack({ tools: args.tools, stack: args.stack, configFile: args.config, env, cwd, defaultsFile: DEFAULTS_FILE });
+  checkMemcheck(stack.tools, args.memcheckFatal);
   const mpi = await detectMpi(args.program, env, args.mpi);
   const launcher = findLauncher(mpi.flavor, env);
   const outDir = prepareOutDir(args.out ?? defaultOutDir(args.program));

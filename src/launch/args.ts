@@ -9,6 +9,8 @@ export interface RunArgs {
   out?: string;
   dryRun: boolean;
   quiet: boolean;
+  /** stop the job at memcheck's first finding */
+  memcheckFatal: boolean;
   /** everything mpii does not own, passed to the launcher untouched and in order */
   launcherArgs: string[];
   program?: string;
@@ -16,7 +18,7 @@ export interface RunArgs {
 }
 
 const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out']);
-const MPII_FLAGS = new Set(['--dry-run', '--quiet']);
+const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--memcheck-fatal']);
 
 // Launcher options that take values, so their values are not mistaken for the program.
 // Open MPI (mpirun) and MPICH (hydra) spellings; unknown options are assumed to be flags.
@@ -33,7 +35,7 @@ const ONE_VALUE = new Set([
 const TWO_VALUES = new Set(['--mca', '-mca', '--gmca', '-gmca', '-genv', '-env']);
 
 export function parseRunArgs(argv: string[]): RunArgs {
-  const r: RunArgs = { dryRun: false, quiet: false, launcherArgs: [], programArgs: [] };
+  const r: RunArgs = { dryRun: false, quiet: false, memcheckFatal: false, launcherArgs: [], programArgs: [] };
   let i = 0;
   const value = (opt: string): string => {
     if (i + 1 >= argv.length) throw new MpiiError(`${opt} needs a value`, `write ${opt} <value> before the program`);
@@ -53,6 +55,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
       r[key] = v;
     } else if (MPII_FLAGS.has(a)) {
       if (a === '--dry-run') r.dryRun = true;
+      else if (a === '--memcheck-fatal') r.memcheckFatal = true;
       else r.quiet = true;
     } else if (a.startsWith('-')) {
       r.launcherArgs.push(a);

@@ -197,15 +197,20 @@ static void print(const uint64_t *rec, const mc_finding_t *f)
 
 /* The frames from the program's side: from the faulting instruction (in a signal handler) or
  * from the MPI call site (in a wrapper); the tool's and the shim's own frames are dropped. */
-static int program_frames(uint64_t *out, uintptr_t from)
+/* The program's frames: from the faulting instruction `pc` (a signal handler: the frames before
+ * it are the handler's), or else from the first frame outside the shim (a wrapper, free(), a
+ * system call wrapper). */
+static int program_frames(uint64_t *out, uintptr_t pc)
 {
     void *raw[64];
-    int n = backtrace(raw, 64), start = -1;
-    for (int i = 0; i < n && start < 0; i++)
-        if ((uintptr_t) raw[i] == from) start = i;
-    int k = 0;
+    int n = backtrace(raw, 64), start = -1, k = 0;
+    const mc_object_t *self = object_of((uintptr_t) program_frames);
+    for (int i = 0; i < n && start < 0; i++) {
+        uintptr_t a = (uintptr_t) raw[i];
+        if (pc ? a == pc : (!self || a < self->lo || a >= self->hi)) start = i;
+    }
     if (start < 0) {
-        if (from) out[k++] = from;
+        if (pc) out[k++] = pc;
         return k;
     }
     for (int i = start; i < n && k < MC_FRAMES; i++) out[k++] = (uintptr_t) raw[i];
@@ -242,7 +247,7 @@ void mc_report(const mc_finding_t *f)
     rec[F_ACCESS] = (uint64_t) (int64_t) f->access;
     if (f->origin && f->origin->fn >= 0 && f->origin->fn < MPII_NFUNCS && mpii_fn_info[f->origin->fn].name)
         strncpy((char *) &rec[F_FN], mpii_fn_info[f->origin->fn].name, 31);
-    rec[F_NFRAMES] = (uint64_t) (pc ? program_frames(&rec[F_FRAMES], pc) : program_frames(&rec[F_FRAMES], site));
+    rec[F_NFRAMES] = (uint64_t) program_frames(&rec[F_FRAMES], pc);
     print(rec, f);
     if (mc_fatal) {
         static const char msg[] = "MPII memcheck: stopping the job at the first finding (memcheck fatal=true)\n";

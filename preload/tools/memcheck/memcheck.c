@@ -193,7 +193,7 @@ static void after_blocking_recv(mc_origin_t *o, const mc_ranges_t *rs, const MPI
 {
     for (int k = 0; k < rs->n; k++) {
         const mc_range_t *r = &rs->r[k];
-        if (r->dir != MC_DIR_RECV) continue;
+        if (r->dir != MC_DIR_RECV || !r->contiguous) continue; /* strided types: not followed */
         size_t n = r->hi - r->lo;
         int bytes = 0;
         if (st && MPII_PMPI(MPI_Get_count, MPI_GET_COUNT_T)(st, MPI_BYTE, &bytes) == MPI_SUCCESS && bytes >= 0 &&

@@ -118,7 +118,8 @@ int mc_range(mc_range_t *r, const void *buf, MPI_Count count, MPI_Datatype type,
         return -1;
     }
     const mpii_type_t *t = count > 0 ? mpii_type_info(type) : NULL;
-    if (t && t->size > 0 && t->size == t->extent && t->size == t->true_extent && t->size <= 16) r->elem = (uint16_t) t->size;
+    r->contiguous = t && t->size > 0 && t->size == t->extent && t->size == t->true_extent;
+    if (r->contiguous && t->size <= 16) r->elem = (uint16_t) t->size;
     return 0;
 }
 
@@ -204,7 +205,7 @@ static void deactivate(int i, const MPI_Status *st)
     ops[last].at = op->at;
     for (int k = 0; k < op->nranges; k++) {
         mc_range_t *r = &op->r[k];
-        if (r->dir != MC_DIR_RECV || r->lo >= r->hi) continue;
+        if (r->dir != MC_DIR_RECV || r->lo >= r->hi || (!r->contiguous && !mc_valgrind)) continue;
         size_t n = r->hi - r->lo;
         if (st && op->has_req) {
             int bytes = 0;

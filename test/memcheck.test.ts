@@ -1,0 +1,150 @@
+// The memcheck tool on real jobs, both MPIs: every error program (test/programs/memcheck_*.c,
+// the thesis's examples E1–E10 and two more classes) must be reported with its kind, the MPI call
+// that owns the buffer and the faulting line; the clean programs (ring, halo, persistent,
+// collectives, one-sided, red-black SOR) must give no finding and unchanged output; the Valgrind
+// engine must hand the checks to Valgrind.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
+import { readProfile } from '../src/profile/read.js';
+import { memcheckRuns, type MemcheckFinding } from '../src/report/memcheck.js';
+
+/** The line of a marker comment in a test program: "memcheck_e5_pending_write.c:21". */
+function marked(name: string, marker: string, nth = 0): string {
+  const src = readFileSync(join(ROOT, 'test', 'programs', `${name}.c`), 'utf8').split('\n');
+  const hits = src.map((l, i) => (l.includes(`/* ${marker} */`) ? i + 1 : 0)).filter(Boolean);
+  assert.ok(hits[nth], `${name}.c has no ${marker} #${nth}`);
+  return `${name}.c:${hits[nth]}`;
+}
+
+async function underMemcheck(f: Flavor, np: number, name: string, args: string[], options = '', extra: string[] = []) {
+  const out = outDir(`memcheck-${f}`);
+  const tools = options ? `memcheck[${options}]` : 'memcheck';
+  const r = await mpii(['run', '--quiet', '--tools', tools, '--out', out, ...extra, ...launcherArgs(f, np), program(f, name), ...args]);
+  const runs = memcheckRuns(readProfile(out));
+  assert.equal(runs.length, 1, r.stderr);
+  return { ...r, run: runs[0] };
+}
+
+const show = (fs: MemcheckFinding[]) => JSON.stringify(fs.map((f) => ({ kind: f.kind, count: f.count, call: f.call.at?.line, access: f.access?.at.line })));
+
+// program, args, options, the one finding expected: kind, rank, bytes (or undefined), has an access line
+const ERRORS: Array<{ name: string; args?: string[]; options?: string; kind: string; rank: number; bytes?: number; access: boolean; marker?: string }> = [
+  { name: 'memcheck_e1_send_overrun', kind: 'send buffer overrun', rank: 0, bytes: 1, access: false },
+  { name: 'memcheck_e2_recv_overrun', kind: 'receive buffer overrun', rank: 1, bytes: 4, access: false },
+  { name: 'memcheck_e5_pending_write', args: ['isend'], kind: 'write to a pending send buffer', rank: 0, access: true },
+  { name: 'memcheck_e5_pending_write', args: ['irecv'], kind: 'write to a pending receive buffer', rank: 1, access: true, marker: 'irecv' },
+  { name: 'memcheck_e5_pending_write', args: ['persistent'], kind: 'write to a pending send buffer', rank: 0, access: true, marker: 'persistent' },
+  { name: 'memcheck_e6_pending_read', options: 'strict=true', kind: 'read of a pending send buffer (strict)', rank: 0, access: true },
+  { name: 'memcheck_e7_wbr', kind: 'write before read of received data', rank: 1, access: true },
+  { name: 'memcheck_e8_accumulate', kind: 'write to a pending RMA origin buffer', rank: 0, access: true },
+  { name: 'memcheck_e9_get', kind: 'access to a pending RMA result buffer', rank: 0, access: true },
+  { name: 'memcheck_e10_unread', kind: 'received data never read', rank: 1, bytes: 10, access: false },
+  { name: 'memcheck_free_pending', args: ['free'], kind: 'free of memory MPI still owns', rank: 1, access: false },
+  { name: 'memcheck_free_pending', args: ['syscall'], kind: 'system call on memory MPI still owns', rank: 1, access: false },
+];
+
+/** Which MEMCHECK-CALL / MEMCHECK-ACCESS marker of the file belongs to the case. */
+function markerIndex(name: string, which: string | undefined, marker: string): number {
+  if (name !== 'memcheck_e5_pending_write') return 0;
+  return marker === 'MEMCHECK-CALL' ? { irecv: 1, persistent: -1 }[which ?? ''] ?? 0 : { irecv: 1, persistent: 2 }[which ?? ''] ?? 0;
+}
+
+for (const f of FLAVORS) {
+  describe(`${f}: memcheck reports every error class where it happened`, () => {
+    for (const c of ERRORS) {
+      it(`${c.name} ${(c.args ?? []).join(' ')} ${c.options ?? ''}: ${c.kind}`, async () => {
+        const { code, stderr, run } = await underMemcheck(f, 2, c.name, c.args ?? [], c.options);
+        assert.equal(code, 0, stderr);
+        assert.equal(run.engine, 'pages');
+        assert.equal(run.findings.length, 1, show(run.findings));
+        const found = run.findings[0];
+        assert.equal(found.kind, c.kind);
+        assert.deepEqual(found.ranks, [c.rank]);
+        if (c.bytes !== undefined) assert.equal(found.bytes, c.bytes);
+        const callIdx = markerIndex(c.name, c.marker, 'MEMCHECK-CALL');
+        if (callIdx >= 0) assert.equal(found.call.at?.line, marked(c.name, 'MEMCHECK-CALL', callIdx), show(run.findings));
+        else assert.equal(found.call.fn, 'MPI_Send_init');
+        if (c.access) assert.equal(found.access?.at.line, marked(c.name, 'MEMCHECK-ACCESS', markerIndex(c.name, c.marker, 'MEMCHECK-ACCESS')));
+        assert.ok(found.backtrace.length >= 2 && found.backtrace[0].fn === 'main', show(run.findings));
+        // printed as it happened: rank, host:pid, the kind, the owning call
+        assert.match(stderr, new RegExp(`\\[[^:\\]]+:${found.first.pid}\\] memcheck: rank ${c.rank}: `));
+      });
+    }
+
+    it('strict mode: reads of pending send and RMA origin buffers too; relaxed mode allows them (MPI-2.2)', async () => {
+      const relaxed = await underMemcheck(f, 2, 'memcheck_e6_pending_read', []);
+      assert.equal(relaxed.run.findings.length, 0, show(relaxed.run.findings));
+      const e8 = await underMemcheck(f, 2, 'memcheck_e8_accumulate', [], 'strict=true');
+      const kinds = e8.run.findings.map((x) => x.kind).sort();
+      assert.deepEqual(kinds, ['read of a pending RMA origin buffer (strict)'], show(e8.run.findings));
+      assert.equal(e8.run.findings[0].access?.at.line, marked('memcheck_e8_accumulate', 'MEMCHECK-READ'));
+      // MPI_ERROR after a single completion is undefined: strict mode makes a use visible
+      const e4 = await underMemcheck(f, 2, 'memcheck_e4_status', [], 'strict=true');
+      assert.match(e4.stdout, /MPI_ERROR reads -19779/);
+      const e4relaxed = await underMemcheck(f, 2, 'memcheck_e4_status', []);
+      assert.doesNotMatch(e4relaxed.stdout, /-19779/);
+    });
+
+    it('clean programs: no findings, same output as without mpii (relaxed and strict)', async () => {
+      const np = f === 'mpich' ? 2 : 3;
+      const plain = await execa(f === 'openmpi' ? 'mpirun.openmpi' : 'mpiexec.mpich', [...launcherArgs(f, np), program(f, 'memcheck_clean')],
+        { env: TEST_ENV, reject: false, timeout: 120_000 });
+      assert.equal(plain.exitCode, 0, plain.stderr);
+      for (const options of ['', 'strict=true;unread=all']) {
+        const r = await underMemcheck(f, np, 'memcheck_clean', [], options);
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(r.run.findings.length, 0, `${options}: ${show(r.run.findings)}`);
+        assert.equal(r.stdout.match(/checksum \S+/)?.[0], plain.stdout.match(/checksum \S+/)?.[0]);
+        assert.ok(r.run.stats['buffers checked'] > 50, JSON.stringify(r.run.stats));
+        assert.ok(r.run.stats['steps over shared pages'] > 0, 'halo rows share pages with the interior');
+        assert.ok(r.run.stats['receives tracked after completion'] > 0, JSON.stringify(r.run.stats));
+      }
+      for (const variant of ['isend', 'sendrecv']) {
+        const r = await underMemcheck(f, 2, 'sor', [variant, '512', '10']);
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(r.run.findings.length, 0, `${variant}: ${show(r.run.findings)}`);
+      }
+    });
+
+    it('--memcheck-fatal stops the job at the first finding, and the finding is kept', async () => {
+      const { code, stderr, run } = await underMemcheck(f, 2, 'memcheck_e5_pending_write', ['isend'], '', ['--memcheck-fatal']);
+      assert.notEqual(code, 0);
+      assert.match(stderr, /stopping the job at the first finding/);
+      assert.equal(run.findings[0]?.kind, 'write to a pending send buffer');
+    });
+
+    it('a genuine segfault still crashes normally', async () => {
+      const out = outDir(`memcheck-${f}`);
+      const r = await mpii(['run', '--quiet', '--tools', 'memcheck', '--out', out, ...launcherArgs(f, 2), program(f, 'overlap_segv'), 'crash']);
+      assert.notEqual(r.code, 0);
+      assert.doesNotMatch(r.stderr, /tool bug/);
+    });
+
+    it('under Valgrind: the checks become client requests (E3 undefined send data, E5 pending receive)', async () => {
+      const out = outDir(`memcheck-${f}`);
+      const vg = ['valgrind', '-q', '--error-exitcode=0'];
+      const e3 = await mpii(['run', '--quiet', '--mpi', f, '--tools', 'memcheck', '--out', out, ...launcherArgs(f, 2), ...vg, program(f, 'memcheck_e3_uninit')]);
+      assert.equal(e3.code, 0, e3.stderr);
+      assert.match(e3.stderr, /Uninitialised byte\(s\) found during client check request/);
+      assert.match(e3.stderr, new RegExp(`main \\(${marked('memcheck_e3_uninit', 'MEMCHECK-CALL')}\\)`));
+      assert.equal(memcheckRuns(readProfile(out))[0].engine, 'valgrind');
+      const out2 = outDir(`memcheck-${f}`);
+      const e5 = await mpii(['run', '--quiet', '--mpi', f, '--tools', 'memcheck', '--out', out2, ...launcherArgs(f, 2), ...vg, program(f, 'memcheck_e5_pending_write'), 'irecv']);
+      assert.match(e5.stderr, /Invalid write of size 4/);
+      assert.match(e5.stderr, new RegExp(`main \\(${marked('memcheck_e5_pending_write', 'MEMCHECK-ACCESS', 1)}\\)`));
+    });
+  });
+}
+
+it('memcheck below overlap, or --memcheck-fatal without memcheck: one clear line, no job', async () => {
+  const below = await mpii(['run', '--tools', 'overlap,memcheck', '-np', '2', program('openmpi', 'ring')]);
+  assert.notEqual(below.code, 0);
+  assert.match(below.stderr, /memcheck comes after overlap.*put memcheck first/);
+  const fatal = await mpii(['run', '--memcheck-fatal', '--tools', 'monitor', '-np', '2', program('openmpi', 'ring')]);
+  assert.notEqual(fatal.code, 0);
+  assert.match(fatal.stderr, /--memcheck-fatal but memcheck is not in the tool stack/);
+});
