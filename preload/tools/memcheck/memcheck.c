@@ -36,6 +36,29 @@ enum {
 };
 static uint16_t flags[MPII_NFUNCS];
 
+/* ---- sampling per call site ---- */
+
+#define MC_SITES 1024
+int mc_sample_mode[2] = { 1, 1 };
+static struct {
+    void *site;
+    uint64_t n[2];
+} sites[MC_SITES];
+
+int mc_sampled(void *site, int what)
+{
+    if (mc_sample_mode[what] != 1) return mc_sample_mode[what];
+    unsigned h = (unsigned) ((uintptr_t) site >> 3) & (MC_SITES - 1);
+    for (int i = 0; i < MC_SITES; i++, h = (h + 1) & (MC_SITES - 1)) {
+        if (sites[h].site == site || !sites[h].site) {
+            sites[h].site = site;
+            uint64_t n = sites[h].n[what]++;
+            return n < 16 || n % 64 == 0;
+        }
+    }
+    return 0; /* more call sites than the table holds: the rest are not checked */
+}
+
 /* ---- which bytes a call touches, and in which direction ---- */
 
 typedef struct {
@@ -513,7 +536,8 @@ static void read_options(void)
     const char *v;
     mc_strict = option_bool("strict");
     mc_fatal = option_bool("fatal");
-    if ((v = mpii_tool_option(mc_tool, "unread"))) mc_unread_mode = !strcmp(v, "off") ? 0 : !strcmp(v, "all") ? 2 : 1;
+    if ((v = mpii_tool_option(mc_tool, "unread"))) mc_sample_mode[MC_SAMPLE_UNREAD] = !strcmp(v, "off") ? 0 : !strcmp(v, "all") ? 2 : 1;
+    if ((v = mpii_tool_option(mc_tool, "pending"))) mc_sample_mode[MC_SAMPLE_PENDING] = !strcmp(v, "all") ? 2 : 1;
     if ((v = mpii_tool_option(mc_tool, "heap-min"))) heap_min = strtoull(v, NULL, 10);
     if ((v = mpii_tool_option(mc_tool, "small-blocks"))) heap_small_limit = strtoull(v, NULL, 10);
 }

@@ -42,19 +42,26 @@ enum {
 enum {
     MS_CHECKED, MS_UNCHECKED_HEAP, MS_UNCHECKED_TYPE, MS_UNCHECKED_GUARD, MS_GUARDS, MS_FAULTS, MS_STEPS,
     MS_LIFTS, MS_TRACKED, MS_TRACK_SKIPPED, MS_UNREAD_BYTES, MS_FINDINGS, MS_FREED_ACTIVE, MS_TABLE_FULL,
-    MS_COUNT
+    MS_PENDING_SKIPPED, MS_COUNT
 };
 #define MC_STAT_LABELS                                                                              \
     "buffers checked\nunchecked: not on the page-exclusive heap\nunchecked: unknown datatype extent\n" \
     "unchecked: page protection refused\nguards set\nfaults\nsteps over shared pages\n"           \
     "lifts around MPI calls\nreceives tracked after completion\nreceives not tracked (sampling)\n" \
-    "bytes received and never read\nfindings\nrequests freed while active\nrequests untracked: table full\n"
+    "bytes received and never read\nfindings\nrequests freed while active\nrequests untracked: table full\n" \
+    "pending operations not checked (sampling)\n"
 
 extern uint64_t *mc_stats;
 extern int mc_strict;     /* pending send/origin buffers are NOACCESS (reads are errors too) */
 extern int mc_fatal;      /* stop the job at the first finding */
 extern int mc_valgrind;   /* running under Valgrind: client requests instead of page protection */
 extern int mc_tool;
+
+/* Sampling per call site: a site's first 16 operations are checked, then one in 64 (mode 1), or
+ * every one (mode 2), or none (mode 0). `what`: MC_SAMPLE_PENDING or MC_SAMPLE_UNREAD. */
+enum { MC_SAMPLE_PENDING, MC_SAMPLE_UNREAD };
+extern int mc_sample_mode[2];
+int mc_sampled(void *site, int what);
 
 /* ---- pending.c: memory MPI owns until a completion ---- */
 
@@ -104,7 +111,6 @@ int mc_range(mc_range_t *r, const void *buf, MPI_Count count, MPI_Datatype type,
 
 /* ---- unread.c: received data, first touch ---- */
 extern volatile int mc_tracked;
-extern int mc_unread_mode; /* 0 off, 1 sample, 2 all */
 /* Bytes [lo, lo + n) were just received by the call at `o`, in elements of `elem` bytes (0:
  * unknown or not contiguous: page granularity only). */
 void mc_unread_received(const mc_origin_t *o, uintptr_t lo, size_t n, unsigned elem);

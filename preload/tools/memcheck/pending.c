@@ -178,7 +178,7 @@ static int guarded(const mc_op_t *op)
     return 0;
 }
 
-static void activate(int i)
+static void activate(int i, int check)
 {
     mc_op_t *op = &ops[i];
     if (op->active) return;
@@ -186,6 +186,11 @@ static void activate(int i)
     op->steps = 0;
     op->at = n_live;
     live[n_live++] = i;
+    if (!check) { /* followed, not guarded */
+        mc_stats[MS_PENDING_SKIPPED]++;
+        op->counted = 0;
+        return;
+    }
     guard(op);
     op->counted = guarded(op) || mc_valgrind;
     mc_guarded_ops += op->counted;
@@ -247,6 +252,11 @@ void mc_pending_start(const mc_origin_t *o, MPI_Request *req, MPI_Win win, int t
         return;
     }
     if (req && *req == MPI_REQUEST_NULL) return;
+    int check = !persistent && mc_sampled(o->site, MC_SAMPLE_PENDING);
+    if (!persistent && !check) { /* not followed: costs nothing */
+        mc_stats[MS_PENDING_SKIPPED]++;
+        return;
+    }
     if (req) {
         int old = find_at(req); /* the variable is reused: whatever it held is over */
         if (old >= 0) {
@@ -270,13 +280,13 @@ void mc_pending_start(const mc_origin_t *o, MPI_Request *req, MPI_Win win, int t
         op->has_req = 1;
         hash_put(i);
     }
-    if (!persistent) activate(i);
+    if (!persistent) activate(i, check);
 }
 
 void mc_pending_activate(MPI_Request *where, MPI_Request req)
 {
     int i = find(where, req);
-    if (i >= 0) activate(i);
+    if (i >= 0) activate(i, mc_sampled(ops[i].origin.site, MC_SAMPLE_PENDING));
 }
 
 void mc_pending_complete(MPI_Request *where, MPI_Request req, const MPI_Status *st)
@@ -401,12 +411,12 @@ void mc_pending_access(uintptr_t lo, uintptr_t hi)
         for (int k = 0; k < op->nranges; k++) {
             mc_range_t *r = &op->r[k];
             if (r->kind == 0xff || r->phi <= lo || hi <= r->plo) continue;
-            if (r->lo < hi && lo < r->hi) {
-                mc_finding_t f = { .kind = MC_SYSCALL_PENDING, .origin = &op->origin, .addr = lo > r->lo ? lo : r->lo,
-                                   .base = r->lo, .len = r->hi - r->lo, .access = -1 };
-                mc_report(&f);
-            }
-            unguard_range(r); /* the kernel would fail with EFAULT: the check ends here */
+            int hit = r->lo < hi && lo < r->hi;
+            mc_finding_t f = { .kind = MC_SYSCALL_PENDING, .origin = &op->origin, .addr = lo > r->lo ? lo : r->lo,
+                               .base = r->lo, .len = r->hi - r->lo, .access = -1 };
+            unguard_range(r); /* the kernel would fail with EFAULT: the check ends here (before the
+                               * report, whose write() comes back to this function) */
+            if (hit) mc_report(&f);
         }
     }
 }

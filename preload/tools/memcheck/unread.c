@@ -11,8 +11,8 @@
  * receives are followed per page: one read on a page marks all its received bytes as used, so
  * "never read" is a lower bound there.
  *
- * Sampling (default): a call site's first 16 receives are tracked, then one in 64, so a hot
- * loop pays the fault per page rarely; `unread=all` tracks every receive. */
+ * Sampled per call site (memcheck.c), so a hot loop rarely pays the fault per page;
+ * `unread=all` tracks every receive. */
 #define _GNU_SOURCE
 #include <string.h>
 #include "memcheck.h"
@@ -20,7 +20,6 @@
 #define MC_RECORDS 1024
 #define MC_RECORD_PAGES 64
 #define MC_RECORDS_PER_RECV 16
-#define MC_SITES 512
 #define MC_STEP_LIMIT 256
 #define MC_PRECISE_ELEMS 64
 #define MC_PRECISE_STEPS 256
@@ -38,28 +37,8 @@ typedef struct {
 } mc_record_t;
 
 volatile int mc_tracked;
-int mc_unread_mode = 1;
 static mc_record_t records[MC_RECORDS];
 static int free_records[MC_RECORDS], n_free = -1;
-
-static struct {
-    void *site;
-    uint64_t n;
-} sites[MC_SITES];
-
-static int sampled(void *site)
-{
-    if (mc_unread_mode == 2) return 1;
-    unsigned h = (unsigned) ((uintptr_t) site >> 3) & (MC_SITES - 1);
-    for (int i = 0; i < MC_SITES; i++, h = (h + 1) & (MC_SITES - 1)) {
-        if (sites[h].site == site || !sites[h].site) {
-            sites[h].site = site;
-            uint64_t n = sites[h].n++;
-            return n < 16 || n % 64 == 0;
-        }
-    }
-    return 0;
-}
 
 static uintptr_t page_at(const mc_record_t *r, int i)
 {
@@ -84,6 +63,7 @@ static void open_page(mc_record_t *r, int i)
 /* The record ends: bytes on pages never touched were never read. */
 static void finish(mc_record_t *r)
 {
+    if (!r->used) return;
     uint64_t unread = 0;
     if (r->nelem) {
         unread = (uint64_t) (r->nelem - (unsigned) __builtin_popcountll(r->decided)) * r->elem;
@@ -100,15 +80,17 @@ static void finish(mc_record_t *r)
         r->guarded &= ~((j == 63 ? ~0ull : (1ull << (j + 1)) - 1) & ~((1ull << i) - 1));
         i = j;
     }
-    if (unread) {
-        mc_stats[MS_UNREAD_BYTES] += unread;
-        mc_finding_t f = { .kind = MC_UNREAD, .origin = &r->origin, .addr = r->lo, .base = r->lo,
-                           .len = r->hi - r->lo, .bytes = unread, .access = -1 };
-        mc_report(&f);
-    }
+    /* released before reporting: the report writes to stderr, and write() comes back here */
+    mc_origin_t origin = r->origin;
+    uintptr_t lo = r->lo, len = r->hi - r->lo;
     r->used = 0;
     free_records[n_free++] = (int) (r - records);
     mc_tracked--;
+    if (unread) {
+        mc_stats[MS_UNREAD_BYTES] += unread;
+        mc_finding_t f = { .kind = MC_UNREAD, .origin = &origin, .addr = lo, .base = lo, .len = len, .bytes = unread, .access = -1 };
+        mc_report(&f);
+    }
 }
 
 static uint64_t all_elements(const mc_record_t *r)
@@ -151,11 +133,11 @@ static void init_free(void)
 
 void mc_unread_received(const mc_origin_t *o, uintptr_t lo, size_t n, unsigned elem)
 {
-    if (!mc_unread_mode || n == 0) return;
+    if (!mc_sample_mode[MC_SAMPLE_UNREAD] || n == 0) return;
     if (n_free < 0) init_free();
     mpii_block_t *b = mpii_heap_find((void *) lo);
     if (!b || b->pins) return;
-    if (!sampled(o->site)) {
+    if (!mc_sampled(o->site, MC_SAMPLE_UNREAD)) {
         mc_stats[MS_TRACK_SKIPPED]++;
         return;
     }
@@ -245,7 +227,7 @@ void mc_unread_access(uintptr_t lo, uintptr_t hi)
     /* a system call moves the data (direction unknown): its pages count as used */
     for (int i = 0; i < MC_RECORDS && mc_tracked; i++) {
         mc_record_t *r = &records[i];
-        if (!r->used) continue;
+        if (!r->used || !r->guarded || r->plo >= hi || page_at(r, MC_RECORD_PAGES) <= lo) continue;
         for (int p = 0; p < MC_RECORD_PAGES; p++)
             if (r->guarded >> p & 1 && page_at(r, p) < hi && lo < page_at(r, p) + mpii_page_size) open_page(r, p);
         if (!r->guarded) finish(r);
