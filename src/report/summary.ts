@@ -4,6 +4,7 @@ import { formatTraceCount, traceCountTables } from './trace-count.js';
 import { communicators, monitorRuns, totals } from './monitor.js';
 import { formatMonitor } from './monitor-text.js';
 import { formatOverlap, overlapRuns, overlapTotals } from './overlap.js';
+import { formatMpit, mpitJson } from './mpit.js';
 
 export interface ReportOptions {
   /** rows of each table (trace-count functions, monitor peer pairs); tools' own `top` otherwise */
@@ -33,6 +34,7 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
   lines.push(...formatTraceCount(p, opts.top));
   lines.push(...formatMonitor(p, { top: opts.monitorTop ?? opts.top, matrix: opts.matrix, color: opts.color }));
   lines.push(...formatOverlap(p));
+  lines.push(...formatMpit(p));
   return lines.join('\n');
 }
 
@@ -62,5 +64,6 @@ export function summaryJson(p: Profile): unknown {
       disabled: run.disabled,
       ranks: run.ranks.map((rank, i) => ({ rank, ...Object.fromEntries([...run.stats.entries()].map(([k, v]) => [k, v[i]])) })),
     })),
+    mpit: mpitJson(p),
   };
 }
