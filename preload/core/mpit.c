@@ -119,13 +119,8 @@ int mpii_mpit_comm(void *obj, MPI_Comm *comm)
 
 /* ---- the tools' variables ---- */
 
-typedef struct {
-    mpii_pvar_t v;
-    int hidden; /* an alias of a variable the library has */
-} entry_t;
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static entry_t **vars;   /* registration order */
+static mpii_pvar_t **vars; /* registration order (copies) */
 static int nvars, vars_cap;
 static int considered;   /* vars[0..considered) were checked for exposure */
 static int *shown;       /* tool variable positions in the order they got indices */
@@ -213,9 +208,9 @@ static int sync_pvars(void)
     shown = more;
     int from = nshown;
     for (; considered < nvars; considered++) {
-        entry_t *e = vars[considered];
-        e->hidden = (e->v.flags & MPII_PVAR_UNLESS_LIBRARY) && mpii_mpit_lib_pvar(e->v.name, NULL, NULL, NULL) >= 0;
-        if (!e->hidden) shown[nshown++] = considered;
+        const mpii_pvar_t *v = vars[considered];
+        int alias_of_library = (v->flags & MPII_PVAR_UNLESS_LIBRARY) && mpii_mpit_lib_pvar(v->name, NULL, NULL, NULL) >= 0;
+        if (!alias_of_library) shown[nshown++] = considered;
     }
     map_add(&pmap, 1, from, nshown - from);
     if (nshown > from) tool_stamp++;
@@ -250,15 +245,15 @@ static char *dup_or_empty(const char *s)
 int mpii_pvar_register(const mpii_pvar_t *var)
 {
     if (!var || !var->name || !*var->name || !var->read) return -1;
-    entry_t *e = calloc(1, sizeof *e);
+    mpii_pvar_t *e = malloc(sizeof *e);
     if (!e) return -1;
-    e->v = *var;
-    e->v.name = dup_or_empty(var->name);
-    e->v.desc = dup_or_empty(var->desc);
+    *e = *var;
+    e->name = dup_or_empty(var->name);
+    e->desc = dup_or_empty(var->desc);
     pthread_mutex_lock(&lock);
     if (nvars == vars_cap) {
         int cap = vars_cap ? 2 * vars_cap : 32;
-        entry_t **more = realloc(vars, sizeof *more * (size_t) cap);
+        mpii_pvar_t **more = realloc(vars, sizeof *more * (size_t) cap);
         if (!more) {
             pthread_mutex_unlock(&lock);
             free(e);
@@ -313,7 +308,7 @@ int mpii_pvar_counters(const char *prefix, const char *desc_prefix, const uint64
 typedef struct handle {
     struct handle *next;
     MPI_T_pvar_session session;
-    const entry_t *e;
+    const mpii_pvar_t *v;
     MPI_Comm comm;
     int has_comm;
     int count;
@@ -351,14 +346,14 @@ static int accumulating(const mpii_pvar_t *v)
 
 static int notify(const handle_t *h, int event)
 {
-    const mpii_pvar_t *v = &h->e->v;
+    const mpii_pvar_t *v = h->v;
     return v->notify ? v->notify(v, obj_of(h), event) : 0;
 }
 
 /* the live value into h->now */
 static int sample(handle_t *h)
 {
-    const mpii_pvar_t *v = &h->e->v;
+    const mpii_pvar_t *v = h->v;
     return v->read(v, obj_of(h), h->now, h->count);
 }
 
@@ -366,7 +361,7 @@ static int sample(handle_t *h)
 static void combine(const handle_t *h, void *dst, const void *a, const void *b, const void *c)
 {
     for (int i = 0; i < h->count; i++) {
-        if (h->e->v.type == MPII_PVAR_DOUBLE) {
+        if (h->v->type == MPII_PVAR_DOUBLE) {
             double x = ((const double *) a)[i];
             if (b) x += ((const double *) b)[i] - ((const double *) c)[i];
             ((double *) dst)[i] = x;
@@ -394,7 +389,7 @@ static void free_handle(handle_t *h)
 
 static int start_one(handle_t *h)
 {
-    const mpii_pvar_t *v = &h->e->v;
+    const mpii_pvar_t *v = h->v;
     if (v->flags & MPII_PVAR_CONTINUOUS) return MPI_T_ERR_PVAR_NO_STARTSTOP;
     if (h->started) return MPI_SUCCESS;
     if (accumulating(v)) {
@@ -409,7 +404,7 @@ static int start_one(handle_t *h)
 
 static int stop_one(handle_t *h)
 {
-    const mpii_pvar_t *v = &h->e->v;
+    const mpii_pvar_t *v = h->v;
     if (v->flags & MPII_PVAR_CONTINUOUS) return MPI_T_ERR_PVAR_NO_STARTSTOP;
     if (!h->started) return MPI_SUCCESS;
     if (accumulating(v)) {
@@ -423,7 +418,7 @@ static int stop_one(handle_t *h)
 
 static int read_one(handle_t *h, void *buf)
 {
-    const mpii_pvar_t *v = &h->e->v;
+    const mpii_pvar_t *v = h->v;
     if (!accumulating(v)) return v->read(v, obj_of(h), buf, h->count);
     if (h->started) {
         int rc = sample(h);
@@ -438,7 +433,7 @@ static int read_one(handle_t *h, void *buf)
 /* a write sets the handle's value; a reset sets it to zero (buf NULL) */
 static int write_one(handle_t *h, const void *buf)
 {
-    const mpii_pvar_t *v = &h->e->v;
+    const mpii_pvar_t *v = h->v;
     if (v->flags & MPII_PVAR_READONLY) return MPI_T_ERR_PVAR_NO_WRITE;
     if (!accumulating(v)) {
         if (!buf) return notify(h, MPII_PVAR_RESET);
@@ -455,14 +450,13 @@ static int write_one(handle_t *h, const void *buf)
     return MPI_SUCCESS;
 }
 
-static int alloc_one(MPI_T_pvar_session session, const entry_t *e, void *obj, MPI_T_pvar_handle *out, int *count)
+static int alloc_one(MPI_T_pvar_session session, const mpii_pvar_t *v, void *obj, MPI_T_pvar_handle *out, int *count)
 {
-    const mpii_pvar_t *v = &e->v;
     if (session == MPI_T_PVAR_SESSION_NULL) return MPI_T_ERR_INVALID_SESSION;
     handle_t *h = calloc(1, sizeof *h);
     if (!h) return MPI_T_ERR_MEMORY;
     h->session = session;
-    h->e = e;
+    h->v = v;
     if (v->bind == MPI_T_BIND_MPI_COMM) {
         if (mpii_mpit_comm(obj, &h->comm) != 0) {
             free(h);
@@ -570,16 +564,12 @@ static int get_info(int index, char *name, int *name_len, int *verbosity, int *v
     case 1: break;
     default: return MPI_T_ERR_INVALID_INDEX;
     }
-    const mpii_pvar_t *v = &vars[shown[at]]->v;
+    const mpii_pvar_t *v = vars[shown[at]];
     give_string(v->name, name, name_len);
     give_string(v->desc, desc, desc_len);
     if (verbosity) *verbosity = v->verbosity ? v->verbosity : MPI_T_VERBOSITY_USER_BASIC;
     if (var_class) *var_class = v->var_class;
-    if (datatype)
-        *datatype = v->type == MPII_PVAR_CHAR     ? MPI_CHAR
-                    : v->type == MPII_PVAR_DOUBLE ? MPI_DOUBLE
-                    : sizeof(unsigned long) == 8  ? MPI_UNSIGNED_LONG
-                                                  : MPI_UNSIGNED_LONG_LONG;
+    if (datatype) *datatype = v->type == MPII_PVAR_CHAR ? MPI_CHAR : v->type == MPII_PVAR_DOUBLE ? MPI_DOUBLE : MPI_UNSIGNED_LONG;
     if (enumtype) *enumtype = MPI_T_ENUM_NULL;
     if (bind) *bind = v->bind ? v->bind : MPI_T_BIND_NO_OBJECT;
     if (readonly) *readonly = !!(v->flags & MPII_PVAR_READONLY);
@@ -605,7 +595,7 @@ static int get_index(const char *name, int var_class, int *index)
         return rc;
     }
     for (int i = 0; name && i < nshown; i++) {
-        const mpii_pvar_t *v = &vars[shown[i]]->v;
+        const mpii_pvar_t *v = vars[shown[i]];
         if (v->var_class == var_class && strcmp(v->name, name) == 0) {
             if (index) *index = map_virtual(&pmap, 1, i);
             return MPI_SUCCESS;
@@ -679,7 +669,7 @@ static int control(MPI_T_pvar_session session, MPI_T_pvar_handle handle, int op)
                                  : CALL(pvar_reset, session, handle);
         for (handle_t *h = handles; h; h = h->next) {
             if (h->session != session) continue;
-            int f = h->e->v.flags;
+            int f = h->v->flags;
             if (op == OP_RESET ? (f & MPII_PVAR_READONLY) : (f & MPII_PVAR_CONTINUOUS)) continue;
             int mine = apply(h, op);
             if (rc == MPI_SUCCESS) rc = mine;
@@ -708,7 +698,7 @@ static int rw(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *out, c
     }
     if (h->session != session) return MPI_T_ERR_INVALID_SESSION;
     if (in) return write_one(h, in);
-    if (reset && (h->e->v.flags & MPII_PVAR_READONLY)) return MPI_T_ERR_PVAR_NO_WRITE;
+    if (reset && (h->v->flags & MPII_PVAR_READONLY)) return MPI_T_ERR_PVAR_NO_WRITE;
     int rc = read_one(h, out);
     return rc == MPI_SUCCESS && reset ? write_one(h, NULL) : rc;
 }
