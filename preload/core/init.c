@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "mpii_core.h"
 #include "mpii_weak.h"
+#include "mpit.h"
 
 int mpii_active;
 int mpii_debug_rank = -1;
@@ -144,12 +145,15 @@ void mpii_after_init(int rc, int session)
     }
     ignore_flag = decided[0];
     if (mpii_active) mpii_profile_started();
+    if (mpii_active) mpii_pvar_sampling_start(); /* mpii run --pvar */
     banner("");
 }
 
 void mpii_before_finalize(void)
 {
     if (!mpii_active) return;
+    mpii_pvar_sample("finalize");
+    mpii_pvar_sampling_end();
     mpii_log("finalize: writing the profile");
     mpii_profile_finish();
 }

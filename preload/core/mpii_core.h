@@ -1,6 +1,7 @@
 /* Internal interface between the generated wrappers and the core (dispatch, init, profile). */
 #ifndef MPII_CORE_H
 #define MPII_CORE_H
+#include <stddef.h>
 #include <stdint.h>
 #include "mpii_gen.h"
 
@@ -66,4 +67,6 @@ void mpii_profile_started(void);
 void mpii_profile_add_tool(int tool_id, const char *name, const char *origin);
 void mpii_profile_finish(void);
 void mpii_profile_mark_aborted(void);
+/* `s` as a quoted JSON string into out (snprintf-like: returns the length it needs) */
+size_t mpii_json_string(char *out, size_t cap, const char *s);
 #endif

@@ -177,6 +177,20 @@ int mpii_profile_text(int tool_id, const char *section, const char *text)
     return 0;
 }
 
+size_t mpii_json_string(char *out, size_t cap, const char *s)
+{
+    size_t at = 0;
+    at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\"");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char) *s;
+        if (c == '"' || c == '\\') at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\\%c", c);
+        else if (c < 0x20) at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\\u%04x", c);
+        else at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "%c", c);
+    }
+    at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\"");
+    return at;
+}
+
 void mpii_profile_mark_aborted(void)
 {
     if (!image) return;

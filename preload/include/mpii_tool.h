@@ -26,6 +26,57 @@ void mpii_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* MPI_COMM_WORLD rank (the launcher's rank before MPI_Init, -1 if unknown). */
 int mpii_world_rank(void);
 
+
+/* ---- MPI_T performance variables (preload/core/mpit.c) ----
+ * The shim answers the application's MPI_T calls itself: the MPI library's performance
+ * variables keep their indices, and the variables tools publish here follow them, in the
+ * category "mpii". Any MPI_T client in the program (its own code, a tool) sees both. Register
+ * from the tool's init function or later (a variable registered late gets the next free index;
+ * indices never change). Names should start with "mpii_<tool>_". */
+
+/* element type of a variable's value */
+enum { MPII_PVAR_U64, MPII_PVAR_DOUBLE, MPII_PVAR_CHAR };
+
+#define MPII_PVAR_READONLY 1       /* cannot be written or reset */
+#define MPII_PVAR_CONTINUOUS 2     /* always active: handles cannot be started or stopped */
+#define MPII_PVAR_OWN_STATE 4      /* the tool keeps the variable's state (notify + read give the
+                                    * value); otherwise the core keeps each handle's own count:
+                                    * for COUNTER, AGGREGATE and TIMER classes a handle shows what
+                                    * accrued while it was started since its last reset or write */
+#define MPII_PVAR_UNLESS_LIBRARY 8 /* hidden when the MPI library has a variable of this name */
+
+/* events a variable's notify function gets */
+enum { MPII_PVAR_BIND, MPII_PVAR_UNBIND, MPII_PVAR_START, MPII_PVAR_STOP, MPII_PVAR_RESET };
+
+typedef struct mpii_pvar {
+    const char *name;
+    const char *desc;
+    int var_class;  /* MPI_T_PVAR_CLASS_* of this MPI */
+    int type;       /* MPII_PVAR_U64 (MPI_UNSIGNED_LONG), _DOUBLE (MPI_DOUBLE), _CHAR (MPI_CHAR) */
+    int bind;       /* MPI_T_BIND_NO_OBJECT (or 0) or MPI_T_BIND_MPI_COMM */
+    int verbosity;  /* MPI_T_VERBOSITY_*; 0: user basic */
+    int flags;      /* MPII_PVAR_* */
+    /* `obj` is a `const MPI_Comm *` for communicator-bound variables, else NULL */
+    int (*count)(const struct mpii_pvar *v, const void *obj);  /* elements; NULL: 1; < 0: cannot bind */
+    int (*read)(const struct mpii_pvar *v, const void *obj, void *buf, int count); /* current value */
+    int (*write)(const struct mpii_pvar *v, const void *obj, const void *buf, int count); /* optional */
+    int (*notify)(const struct mpii_pvar *v, const void *obj, int event); /* optional; MPI_T error or 0 */
+    void *data;     /* for the callbacks */
+} mpii_pvar_t;
+
+/* Publish one variable (copied; the strings too). 0, or -1 when `var` is unusable. */
+int mpii_pvar_register(const mpii_pvar_t *var);
+
+/* Publish n counters as variables of class COUNTER: variable i is `<prefix><label i>` (labels one
+ * per line as for mpii_profile_counters, lower-cased, other characters turned into '_'), its
+ * description `<desc_prefix><label i>`, its value values[i]. Returns how many were published. */
+int mpii_pvar_counters(const char *prefix, const char *desc_prefix, const uint64_t *values, size_t n,
+                       const char *labels);
+
+/* Sample the MPI library's variables named with `mpii run --pvar` now, into the profile, under
+ * the label `at` (the core does it at MPI_Finalize; monitor at each MPI_T flush). */
+void mpii_pvar_sample(const char *at);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,9 +27,12 @@ export interface Shim {
   fromCache: boolean;
 }
 
-interface Probe {
+export interface Probe {
   compiler: string;
   incdirs: string[];
+  /** where the MPI library is, and its name (`mpi`, `mpich`): what the wrapper links */
+  libdirs: string[];
+  lib: string;
   cc: string;
   stamp: string;
 }
@@ -51,7 +54,7 @@ function stamp(path: string): string {
 const loadExeca = async () => (await import('execa')).execa;
 
 /** What the compiler wrapper says about itself; cached against the wrapper binary's stat. */
-async function probe(flavor: FlavorName, cache: string, env: NodeJS.ProcessEnv): Promise<Probe> {
+export async function probe(flavor: FlavorName, cache: string, env: NodeJS.ProcessEnv): Promise<Probe> {
   const compiler = findTool(flavor, FLAVORS[flavor].compilers, env);
   if (!compiler) {
     throw new MpiiError(`no ${FLAVORS[flavor].label} C compiler wrapper found (tried ${FLAVORS[flavor].compilers.join(', ')})`,
@@ -61,22 +64,27 @@ async function probe(flavor: FlavorName, cache: string, env: NodeJS.ProcessEnv):
   const st = stamp(compiler);
   try {
     const p = JSON.parse(readFileSync(file, 'utf8')) as Probe;
-    if (p.stamp === st && p.compiler === compiler) return p;
+    if (p.stamp === st && p.compiler === compiler && p.libdirs) return p;
   } catch {
     /* no probe yet */
   }
   const execa = await loadExeca();
   let incdirs: string[];
+  let libdirs: string[];
+  let lib = flavor === 'openmpi' ? 'mpi' : 'mpich';
   let cc = 'cc';
   if (flavor === 'openmpi') {
     incdirs = (await execa(compiler, ['-showme:incdirs'], { env })).stdout.trim().split(/\s+/).filter(Boolean);
+    libdirs = (await execa(compiler, ['-showme:libdirs'], { env })).stdout.trim().split(/\s+/).filter(Boolean);
     cc = (await execa(compiler, ['-showme:command'], { env })).stdout.trim() || 'cc';
   } else {
     const show = (await execa(compiler, ['-show'], { env })).stdout.trim().split(/\s+/);
     cc = show[0] || 'cc';
     incdirs = show.filter((a) => a.startsWith('-I')).map((a) => a.slice(2));
+    libdirs = show.filter((a) => a.startsWith('-L')).map((a) => a.slice(2));
+    lib = show.find((a) => /^-lmpi(ch)?$/.test(a))?.slice(2) ?? lib;
   }
-  const p: Probe = { compiler, incdirs, cc, stamp: st };
+  const p: Probe = { compiler, incdirs, libdirs, lib, cc, stamp: st };
   mkdirSync(cache, { recursive: true });
   writeFileSync(file, JSON.stringify(p));
   return p;
@@ -105,7 +113,7 @@ function cacheKey(flavor: FlavorName, pr: Probe): string {
   return `${flavor}-${h.digest('hex').slice(0, 16)}`;
 }
 
-function mpiVersionOf(flavor: FlavorName, incdirs: string[]): string {
+export function mpiVersionOf(flavor: FlavorName, incdirs: string[]): string {
   for (const dir of incdirs) {
     const p = join(dir, 'mpi.h');
     if (!existsSync(p)) continue;

@@ -12,6 +12,8 @@ import { formatSummary, summaryJson, wantColor } from '../report/summary.js';
 import { monitorRuns } from '../report/monitor.js';
 import { writeCsv, writeProf } from '../report/monitor-files.js';
 import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
+import { findInstall, readMpit } from '../mpit/library.js';
+import { formatCvars, formatPvars, nameFilter } from '../mpit/vars.js';
 
 function installedFlavors(env: NodeJS.ProcessEnv): FlavorName[] {
   return (Object.keys(FLAVORS) as FlavorName[]).filter((f) => findTool(f, FLAVORS[f].compilers, env));
@@ -111,5 +113,41 @@ export async function reportCommand(dir: string, o: ReportFlags): Promise<number
   });
   if (o.json) console.log(JSON.stringify(summaryJson(p), null, 2));
   else console.log(formatSummary(p, { top: o.top, matrix: o.matrix, color: wantColor(process.stdout) }));
+  return 0;
+}
+
+/** The MPI `mpii pvars/cvars` ask: --mpi, else the mpirun on PATH, else the one installed. */
+function listedFlavor(mpi: string | undefined, env: NodeJS.ProcessEnv): FlavorName {
+  if (mpi !== undefined) {
+    if (mpi === 'openmpi' || mpi === 'mpich') return mpi;
+    throw new MpiiError(`unknown MPI '${mpi}' for --mpi`, 'use --mpi openmpi or --mpi mpich');
+  }
+  const f = launcherFlavor(env) ?? installedFlavors(env)[0];
+  if (!f) throw new MpiiError('no MPI installation found', `install one: apt-get install -y ${FLAVORS.openmpi.packages}`);
+  return f;
+}
+
+export interface VarsFlags { mpi?: string; json?: boolean }
+
+/** `mpii pvars [names…]` and `mpii cvars [names…]`: the MPI library's own MPI_T variables. */
+export async function varsCommand(kind: 'pvars' | 'cvars', patterns: string[], o: VarsFlags): Promise<number> {
+  const env = process.env;
+  const inst = await findInstall(listedFlavor(o.mpi, env), env);
+  const l = await readMpit(inst, { pvars: kind === 'pvars', cvars: kind === 'cvars' });
+  const keep = nameFilter(patterns);
+  const all: { name: string }[] = kind === 'pvars' ? l.pvars : l.cvars;
+  const shown = all.filter((v) => keep(v.name));
+  if (patterns.length && shown.length === 0) {
+    const what = kind === 'pvars' ? 'performance' : 'control';
+    throw new MpiiError(`no ${what} variable of ${l.version} matches ${patterns.map((p) => `'${p}'`).join(' or ')}`,
+      `mpii ${kind} without a filter lists all ${all.length}`, 1);
+  }
+  if (o.json) {
+    console.log(JSON.stringify({ mpi: l.version, flavor: l.flavor, library: l.library, [kind]: shown }, null, 2));
+  } else {
+    const lines = kind === 'pvars' ? formatPvars(l, shown as typeof l.pvars, patterns.length > 0)
+      : formatCvars(l, shown as typeof l.cvars, patterns.length > 0);
+    console.log(lines.join('\n'));
+  }
   return 0;
 }

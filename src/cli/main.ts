@@ -12,6 +12,8 @@ mpii options (before the program):
   --config FILE      an extra YAML configuration file
   --mpi openmpi|mpich  override the MPI detected from the program
   --out DIR          where the profile goes (default mpii-out/<app>-<time>-<pid>)
+  --pvar NAME[,NAME]  sample these MPI library performance variables on every rank at MPI_Finalize
+                     (and at each monitor flush) into the profile (mpii pvars lists them)
   --dry-run          print the launcher command and environment, run nothing
   --quiet            no progress, no report
 Everything else is passed to mpirun/mpiexec unchanged. The exit code is the job's.`;
@@ -26,7 +28,7 @@ export async function main(argv: string[]): Promise<number> {
       return await runCommand(argv.slice(1));
     }
     const { Command } = await import('commander');
-    const { buildCommand, doctorCommand, reportCommand, toolsCommand } = await import('./commands.js');
+    const { buildCommand, doctorCommand, reportCommand, toolsCommand, varsCommand } = await import('./commands.js');
     let code = 0;
     const program = new Command('mpii')
       .description('Run unmodified MPI programs through a stack of QMPI tools on Open MPI and MPICH')
@@ -51,6 +53,14 @@ export async function main(argv: string[]): Promise<number> {
       .option('--csv <dir>', 'write the monitor count and byte matrices per class as CSV files into <dir>')
       .option('--prof <prefix>', "write the monitor data as Open MPI .prof files: <prefix>.<rank>.prof")
       .action(async (dir, o) => { code = await reportCommand(dir, o); });
+    for (const kind of ['pvars', 'cvars'] as const) {
+      program.command(kind)
+        .description(`list the MPI library's MPI_T ${kind === 'pvars' ? 'performance' : 'control'} variables (asked through MPI_T, no MPI_Init)`)
+        .argument('[names...]', 'only names containing one of these (or matching a glob with * and ?)')
+        .option('--mpi <flavor>', 'openmpi or mpich (default: the mpirun on PATH)')
+        .option('--json', 'machine-readable output')
+        .action(async (names: string[], o) => { code = await varsCommand(kind, names, o); });
+    }
     await program.parseAsync(argv, { from: 'user' });
     return code;
   } catch (e) {

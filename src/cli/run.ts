@@ -95,9 +95,16 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   checkMemcheck(stack.tools, args.memcheckFatal);
   const mpi = await detectMpi(args.program, env, args.mpi);
   const launcher = findLauncher(mpi.flavor, env);
+  if (args.pvars.length) {
+    // the names are checked with the library before anything runs (loaded only when asked)
+    const { findInstall, readMpit } = await import('../mpit/library.js');
+    const { checkSampled } = await import('../mpit/vars.js');
+    checkSampled(await readMpit(await findInstall(mpi.flavor, env), { pvars: true }), args.pvars);
+  }
   const outDir = prepareOutDir(args.out ?? defaultOutDir(args.program));
   const shim = await buildWithSpinner(mpi.flavor, args.quiet || args.dryRun, env);
   const vars = rankEnvironment(shim, stack.tools, outDir, env);
+  if (args.pvars.length) vars.MPII_PVARS = [...new Set(args.pvars)].join(',');
   const command = [...ADAPTERS[mpi.flavor].envArgs(vars), ...args.launcherArgs, args.program, ...args.programArgs];
 
   if (args.dryRun) {

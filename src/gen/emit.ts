@@ -34,6 +34,12 @@ const HOOKED: Record<string, { top?: string; before?: string; after?: string }> 
   abort: { before: 'mpii_on_abort();' },
 };
 
+// Kinds the core answers itself instead of the library: `mpit` functions (the MPI_T interface)
+// go to the core's provider `mpii_mpit_<name>` (preload/core/mpit.c), which adds the tools'
+// performance variables to the library's and forwards the rest. Tools still wrap them as usual.
+const PROVIDED = new Set(['mpit']);
+const providerName = (f: SpecFunction) => `mpii_mpit_${f.name}`;
+
 const cIdent = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
 
 function paramDecls(f: SpecFunction): string {
@@ -144,6 +150,8 @@ export function emitGenHeader(inp: EmitInput): string {
     'void mpii_resolve_all(void);',
     ...inp.functions.map((f) => `typedef ${f.ret} (*${realType(f)})(${paramDecls(f)});`),
     '#define MPII_PMPI(name, id) ((mpii_real_##name##_t) mpii_pmpi_fn[id])',
+    '/* the core\'s MPI_T provider (preload/core/mpit.c): what the chains of these functions end in */',
+    ...inp.functions.filter((f) => PROVIDED.has(f.kind)).map((f) => `${f.ret} ${providerName(f)}(${paramDecls(f)});`),
     '#endif',
     '',
   ].join('\n');
@@ -154,7 +162,8 @@ function topWrapper(f: SpecFunction): string {
   // hooked kinds always pass through their bottom, even with no tool, so the core sees them
   const direct = hooked
     ? `return ${qmpiNameOf(f.name)}((QMPI_Context){ 0 }, 0${f.params.length ? ', ' + argNames(f) : ''});`
-    : `return ((${realType(f)}) mpii_real_fn[${f.enumName}])(${argNames(f)});`;
+    : PROVIDED.has(f.kind) ? `return ${providerName(f)}(${argNames(f)});`
+      : `return ((${realType(f)}) mpii_real_fn[${f.enumName}])(${argNames(f)});`;
   return [
     `${f.ret} ${f.name}(${paramDecls(f)})`,
     '{',
@@ -173,7 +182,8 @@ function topWrapper(f: SpecFunction): string {
 
 function bottom(f: SpecFunction): string {
   const hooked = HOOKED[f.kind];
-  const realCall = `((${realType(f)}) mpii_real_fn[${f.enumName}])(${argNames(f)})`;
+  const realCall = PROVIDED.has(f.kind) ? `${providerName(f)}(${argNames(f)})`
+    : `((${realType(f)}) mpii_real_fn[${f.enumName}])(${argNames(f)})`;
   const lines = [`${f.ret} ${qmpiNameOf(f.name)}(${qParamDecls(f)})`, '{', '    (void) context; (void) tool_id;'];
   if (hooked) {
     if (hooked.before) lines.push(`    ${hooked.before}`);

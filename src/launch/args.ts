@@ -7,6 +7,8 @@ export interface RunArgs {
   config?: string;
   mpi?: string;
   out?: string;
+  /** --pvar: MPI library performance variables to sample at MPI_Finalize (repeatable, a,b,c) */
+  pvars: string[];
   dryRun: boolean;
   quiet: boolean;
   /** stop the job at memcheck's first finding */
@@ -17,7 +19,7 @@ export interface RunArgs {
   programArgs: string[];
 }
 
-const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out']);
+const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out', '--pvar']);
 const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--memcheck-fatal']);
 
 // Launcher options that take values, so their values are not mistaken for the program.
@@ -35,7 +37,7 @@ const ONE_VALUE = new Set([
 const TWO_VALUES = new Set(['--mca', '-mca', '--gmca', '-gmca', '-genv', '-env']);
 
 export function parseRunArgs(argv: string[]): RunArgs {
-  const r: RunArgs = { dryRun: false, quiet: false, memcheckFatal: false, launcherArgs: [], programArgs: [] };
+  const r: RunArgs = { pvars: [], dryRun: false, quiet: false, memcheckFatal: false, launcherArgs: [], programArgs: [] };
   let i = 0;
   const value = (opt: string): string => {
     if (i + 1 >= argv.length) throw new MpiiError(`${opt} needs a value`, `write ${opt} <value> before the program`);
@@ -51,6 +53,12 @@ export function parseRunArgs(argv: string[]): RunArgs {
     const name = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a;
     if (MPII_VALUED.has(name)) {
       const v = name === a ? value(a) : a.slice(eq + 1);
+      if (name === '--pvar') {
+        const names = v.split(',').map((x) => x.trim()).filter(Boolean);
+        if (names.length === 0) throw new MpiiError('--pvar needs a variable name', 'e.g. --pvar pml_ob1_unexpected_msgq_length (mpii pvars lists them)');
+        r.pvars.push(...names);
+        continue;
+      }
       const key = name.slice(2) as 'tools' | 'stack' | 'config' | 'mpi' | 'out';
       r[key] = v;
     } else if (MPII_FLAGS.has(a)) {

@@ -5,6 +5,7 @@ import { communicators, monitorRuns, totals } from './monitor.js';
 import { formatMonitor } from './monitor-text.js';
 import { formatOverlap, overlapRuns, overlapTotals } from './overlap.js';
 import { formatMemcheck, memcheckRuns } from './memcheck.js';
+import { formatMpit, mpitJson } from './mpit.js';
 
 export interface ReportOptions {
   /** rows of each table (trace-count functions, monitor peer pairs); tools' own `top` otherwise */
@@ -35,6 +36,7 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
   lines.push(...formatMonitor(p, { top: opts.monitorTop ?? opts.top, matrix: opts.matrix, color: opts.color }));
   lines.push(...formatOverlap(p));
   lines.push(...formatMemcheck(p));
+  lines.push(...formatMpit(p));
   return lines.join('\n');
 }
 
@@ -65,5 +67,6 @@ export function summaryJson(p: Profile): unknown {
       ranks: run.ranks.map((rank, i) => ({ rank, ...Object.fromEntries([...run.stats.entries()].map(([k, v]) => [k, v[i]])) })),
     })),
     memcheck: memcheckRuns(p),
+    mpit: mpitJson(p),
   };
 }

@@ -280,3 +280,8 @@ int mc_findings_start(void)
     mc_findings_save_objects();
     return 0;
 }
+
+void mc_findings_publish(void)
+{
+    mpii_pvar_counters("mpii_memcheck_found_", "memcheck findings: ", by_kind, MC_KINDS, MC_KIND_LABELS);
+}

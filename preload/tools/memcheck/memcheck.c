@@ -550,6 +550,9 @@ static void start(int provided)
     read_options();
     mc_valgrind = mc_valgrind_running();
     mc_findings_start();
+    /* MPI_T clients in the program see the statistics and the findings per kind */
+    mpii_pvar_counters("mpii_memcheck_", "memcheck: ", mc_stats, MS_COUNT, MC_STAT_LABELS);
+    mc_findings_publish();
     if (mc_valgrind) {
         mpii_profile_text(mc_tool, "engine", "valgrind");
         mpii_debug("memcheck: on (Valgrind client requests%s)", mc_strict ? ", strict" : "");

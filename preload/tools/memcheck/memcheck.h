@@ -132,6 +132,8 @@ typedef struct {
     void *ucontext;              /* the faulting context (signal handler), or NULL */
 } mc_finding_t;
 int mc_findings_start(void);
+/* The findings per kind as MPI_T performance variables. */
+void mc_findings_publish(void);
 /* Record (deduplicated per kind, call site and faulting instruction) and print. Signal-safe. */
 void mc_report(const mc_finding_t *f);
 /* The load map of the process, for the CLI's addr2line (at start and at finalize). */

@@ -16,6 +16,9 @@
 typedef struct {
     char *name;    /* current name */
     char *labeled; /* the name written into the profile when the record was made */
+    uint64_t *stats; /* MON_COMM_FIELDS, in the profile (outlive the communicator) */
+    char *procs;   /* member world ranks, "0,1,2" */
+    int freed;     /* the communicator is gone (its record stays) */
 } record_name_t;
 
 static int tool;
@@ -77,13 +80,15 @@ static void add_record(mon_group_t *g, MPI_Comm comm, const char *origin)
     size_t at = (size_t) snprintf(labels, cap, "%s\n", name);
     for (int i = 0; i < g->size; i++) at += (size_t) snprintf(labels + at, cap - at, i ? ",%d" : "%d", g->world[i]);
     g->stats = mpii_profile_counters(tool, "comm", MON_COMM_FIELDS, labels);
+    char *procs = strdup(labels + strlen(name) + 1);
     free(labels);
     if (!g->stats) {
         free(name);
+        free(procs);
         return;
     }
     g->record = nrecords;
-    names[nrecords++] = (record_name_t){ name, strdup(name) };
+    names[nrecords++] = (record_name_t){ name, strdup(name), g->stats, procs, 0 };
 }
 
 static mon_group_t *describe_comm(MPI_Comm comm, const char *origin)
@@ -183,6 +188,7 @@ void mon_comm_forget(MPI_Comm comm)
 {
     mon_group_t *g = handle_map_get(&comms, MON_KEY(comm));
     if (g) refresh_name(g, comm); /* the record stays in the profile; keep its last name */
+    if (g && g->record >= 0) names[g->record].freed = 1;
     drop(handle_map_take(&comms, MON_KEY(comm)));
 }
 
@@ -197,18 +203,15 @@ void mon_comm_renamed(MPI_Comm comm)
     if (g) refresh_name(g, comm);
 }
 
-static size_t json_string(char *out, size_t cap, const char *s)
+int mon_records(void) { return nrecords; }
+
+const char *mon_record(int i, const char **procs, const uint64_t **stats, int *freed)
 {
-    size_t at = 0;
-    at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char) *s;
-        if (c == '"' || c == '\\') at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\\%c", c);
-        else if (c < 0x20) at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\\u%04x", c);
-        else at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "%c", c);
-    }
-    at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\"");
-    return at;
+    if (i < 0 || i >= nrecords) return NULL;
+    *procs = names[i].procs ? names[i].procs : "";
+    *stats = names[i].stats;
+    *freed = names[i].freed;
+    return names[i].name;
 }
 
 /* Names set after a record was made (MPI_Comm_set_name), as {"<record index>": "name"}. */
@@ -223,7 +226,7 @@ void mon_cache_finish(void)
     for (int i = 0; i < nrecords; i++) {
         if (!names[i].labeled || strcmp(names[i].name, names[i].labeled) == 0) continue;
         at += (size_t) snprintf(json + at, cap - at, "%s\"%d\":", any++ ? "," : "", i);
-        at += json_string(json + at, cap - at, names[i].name);
+        at += mpii_json_string(json + at, cap - at, names[i].name);
     }
     snprintf(json + at, cap - at, "}");
     if (any) mpii_profile_text(tool, "comm-names", json);

@@ -214,9 +214,41 @@ static void report_memory(void)
     mpii_profile_text(tool, "memory", json);
 }
 
+const uint64_t *mon_peer_table(int *rank, int *size)
+{
+    *rank = world_rank;
+    *size = world_size;
+    return peers;
+}
+
+/* for MPI_T (pvars.c), which may run on any thread: the cache is shared with the wrappers */
+static const mon_group_t *group_locked(MPI_Comm comm)
+{
+    if (!recording) return NULL;
+    if (threaded) pthread_mutex_lock(&lock);
+    const mon_group_t *g = mon_comm(comm);
+    if (threaded) pthread_mutex_unlock(&lock);
+    return g;
+}
+
+const int *mon_comm_peers(MPI_Comm comm, int *n)
+{
+    const mon_group_t *g = group_locked(comm);
+    if (!g) return NULL;
+    *n = g->remote_size ? g->remote_size : g->size;
+    return g->remote_size ? g->remote_world : g->world;
+}
+
+int mon_comm_record(MPI_Comm comm)
+{
+    const mon_group_t *g = group_locked(comm);
+    return g ? g->record : -1;
+}
+
 static void stop_recording(void)
 {
     if (!recording) return;
+    mon_pvars_finish();
     recording = 0;
     report_memory();
     mon_cache_finish();
@@ -264,6 +296,7 @@ static int wanted(const mpii_fn_info_t *f)
 void mpii_monitor_init(int tool_id)
 {
     tool = tool_id;
+    mon_pvars_register(tool_id);
 #define MON_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) \
     if (wanted(&mpii_fn_info[ID])) QMPI_Register_function(tool_id, ID, (void (*)(void)) mon_##NAME);
     MPII_FOREACH_FUNC(MON_REGISTER)

@@ -63,4 +63,18 @@ void mon_comm_forget(MPI_Comm comm);             /* before MPI_Comm_free: the ha
 void mon_win_forget(MPI_Win win);
 void mon_comm_renamed(MPI_Comm comm);            /* after MPI_Comm_set_name */
 void mon_cache_finish(void);                     /* at MPI_Finalize: final names into the profile */
+int mon_records(void);                           /* per-communicator records made so far */
+/* record i: its current name (NULL past the end), member world ranks, O2A/A2O/A2A fields, and
+ * whether its communicator was freed */
+const char *mon_record(int i, const char **procs, const uint64_t **stats, int *freed);
+
+/* monitor.c: the per-peer table (world_size rows of MON_ROW), NULL before MPI_Init */
+const uint64_t *mon_peer_table(int *rank, int *size);
+/* the communicator's peers as world ranks (remote group of an inter-communicator), or NULL */
+const int *mon_comm_peers(MPI_Comm comm, int *n);
+int mon_comm_record(MPI_Comm comm);              /* its record index, or -1 */
+
+/* pvars.c: the tool's MPI_T performance variables (Open MPI's monitoring variables, flush) */
+void mon_pvars_register(int tool_id);
+void mon_pvars_finish(void);                     /* at MPI_Finalize: the finalize .prof output */
 #endif

@@ -258,6 +258,8 @@ static void start(int provided)
 {
     ov_stats = mpii_profile_counters(ov_tool, "stats", ST_COUNT, OV_STAT_LABELS);
     if (!ov_stats) ov_stats = dummy_stats;
+    /* the statistics as MPI_T performance variables: mpii_overlap_faults, … */
+    mpii_pvar_counters("mpii_overlap_", "overlap: ", ov_stats, ST_COUNT, OV_STAT_LABELS);
     read_options();
     if (provided != MPI_THREAD_SINGLE) {
         /* a fault on another thread would have to call MPI from it: stay out of the way */

@@ -1,0 +1,178 @@
+// The installed MPI's own MPI_T variables, asked in this (Node) process through koffi: MPI_T
+// works without MPI_Init, so `mpii pvars`, `mpii cvars` and the checks of `mpii run --pvar`
+// load the MPI library, call MPI_T_init_thread and MPI_T_{pvar,cvar}_get_info, and finalize.
+// The library and its mpi.h are the ones the flavour's compiler wrapper uses (the shim's).
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { cacheRoot, mpiVersionOf, probe } from '../build/shim.js';
+import { MpiiError } from '../errors.js';
+import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
+import { namesByValue, parseHeader, type HeaderConstants } from './header.js';
+
+export interface MpiInstall {
+  flavor: FlavorName;
+  /** "Open MPI 4.1.4" */
+  version: string;
+  /** the shared library (real path) */
+  library: string;
+  header: string;
+}
+
+export interface PvarInfo {
+  index: number;
+  name: string;
+  class: string;
+  type: string;
+  binding: string;
+  verbosity: string;
+  readonly: boolean;
+  continuous: boolean;
+  atomic: boolean;
+  description: string;
+}
+
+export interface CvarInfo {
+  index: number;
+  name: string;
+  type: string;
+  binding: string;
+  scope: string;
+  verbosity: string;
+  description: string;
+}
+
+export interface MpitListing extends MpiInstall {
+  pvars: PvarInfo[];
+  cvars: CvarInfo[];
+}
+
+/** Where the flavour's library and mpi.h are: what its compiler wrapper uses (the shim build's
+ *  probe). MPII_MPI_LIBRARY overrides the library (another build of the same flavour). */
+export async function findInstall(flavor: FlavorName, env: NodeJS.ProcessEnv = process.env): Promise<MpiInstall> {
+  const fl = FLAVORS[flavor];
+  if (!findTool(flavor, fl.compilers, env)) {
+    throw new MpiiError(`${fl.label} is not installed (no ${fl.compilers.join(' or ')} on PATH)`,
+      `install it: apt-get install -y ${fl.packages}, or pick the other MPI with --mpi`);
+  }
+  const pr = await probe(flavor, cacheRoot(env), env);
+  const header = pr.incdirs.map((d) => join(d, 'mpi.h')).find((p) => existsSync(p));
+  if (!header) {
+    throw new MpiiError(`cannot find ${fl.label}'s mpi.h (looked in ${pr.incdirs.join(', ') || 'nothing'})`,
+      `install the development package: apt-get install -y ${fl.packages}`);
+  }
+  let library = env.MPII_MPI_LIBRARY;
+  if (library) {
+    if (!existsSync(library)) throw new MpiiError(`MPII_MPI_LIBRARY=${library} does not exist`, 'unset it or name an MPI shared library');
+  } else {
+    library = pr.libdirs.map((d) => join(d, `lib${pr.lib}.so`)).find((p) => existsSync(p));
+    if (!library) {
+      throw new MpiiError(`cannot find ${fl.label}'s shared library lib${pr.lib}.so (looked in ${pr.libdirs.join(', ')})`,
+        `install the development package: apt-get install -y ${fl.packages}`);
+    }
+  }
+  return { flavor, version: mpiVersionOf(flavor, [dirname(header)]), library: realpathSync(library), header };
+}
+
+type Koffi = typeof import('koffi');
+
+/** The handle of each predefined datatype, to name a variable's type. */
+function datatypeNames(koffi: Koffi, lib: import('koffi').IKoffiLib, h: HeaderConstants): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, v] of h.datatypes) {
+    let key: string;
+    if (typeof v === 'number') key = String(v);
+    else {
+      try {
+        key = String(koffi.address(lib.symbol(v, 'char')));
+      } catch {
+        continue; /* an object this build does not export */
+      }
+    }
+    if (!out.has(key)) out.set(key, name);
+  }
+  return out;
+}
+
+const bindingName = (n: string | undefined) => {
+  if (!n) return '?';
+  if (n === 'no_object') return 'none';
+  const rest = n.replace(/^mpi_/, '');
+  return `MPI_${rest[0].toUpperCase()}${rest.slice(1)}`;
+};
+
+/** Ask the library. `want` limits the work to what the caller needs. */
+export async function readMpit(inst: MpiInstall, want: { pvars?: boolean; cvars?: boolean }): Promise<MpitListing> {
+  const { default: koffi } = await import('koffi');
+  let lib: import('koffi').IKoffiLib;
+  try {
+    lib = koffi.load(inst.library);
+  } catch (e) {
+    throw new MpiiError(`cannot load ${inst.library}: ${(e as Error).message.split('\n')[0]}`, `reinstall ${FLAVORS[inst.flavor].label}`);
+  }
+  const fn = (name: string, result: string, args: unknown[]) => {
+    try {
+      return lib.func(name, result, args as string[]);
+    } catch {
+      throw new MpiiError(`${inst.library} has no MPI_T interface (${name} is missing): this MPI was built without the MPI tool information interface`,
+        'use an MPI-3 (or later) build of the library, or the other MPI with --mpi');
+    }
+  };
+  const h = parseHeader(readFileSync(inst.header, 'utf8'));
+  const errName = new Map([...h.values].filter(([k]) => /^MPI_T_ERR_|^MPI_ERR_|^MPI_SUCCESS$/.test(k)).map(([k, v]) => [v, k] as const));
+  const int = koffi.pointer('int');
+  const dt = inst.flavor === 'openmpi' ? koffi.pointer('void *') : int;
+  const init = fn('MPI_T_init_thread', 'int', ['int', koffi.out(int)]);
+  const finalize = fn('MPI_T_finalize', 'int', []);
+  const provided = [0];
+  const rc = init(h.values.get('MPI_THREAD_SINGLE') ?? 0, provided) as number;
+  if (rc !== 0) {
+    throw new MpiiError(`MPI_T_init_thread failed in ${inst.library} (error ${rc}${errName.has(rc) ? ` ${errName.get(rc)}` : ''})`,
+      `check the ${FLAVORS[inst.flavor].label} installation (mpii doctor)`);
+  }
+  const types = datatypeNames(koffi, lib, h);
+  const typeName = (v: unknown) => types.get(String(inst.flavor === 'openmpi' ? koffi.address(v) : v)) ?? 'other';
+  const classes = namesByValue(h, 'MPI_T_PVAR_CLASS_');
+  const binds = namesByValue(h, 'MPI_T_BIND_');
+  const scopes = namesByValue(h, 'MPI_T_SCOPE_');
+  const verbs = namesByValue(h, 'MPI_T_VERBOSITY_');
+  const verbosity = (v: number) => (verbs.get(v) ?? String(v)).replace('_', '/');
+  const str = (b: Buffer, len: number) => b.toString('utf8', 0, Math.max(0, Math.min(len, b.length) - 1)).replace(/\0.*$/s, '').trim();
+  const listing: MpitListing = { ...inst, pvars: [], cvars: [] };
+  try {
+    if (want.pvars) {
+      const num = fn('MPI_T_pvar_get_num', 'int', [koffi.out(int)]);
+      const info = fn('MPI_T_pvar_get_info', 'int', ['int', 'char *', koffi.inout(int), koffi.out(int), koffi.out(int),
+        koffi.out(dt), koffi.out(koffi.pointer('void *')), 'char *', koffi.inout(int), koffi.out(int), koffi.out(int),
+        koffi.out(int), koffi.out(int)]);
+      const n = [0];
+      num(n);
+      for (let i = 0; i < n[0]; i++) {
+        const name = Buffer.alloc(1024);
+        const desc = Buffer.alloc(8192);
+        const nl = [name.length], dl = [desc.length], v = [0], c = [0], d = [null], e = [null], b = [0], ro = [0], co = [0], at = [0];
+        if (info(i, name, nl, v, c, d, e, desc, dl, b, ro, co, at) !== 0) continue; /* an index a component gave up */
+        listing.pvars.push({ index: i, name: str(name, nl[0]), class: classes.get(c[0]) ?? String(c[0]), type: typeName(d[0]),
+          binding: bindingName(binds.get(b[0])), verbosity: verbosity(v[0]), readonly: !!ro[0], continuous: !!co[0],
+          atomic: !!at[0], description: str(desc, dl[0]) });
+      }
+    }
+    if (want.cvars) {
+      const num = fn('MPI_T_cvar_get_num', 'int', [koffi.out(int)]);
+      const info = fn('MPI_T_cvar_get_info', 'int', ['int', 'char *', koffi.inout(int), koffi.out(int), koffi.out(dt),
+        koffi.out(koffi.pointer('void *')), 'char *', koffi.inout(int), koffi.out(int), koffi.out(int)]);
+      const n = [0];
+      num(n);
+      for (let i = 0; i < n[0]; i++) {
+        const name = Buffer.alloc(1024);
+        const desc = Buffer.alloc(8192);
+        const nl = [name.length], dl = [desc.length], v = [0], d = [null], e = [null], b = [0], s = [0];
+        if (info(i, name, nl, v, d, e, desc, dl, b, s) !== 0) continue;
+        listing.cvars.push({ index: i, name: str(name, nl[0]), type: typeName(d[0]), binding: bindingName(binds.get(b[0])),
+          scope: scopes.get(s[0]) ?? String(s[0]), verbosity: verbosity(v[0]), description: str(desc, dl[0]) });
+      }
+    }
+  } finally {
+    finalize();
+  }
+  return listing;
+}
