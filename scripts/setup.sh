@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs what mpii needs on a Debian machine (as root): both MPIs, a C toolchain, the npm
+# Installs what mpii needs on a Debian machine (as root): both MPIs, a C toolchain, Valgrind (its
+# client-request headers for memcheck, and the Valgrind engine tests), the npm
 # dependencies pinned in package-lock.json, then compiles the CLI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev build-essential binutils procps python3 >/dev/null
+apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev build-essential binutils procps python3 valgrind >/dev/null
 npm ci --no-audit --no-fund
 npm run build

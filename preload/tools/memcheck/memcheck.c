@@ -179,11 +179,11 @@ static void poison_status(MPI_Status *st)
 
 /* ---- the generic wrapper ---- */
 
-#define CALL_NEXT(ID, QTYPE, NEXTARGS)                               \
-    ({                                                             \
-        int next_id;                                               \
-        void (*next)(void) = mpii_next(tool_id, ID, &next_id);     \
-        ((QTYPE *) next) NEXTARGS;                                 \
+#define CALL_NEXT(ID, QTYPE, NEXTARGS)                                                              \
+    ({                                                                                              \
+        int next_id;                                                                                \
+        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                                      \
+        ((QTYPE *) next) NEXTARGS;                                                                  \
     })
 
 static void *call_site(QMPI_Context context)
@@ -235,31 +235,31 @@ static int ok(const void *rc, size_t n)
     return n == sizeof(int) && *(const int *) rc == MPI_SUCCESS;
 }
 
-#define MC_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                     \
-    static __attribute__((unused)) RET mcg_##NAME QPARAMS                                                                     \
-    {                                                                                                 \
-        if (ID == MPI_FINALIZE_T) stop();                                                             \
-        if (MPII_UNLIKELY(!live)) return CALL_NEXT(ID, QTYPE, NEXTARGS);                                  \
-        mc_origin_t o = { .site = call_site(context), .fn = ID };                                     \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                             \
-        mc_ranges_t rs = { .n = 0 };                                                                  \
-        before(ID, &o, &a, &rs);                                                                      \
-        int lifted = (flags[ID] & F_LIFT) && mc_guarded_ops;                                          \
-        if (lifted) mc_pending_lift();                                                                \
-        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                          \
-        if (ok(&rc, sizeof rc)) after_start(ID, &o, &a, &rs);                                         \
-        if (lifted) mc_pending_relower();                                                             \
-        return rc;                                                                                    \
+#define MC_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                   \
+    static __attribute__((unused)) RET mcg_##NAME QPARAMS                                           \
+    {                                                                                               \
+        if (ID == MPI_FINALIZE_T) stop();                                                           \
+        if (MPII_UNLIKELY(!live)) return CALL_NEXT(ID, QTYPE, NEXTARGS);                            \
+        mc_origin_t o = { .site = call_site(context), .fn = ID };                                   \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                           \
+        mc_ranges_t rs = { .n = 0 };                                                                \
+        before(ID, &o, &a, &rs);                                                                    \
+        int lifted = (flags[ID] & F_LIFT) && mc_guarded_ops;                                        \
+        if (lifted) mc_pending_lift();                                                              \
+        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
+        if (ok(&rc, sizeof rc)) after_start(ID, &o, &a, &rs);                                       \
+        if (lifted) mc_pending_relower();                                                           \
+        return rc;                                                                                  \
     }
 MPII_FOREACH_FUNC(MC_WRAPPER)
 
 /* ---- calls whose results matter: completions, starts, receives, synchronisation ---- */
 
-#define NEXT(ID, QTYPE, ...)                                       \
-    ({                                                             \
-        int next_id_;                                              \
-        void (*next_)(void) = mpii_next(tool_id, ID, &next_id_);   \
-        ((QTYPE *) next_)(context, next_id_, __VA_ARGS__);         \
+#define NEXT(ID, QTYPE, ...)                                                                        \
+    ({                                                                                              \
+        int next_id_;                                                                               \
+        void (*next_)(void) = mpii_next(tool_id, ID, &next_id_);                                    \
+        ((QTYPE *) next_)(context, next_id_, __VA_ARGS__);                                          \
     })
 
 static void lift(void)
@@ -457,35 +457,35 @@ static int mc_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, 
 
 /* The blocking collectives and the other blocking receives: everything in the receive range
  * arrived. (Generic: one wrapper per function through the same X-macro.) */
-#define MC_BLOCKING(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                   \
-    static __attribute__((unused)) RET mcb_##NAME QPARAMS                                                                    \
-    {                                                                                                \
-        if (MPII_UNLIKELY(!live)) return CALL_NEXT(ID, QTYPE, NEXTARGS);                                 \
-        mc_origin_t o = { .site = call_site(context), .fn = ID };                                    \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                            \
-        mc_ranges_t rs = { .n = 0 };                                                                 \
-        before(ID, &o, &a, &rs);                                                                     \
-        lift();                                                                                      \
-        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                         \
-        relower();                                                                                   \
+#define MC_BLOCKING(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                  \
+    static __attribute__((unused)) RET mcb_##NAME QPARAMS                                           \
+    {                                                                                               \
+        if (MPII_UNLIKELY(!live)) return CALL_NEXT(ID, QTYPE, NEXTARGS);                            \
+        mc_origin_t o = { .site = call_site(context), .fn = ID };                                   \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                           \
+        mc_ranges_t rs = { .n = 0 };                                                                \
+        before(ID, &o, &a, &rs);                                                                    \
+        lift();                                                                                     \
+        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
+        relower();                                                                                  \
         if (rc == MPI_SUCCESS) after_blocking_recv(&o, &rs, NULL);                                  \
-        return rc;                                                                                   \
+        return rc;                                                                                  \
     }
 MPII_FOREACH_FUNC(MC_BLOCKING)
 
 /* One-sided synchronisation: origin buffers of the operations it completes are free again. */
-#define MC_SYNC(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                       \
-    static __attribute__((unused)) RET mcs_##NAME QPARAMS                                                                    \
-    {                                                                                                \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                            \
-        MPI_Win sync_win = a.win;                                                                    \
-        int target = -1;                                                                             \
+#define MC_SYNC(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                      \
+    static __attribute__((unused)) RET mcs_##NAME QPARAMS                                           \
+    {                                                                                               \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                           \
+        MPI_Win sync_win = a.win;                                                                   \
+        int target = -1;                                                                            \
         if (ID == MPI_WIN_UNLOCK_T || ID == MPI_WIN_FLUSH_T || ID == MPI_WIN_FLUSH_LOCAL_T) target = a.peer; \
-        lift();                                                                                      \
-        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                         \
-        if (live) mc_pending_rma_sync(sync_win, target);                                             \
-        relower();                                                                                   \
-        return rc;                                                                                   \
+        lift();                                                                                     \
+        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
+        if (live) mc_pending_rma_sync(sync_win, target);                                            \
+        relower();                                                                                  \
+        return rc;                                                                                  \
     }
 MPII_FOREACH_FUNC(MC_SYNC)
 
@@ -659,8 +659,8 @@ void mpii_memcheck_init(int tool_id)
     /* every function first: the generic wrapper lifts guards around anything that progresses */
 #define MC_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                  \
     if (flags[ID] & F_SYNC) QMPI_Register_function(tool_id, ID, (void (*)(void)) mcs_##NAME);       \
-    else if ((flags[ID] & F_BLOCKING_RECV) && !(flags[ID] & F_START_OP))                             \
-        QMPI_Register_function(tool_id, ID, (void (*)(void)) mcb_##NAME);                            \
+    else if ((flags[ID] & F_BLOCKING_RECV) && !(flags[ID] & F_START_OP))                            \
+        QMPI_Register_function(tool_id, ID, (void (*)(void)) mcb_##NAME);                           \
     else if (flags[ID] & (F_LIFT | F_BUF)) QMPI_Register_function(tool_id, ID, (void (*)(void)) mcg_##NAME);
     MPII_FOREACH_FUNC(MC_REGISTER)
     QMPI_Register_function(tool_id, MPI_FINALIZE_T, (void (*)(void)) mcg_MPI_Finalize);
