@@ -58,8 +58,9 @@ static int apply(mpii_block_t *b, size_t from, size_t to)
     return rc;
 }
 
-/* Add `delta` to the `kind` counts of [lo, hi); reapply protection where it changed. */
-static int change(mpii_block_t *b, uintptr_t lo, uintptr_t hi, int kind, int delta)
+/* Add `delta` to the `kind` counts of [lo, hi); reapply protection where it changed (unless
+ * the caller holds the pages open and will close them itself: `now` = 0). */
+static int change_(mpii_block_t *b, uintptr_t lo, uintptr_t hi, int kind, int delta, int now)
 {
     uint16_t *c = counts(b);
     if (!c) return -1;
@@ -80,11 +81,16 @@ static int change(mpii_block_t *b, uintptr_t lo, uintptr_t hi, int kind, int del
             last = i + 1;
         }
     }
-    if (first < last && apply(b, first, last) != 0) {
-        if (delta > 0) change(b, lo, hi, kind, -delta); /* back to how it was */
+    if (now && first < last && apply(b, first, last) != 0) {
+        if (delta > 0) change_(b, lo, hi, kind, -delta, 1); /* back to how it was */
         return -1;
     }
     return 0;
+}
+
+static int change(mpii_block_t *b, uintptr_t lo, uintptr_t hi, int kind, int delta)
+{
+    return change_(b, lo, hi, kind, delta, 1);
 }
 
 int mpii_guard_add(mpii_block_t *b, uintptr_t lo, uintptr_t hi, int kind)
@@ -95,6 +101,19 @@ int mpii_guard_add(mpii_block_t *b, uintptr_t lo, uintptr_t hi, int kind)
 void mpii_guard_remove(mpii_block_t *b, uintptr_t lo, uintptr_t hi, int kind)
 {
     if (lo < hi) change(b, lo, hi, kind, -1);
+}
+
+void mpii_guard_remove_open(mpii_block_t *b, uintptr_t lo, uintptr_t hi, int kind)
+{
+    if (lo < hi) change_(b, lo, hi, kind, -1, 0);
+}
+
+int mpii_guard_any(const mpii_block_t *b, uintptr_t lo, uintptr_t hi)
+{
+    if (!b->guard || lo >= hi) return 0;
+    for (size_t i = page_index(b, lo), to = page_index(b, hi - 1); i <= to; i++)
+        if (b->guard[i] || b->guard[b->pages + i]) return 1;
+    return 0;
 }
 
 unsigned mpii_guard_count(const mpii_block_t *b, uintptr_t addr)

@@ -24,6 +24,11 @@ extern volatile size_t mpii_guarded_pages;
 int mpii_guard_add(mpii_block_t *b, uintptr_t lo, uintptr_t hi, int kind);
 /* Drop one guard of `kind` from [lo, hi); pages open when their last guard goes. */
 void mpii_guard_remove(mpii_block_t *b, uintptr_t lo, uintptr_t hi, int kind);
+/* mpii_guard_remove for pages the caller has opened (mpii_guard_open) and will close: the
+ * counts change now, the protection at mpii_guard_close (one mprotect instead of two). */
+void mpii_guard_remove_open(mpii_block_t *b, uintptr_t lo, uintptr_t hi, int kind);
+/* Whether any page of [lo, hi) has a guard. */
+int mpii_guard_any(const mpii_block_t *b, uintptr_t lo, uintptr_t hi);
 /* Guards (of any kind) on the page holding addr. */
 unsigned mpii_guard_count(const mpii_block_t *b, uintptr_t addr);
 /* Make [lo, hi) read/write for a moment (a tool packing or unpacking), then restore. */

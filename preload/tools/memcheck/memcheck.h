@@ -73,6 +73,7 @@ typedef struct {
     uint8_t dir, kind;       /* MC_DIR_*, MPII_GUARD_* (0xff: not guarded) */
     uint16_t elem;           /* element size when elements are small and contiguous, else 0 */
     uint8_t contiguous;      /* the elements fill [lo, hi) without gaps (unread tracking needs it) */
+    uint8_t open;            /* its pages are open around an MPI call (mc_pending_lift) */
     mpii_block_t *block;
     uintptr_t plo, phi;      /* guarded pages */
 } mc_range_t;

@@ -164,11 +164,15 @@ static void guard(mc_op_t *op)
     mc_stats[MS_CHECKED] += any;
 }
 
+static int n_lifted;
+
 static void unguard_range(mc_range_t *r)
 {
     if (r->kind == 0xff) return;
-    mpii_guard_remove(r->block, r->plo, r->phi, r->kind);
+    if (r->open) mpii_guard_remove_open(r->block, r->plo, r->phi, r->kind); /* relower closes them */
+    else mpii_guard_remove(r->block, r->plo, r->phi, r->kind);
     r->kind = 0xff;
+    r->open = 0;
 }
 
 static int guarded(const mc_op_t *op)
@@ -323,7 +327,6 @@ static struct {
     mpii_block_t *block;
     uintptr_t lo, hi;
 } lifted[MC_OPS * 2];
-static int n_lifted;
 
 void mc_pending_lift(void)
 {
@@ -339,6 +342,7 @@ void mc_pending_lift(void)
             mc_range_t *r = &op->r[k];
             if (r->kind == 0xff) continue;
             mpii_guard_open(r->block, r->plo, r->phi);
+            r->open = 1;
             lifted[n_lifted].block = r->block;
             lifted[n_lifted].lo = r->plo;
             lifted[n_lifted++].hi = r->phi;
@@ -353,8 +357,11 @@ void mc_pending_relower(void)
         for (int n = 0; n < n_live; n++) mc_vg_start(ops[live[n]].r, ops[live[n]].nranges);
         return;
     }
-    for (int i = 0; i < n_lifted; i++)
-        if (lifted[i].block) mpii_guard_close(lifted[i].block, lifted[i].lo, lifted[i].hi);
+    for (int n = 0; n < n_live; n++)
+        for (int k = 0; k < ops[live[n]].nranges; k++) ops[live[n]].r[k].open = 0;
+    for (int i = 0; i < n_lifted; i++) /* pages nothing guards any more are open already */
+        if (lifted[i].block && mpii_guard_any(lifted[i].block, lifted[i].lo, lifted[i].hi))
+            mpii_guard_close(lifted[i].block, lifted[i].lo, lifted[i].hi);
     n_lifted = 0;
 }
 

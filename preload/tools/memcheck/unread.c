@@ -33,12 +33,19 @@ typedef struct {
     mc_origin_t origin;
     int used;
     unsigned elem, nelem;      /* precise records: element size and count (nelem 0: per page) */
+    int at;                    /* index in active[] */
     uint64_t decided;          /* precise: elements read or written since the receive */
 } mc_record_t;
 
 volatile int mc_tracked;
 static mc_record_t records[MC_RECORDS];
 static int free_records[MC_RECORDS], n_free = -1;
+static int active[MC_RECORDS]; /* records in use: mc_tracked of them (scans touch only these) */
+
+/* Every record in use, last first (finish() may remove the current one). */
+#define FOR_ACTIVE(r)                                                                               \
+    for (int n_ = mc_tracked - 1; n_ >= 0; n_--)                                                    \
+        for (mc_record_t *r = n_ < mc_tracked ? &records[active[n_]] : NULL; r; r = NULL)
 
 static uintptr_t page_at(const mc_record_t *r, int i)
 {
@@ -85,7 +92,9 @@ static void finish(mc_record_t *r)
     uintptr_t lo = r->lo, len = r->hi - r->lo;
     r->used = 0;
     free_records[n_free++] = (int) (r - records);
-    mc_tracked--;
+    int last = active[--mc_tracked];
+    active[r->at] = last;
+    records[last].at = r->at;
     if (unread) {
         mc_stats[MS_UNREAD_BYTES] += unread;
         mc_finding_t f = { .kind = MC_UNREAD, .origin = &origin, .addr = lo, .base = lo, .len = len, .bytes = unread, .access = -1 };
@@ -160,7 +169,8 @@ void mc_unread_received(const mc_origin_t *o, uintptr_t lo, size_t n, unsigned e
             r->elem = elem;
             r->nelem = (unsigned) ((hi - lo) / elem);
         }
-        mc_tracked++;
+        r->at = mc_tracked;
+        active[mc_tracked++] = (int) (r - records);
         lo = hi;
     }
 }
@@ -172,8 +182,7 @@ static int overlaps(const mc_record_t *r, uintptr_t lo, uintptr_t hi)
 
 void mc_unread_library_uses(uintptr_t lo, uintptr_t hi, int dir)
 {
-    for (int i = 0; i < MC_RECORDS && mc_tracked; i++) {
-        mc_record_t *r = &records[i];
+    FOR_ACTIVE(r) {
         if (!overlaps(r, lo, hi)) continue;
         if (dir == MC_DIR_RECV) {
             finish(r); /* received into again: what was not read by now never will be */
@@ -195,9 +204,8 @@ int mc_unread_fault(void *addr, int write)
 {
     uintptr_t a = (uintptr_t) addr;
     int mine = 0;
-    for (int i = 0; i < MC_RECORDS && mc_tracked; i++) {
-        mc_record_t *r = &records[i];
-        if (!r->used || a < r->plo || a >= page_at(r, MC_RECORD_PAGES)) continue;
+    FOR_ACTIVE(r) {
+        if (a < r->plo || a >= page_at(r, MC_RECORD_PAGES)) continue;
         int p = (int) ((a - r->plo) / mpii_page_size);
         if (!(r->guarded >> p & 1)) continue;
         mine = 1;
@@ -225,9 +233,8 @@ int mc_unread_fault(void *addr, int write)
 void mc_unread_access(uintptr_t lo, uintptr_t hi)
 {
     /* a system call moves the data (direction unknown): its pages count as used */
-    for (int i = 0; i < MC_RECORDS && mc_tracked; i++) {
-        mc_record_t *r = &records[i];
-        if (!r->used || !r->guarded || r->plo >= hi || page_at(r, MC_RECORD_PAGES) <= lo) continue;
+    FOR_ACTIVE(r) {
+        if (!r->guarded || r->plo >= hi || page_at(r, MC_RECORD_PAGES) <= lo) continue;
         for (int p = 0; p < MC_RECORD_PAGES; p++)
             if (r->guarded >> p & 1 && page_at(r, p) < hi && lo < page_at(r, p) + mpii_page_size) open_page(r, p);
         if (!r->guarded) finish(r);
@@ -236,12 +243,11 @@ void mc_unread_access(uintptr_t lo, uintptr_t hi)
 
 void mc_unread_block_released(mpii_block_t *b)
 {
-    for (int i = 0; i < MC_RECORDS && mc_tracked; i++)
-        if (records[i].used && records[i].block == b) finish(&records[i]);
+    FOR_ACTIVE(r)
+        if (r->block == b) finish(r);
 }
 
 void mc_unread_finalize(void)
 {
-    for (int i = 0; i < MC_RECORDS && mc_tracked; i++)
-        if (records[i].used) finish(&records[i]);
+    FOR_ACTIVE(r) finish(r);
 }
