@@ -354,31 +354,22 @@ static void some_completed(MPI_Request *reqs, int outcount, const int *indices, 
     for (int k = 0; k < outcount; k++) mc_pending_complete(&reqs[indices[k]], saved[indices[k]], &sts[k]);
 }
 
-static int mc_MPI_Waitsome(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *outcount, int indices[],
-                           MPI_Status *statuses)
-{
-    if (!live || save_requests(reqs, count) != 0)
-        return NEXT(MPI_WAITSOME_T, QMPI_Waitsome_t, count, reqs, outcount, indices, statuses);
-    MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;
-    lift();
-    int rc = NEXT(MPI_WAITSOME_T, QMPI_Waitsome_t, count, reqs, outcount, indices, sts);
-    some_completed(reqs, *outcount, indices, sts);
-    relower();
-    return rc;
-}
-
-static int mc_MPI_Testsome(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *outcount, int indices[],
-                           MPI_Status *statuses)
-{
-    if (!live || save_requests(reqs, count) != 0)
-        return NEXT(MPI_TESTSOME_T, QMPI_Testsome_t, count, reqs, outcount, indices, statuses);
-    MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;
-    lift();
-    int rc = NEXT(MPI_TESTSOME_T, QMPI_Testsome_t, count, reqs, outcount, indices, sts);
-    some_completed(reqs, *outcount, indices, sts);
-    relower();
-    return rc;
-}
+/* Waitsome and Testsome: the same but for the library function. */
+#define MC_SOME(NAME, ID, QTYPE)                                                                    \
+    static int mc_##NAME(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *outcount, \
+                         int indices[], MPI_Status *statuses)                                       \
+    {                                                                                               \
+        if (!live || save_requests(reqs, count) != 0)                                               \
+            return NEXT(ID, QTYPE, count, reqs, outcount, indices, statuses);                       \
+        MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;                \
+        lift();                                                                                     \
+        int rc = NEXT(ID, QTYPE, count, reqs, outcount, indices, sts);                              \
+        some_completed(reqs, *outcount, indices, sts);                                              \
+        relower();                                                                                  \
+        return rc;                                                                                  \
+    }
+MC_SOME(MPI_Waitsome, MPI_WAITSOME_T, QMPI_Waitsome_t)
+MC_SOME(MPI_Testsome, MPI_TESTSOME_T, QMPI_Testsome_t)
 
 static int mc_MPI_Request_get_status(QMPI_Context context, int tool_id, MPI_Request req, int *flag, MPI_Status *status)
 {

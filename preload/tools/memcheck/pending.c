@@ -256,17 +256,17 @@ void mc_pending_start(const mc_origin_t *o, MPI_Request *req, MPI_Win win, int t
         return;
     }
     if (req && *req == MPI_REQUEST_NULL) return;
-    int check = !persistent && mc_sampled(o->site, MC_SAMPLE_PENDING);
-    if (!persistent && !check) { /* not followed: costs nothing */
-        mc_stats[MS_PENDING_SKIPPED]++;
-        return;
-    }
     if (req) {
         int old = find_at(req); /* the variable is reused: whatever it held is over */
         if (old >= 0) {
             deactivate(old, NULL);
             release(old);
         }
+    }
+    int check = !persistent && mc_sampled(o->site, MC_SAMPLE_PENDING);
+    if (!persistent && !check) { /* not followed: costs nothing */
+        mc_stats[MS_PENDING_SKIPPED]++;
+        return;
     }
     int i = free_ops[--n_free];
     mc_op_t *op = &ops[i];
