@@ -157,6 +157,9 @@ export function emitGenHeader(inp: EmitInput): string {
   ].join('\n');
 }
 
+// The application's entry point MPI_X: the body is an always-inline helper taking the caller's
+// address, so the Fortran entry points (fortran.ts) enter the same stack with their own caller's
+// address (QMPI_Get_calling_address, call-site keyed tools) at no extra cost.
 function topWrapper(f: SpecFunction): string {
   const hooked = HOOKED[f.kind];
   // hooked kinds always pass through their bottom, even with no tool, so the core sees them
@@ -164,17 +167,25 @@ function topWrapper(f: SpecFunction): string {
     ? `return ${qmpiNameOf(f.name)}((QMPI_Context){ 0 }, 0${f.params.length ? ', ' + argNames(f) : ''});`
     : PROVIDED.has(f.kind) ? `return ${providerName(f)}(${argNames(f)});`
       : `return ((${realType(f)}) mpii_real_fn[${f.enumName}])(${argNames(f)});`;
-  return [
-    `${f.ret} ${f.name}(${paramDecls(f)})`,
-    '{',
+  const body = (ra: string) => [
     ...(hooked?.top ? [`    ${hooked.top}`] : []),
     `    const mpii_slot_t *s = &mpii_first[${f.enumName}];`,
     `    if (MPII_LIKELY(s->fn == NULL)) {`,
     `        ${direct}`,
     '    }',
-    '    void *call[2] = { (void *) mpii_storage, __builtin_return_address(0) };',
+    `    void *call[2] = { (void *) mpii_storage, ${ra} };`,
     '    QMPI_Context context = { call };',
     `    return ((${qType(f)} *) s->fn)(${withLead('context, s->id', f)});`,
+  ];
+  if (f.variadic) return [`${f.ret} ${f.name}(${paramDecls(f)})`, '{', ...body('__builtin_return_address(0)'), '}', ''].join('\n');
+  return [
+    `static inline __attribute__((always_inline)) ${f.ret} mpii_top_${f.name}(${['void *mpii_ra', ...f.params.map((p) => p.decl)].join(', ')})`,
+    '{',
+    ...body('mpii_ra'),
+    '}',
+    `${f.ret} ${f.name}(${paramDecls(f)})`,
+    '{',
+    `    return mpii_top_${f.name}(${['__builtin_return_address(0)', ...f.params.map((p) => p.name)].join(', ')});`,
     '}',
     '',
   ].join('\n');

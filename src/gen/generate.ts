@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnum, parseExternObjects, parseFunctions, type CFunction } from './header.js';
 import { annotate, kindNames, loadSpec, roleNames, type SpecFunction } from './spec.js';
+import { emitFortran } from './fortran.js';
 import { emitGenHeader, emitQmpiHeader, emitWeakHeader, emitWrappers, type EmitInput } from './emit.js';
 
 export interface GenerateInput {
@@ -71,7 +72,7 @@ export function generate(inp: GenerateInput): GenerateResult {
     files: {
       'qmpi.h': emitQmpiHeader(emitIn),
       'mpii_gen.h': emitGenHeader(emitIn),
-      'mpii_wrappers.c': emitWrappers(emitIn),
+      'mpii_wrappers.c': emitWrappers(emitIn) + emitFortran({ flavor: inp.flavor, functions, list: spec.fortran }),
       'mpii_weak.h': emitWeakHeader(emitIn),
     },
   };
