@@ -38,7 +38,8 @@ static int site_mode; /* the defaults file supplied the stack: name an output di
  * the environment does not set, so TOOLS=… or INJ_IGNORE=1 on the command line still win. */
 void mpii_site_defaults(void)
 {
-    if (getenv("TOOLS") || getenv("MPII_OUT")) return; /* launched by mpii run, or told explicitly */
+    if (getenv("MPII_OUT")) return; /* launched by mpii run (or told where to write) */
+    int user_tools = getenv("TOOLS") != NULL; /* TOOLS=… mpirun ./app: that stack, without the defaults' options */
     char path[PATH_MAX];
     const char *file = getenv("MPII_DEFAULTS");
     if (!file) {
@@ -59,7 +60,7 @@ void mpii_site_defaults(void)
         if (line[0] == '#' || !eq) continue;
         *eq = 0;
         if (strcmp(line, "MPII_OUT_BASE") == 0) snprintf(out_base, sizeof out_base, "%s", eq + 1);
-        else setenv(line, eq + 1, 0);
+        else if (!(user_tools && strncmp(line, "MPII_OPT_", 9) == 0)) setenv(line, eq + 1, 0);
     }
     fclose(f);
     site_mode = getenv("TOOLS") != NULL;
