@@ -100,9 +100,10 @@ const script = (body: string) => Buffer.from(`#!/bin/sh\n# mpii install: ${body.
 async function plan(o: InstallOptions, prefix: string, env: NodeJS.ProcessEnv): Promise<Action[]> {
   const mode = o.wrappers ?? 'system';
   if (mode !== 'system' && mode !== 'separate') throw new MpiiError(`unknown --wrappers '${mode}'`, 'use --wrappers system or --wrappers separate');
+  const flavors = flavorsOf(o.mpi, env);
   const defaults = Buffer.from(defaultsFile(o, env));
   const actions: Action[] = [];
-  for (const f of flavorsOf(o.mpi, env)) {
+  for (const f of flavors) {
     const shim = await buildShim(f, { env });
     const dir = join(prefix, 'lib', 'mpii', f);
     actions.push({ kind: 'write', path: join(dir, 'libmpii.so'), content: readFileSync(shim.library), mode: 0o755 });
