@@ -4,7 +4,8 @@
 ! Halo: a non-periodic Cartesian line of ranks, each owning columns a(:,1:2) of N doubles with
 ! halos a(:,0) and a(:,3); per iteration one blocking exchange (MPI_Sendrecv) and one nonblocking
 ! (Irecv/Isend/Waitall), then an Allreduce with MPI_IN_PLACE. Messages: ring 1 int each way per
-! lap, halo 2 x N doubles to each neighbour per iteration (sendrecv + isend).
+! lap, halo 2 x N doubles to each neighbour per iteration (sendrecv + isend), then rank 0 sends
+! rank 1 every other element of a column (N/2 doubles, a strided section).
 ! Prints "fortran_halo ok size=<P> token=<T> sum=<S>" from rank 0; exits 1 on any mismatch.
 program fortran_halo
 #if defined(USE_F08)
@@ -94,6 +95,14 @@ program fortran_halo
     end do
     if (total /= expect) bad = bad + 1
   end do
+  ! a strided section (every other element of a column): MPICH's mpi_f08 gets a descriptor
+  if (nprocs > 1 .and. rank == 0) then
+    a(:, 1) = [(dble(r), r = 1, n)]
+    call MPI_Send(a(1:n:2, 1), n / 2, MPI_DOUBLE_PRECISION, 1, 9, MPI_COMM_WORLD, ierr)
+  else if (rank == 1) then
+    call MPI_Recv(a(1:n/2, 2), n / 2, MPI_DOUBLE_PRECISION, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    if (any(a(1:n/2, 2) /= [(dble(2 * r - 1), r = 1, n / 2)])) bad = bad + 1
+  end if
   call MPI_Comm_free(cart, ierr)
   if (cart /= MPI_COMM_NULL) bad = bad + 1
 
