@@ -117,6 +117,22 @@ describe('mpii install --wrappers separate (nothing outside the prefix changes)'
     });
   }
 
+  it('mpich: -profile=mpii-static -static-mpi builds with mpii.h and the archive against the static MPICH', async () => {
+    const prog = join(work, 'ring-static');
+    execaSync('mpicc.mpich', [`-profile=${join(prefix, 'etc', 'mpich', 'mpii-static')}`, '-static-mpi', join(ROOT, 'test', 'programs', 'ring.c'), '-o', prog]);
+    assert.doesNotMatch(execaSync('ldd', [prog]).stdout, /libmpich|libmpii/);
+    const r = await plain('mpich', prog, work);
+    assert.match(r.stdout, /ring ok size=2 token=6/);
+    const c = await counts(r.dir!);
+    assert.equal(c.get('MPI_Send'), NP * 3);
+    assert.equal(c.get('MPI_Bcast'), NP);
+    const ign = await plain('mpich', prog, work, { INJ_IGNORE: '1' });
+    assert.equal(ign.dir, undefined, ign.stderr);
+    const run = await mpii(['run', '-np', '2', prog]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /linked against a static MPI library/);
+  });
+
   it('uninstall removes every file and the prefix', async () => {
     const r = await mpii(['uninstall', '--prefix', prefix]);
     assert.equal(r.code, 0, r.stderr);

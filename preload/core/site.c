@@ -41,7 +41,9 @@ void mpii_site_defaults(void)
     if (getenv("MPII_OUT")) return; /* launched by mpii run (or told where to write) */
     int user_tools = getenv("TOOLS") != NULL; /* TOOLS=… mpirun ./app: that stack, without the defaults' options */
     char path[PATH_MAX];
+    extern const char mpii_site_defaults_path[]; /* site_path.c */
     const char *file = getenv("MPII_DEFAULTS");
+    if (!file && mpii_site_defaults_path[0]) file = mpii_site_defaults_path;
     if (!file) {
         Dl_info info;
         if (!dladdr((void *) mpii_site_defaults, &info) || !info.dli_fname) return;

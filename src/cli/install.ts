@@ -9,7 +9,8 @@
 // Every file written or changed is recorded in <prefix>/share/mpii/install.json with a backup of
 // the original bytes; `mpii uninstall` puts them back and removes the rest. --dry-run shows diffs.
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { buildShim } from '../build/shim.js';
@@ -97,6 +98,22 @@ function mpichSysconfdir(env: NodeJS.ProcessEnv): string {
 
 const script = (body: string) => Buffer.from(`#!/bin/sh\n# mpii install: ${body.split('\n')[0]}\n${body.split('\n').slice(1).join('\n')}\n`);
 
+/** The archive with its site_path.o member naming the installed defaults file: code linked into a
+ * program statically cannot find the library's directory at run time. */
+async function archiveFor(archive: string, dir: string, env: NodeJS.ProcessEnv): Promise<Buffer> {
+  const tmp = mkdtempSync(join(tmpdir(), 'mpii-archive-'));
+  try {
+    const src = join(tmp, 'site_path.c');
+    writeFileSync(src, `const char mpii_site_defaults_path[] = ${JSON.stringify(join(dir, 'mpii-defaults'))};\n`);
+    await execa('cc', ['-c', '-fPIC', '-O2', src, '-o', join(tmp, 'site_path.o')], { env });
+    copyFileSync(archive, join(tmp, 'libmpii.a'));
+    await execa('ar', ['r', join(tmp, 'libmpii.a'), join(tmp, 'site_path.o')], { env });
+    return readFileSync(join(tmp, 'libmpii.a'));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 async function plan(o: InstallOptions, prefix: string, env: NodeJS.ProcessEnv): Promise<Action[]> {
   const mode = o.wrappers ?? 'system';
   if (mode !== 'system' && mode !== 'separate') throw new MpiiError(`unknown --wrappers '${mode}'`, 'use --wrappers system or --wrappers separate');
@@ -107,7 +124,7 @@ async function plan(o: InstallOptions, prefix: string, env: NodeJS.ProcessEnv): 
     const shim = await buildShim(f, { env });
     const dir = join(prefix, 'lib', 'mpii', f);
     actions.push({ kind: 'write', path: join(dir, 'libmpii.so'), content: readFileSync(shim.library), mode: 0o755 });
-    actions.push({ kind: 'write', path: join(dir, 'libmpii.a'), content: readFileSync(shim.archive) });
+    actions.push({ kind: 'write', path: join(dir, 'libmpii.a'), content: await archiveFor(shim.archive, dir, env) });
     for (const h of readdirSync(shim.includeDir)) actions.push({ kind: 'write', path: join(dir, 'include', h), content: readFileSync(join(shim.includeDir, h)) });
     actions.push({ kind: 'write', path: join(dir, 'mpii-defaults'), content: defaults });
     if (f === 'openmpi') {
@@ -139,6 +156,10 @@ async function plan(o: InstallOptions, prefix: string, env: NodeJS.ProcessEnv): 
         }
       }
     } else {
+      // mpicc -profile=mpii-static -static-mpi: the compile-time mode (mpii.h + libmpii.a before libmpich.a)
+      const staticConf = Buffer.from(['# mpii install: `mpicc -profile=mpii-static -static-mpi`: mpii.h and the shim archive, for a static MPICH',
+        `PROFILE_INCPATHS="-I${join(dir, 'include')} -include ${join(dir, 'include', 'mpii.h')}"`,
+        `PROFILE_PRELIB="${join(dir, 'libmpii.a')}"`, 'PROFILE_POSTLIB="-ldl -lpthread"', ''].join('\n'));
       const conf = Buffer.from(['# mpii install: `mpicc -profile=mpii` links the QMPI tool shim',
         `PROFILE_PRELIB="${linkFlags(dir)}"`, `PROFILE_INCPATHS="-I${join(dir, 'include')}"`,
         '# mpifort puts PROFILE_PRELIB after -lmpichfort: the shim\'s Fortran entry points must come first',
@@ -146,6 +167,7 @@ async function plan(o: InstallOptions, prefix: string, env: NodeJS.ProcessEnv): 
       if (mode === 'separate') {
         const confDir = join(prefix, 'etc', 'mpich');
         actions.push({ kind: 'write', path: join(confDir, 'mpii.conf'), content: conf });
+        actions.push({ kind: 'write', path: join(confDir, 'mpii-static.conf'), content: staticConf });
         for (const w of WRAPPERS) {
           const real = findTool(f, [`${w}.mpich`], env);
           if (real) actions.push({ kind: 'write', path: join(prefix, 'bin', `${w}-mpii.mpich`), mode: 0o755,
@@ -154,6 +176,7 @@ async function plan(o: InstallOptions, prefix: string, env: NodeJS.ProcessEnv): 
       } else {
         const sysconf = mpichSysconfdir(env);
         actions.push({ kind: 'write', path: join(sysconf, 'mpii.conf'), content: conf });
+        actions.push({ kind: 'write', path: join(sysconf, 'mpii-static.conf'), content: staticConf });
         if (o.makeDefault) {
           actions.push({ kind: 'write', path: '/etc/profile.d/mpii.sh',
             content: Buffer.from('# mpii install --make-default: MPICH\'s wrappers link the mpii shim unless -profile= says otherwise\nexport MPICC_PROFILE=mpii MPICXX_PROFILE=mpii MPIFORT_PROFILE=mpii\n') });

@@ -139,6 +139,7 @@ export function emitFortran(inp: FortranInput): string {
   const out = [
     '',
     '/* ---- Fortran entry points (src/gen/fortran.ts): converted, then the same stack as MPI_X ---- */',
+    '#ifndef MPII_STATIC /* the compile-time (mpii.h) mode is for C programs */',
     '#include <string.h>',
     '#include "fortran.h"',
     '',
@@ -151,5 +152,6 @@ export function emitFortran(inp: FortranInput): string {
     out.push(emitOne(f, 'f77', inp.flavor, fns));
     out.push(emitOne(f, inp.flavor === 'mpich' && hasBuffer ? 'f08ts' : 'f08', inp.flavor, fns));
   }
+  out.push('#endif /* MPII_STATIC */', '');
   return out.join('\n');
 }
