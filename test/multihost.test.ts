@@ -18,10 +18,12 @@ const NAME = `mpiimh${process.pid % 10000}`;
 // Each namespace is a host of its own to Open MPI, whose orted binds its first rank to core 0:
 // both ranks would share one core and take turns every scheduler tick (4 ms latency instead of
 // tens of µs, see README "Multi-host"), hence --bind-to none. PMIx's shared-memory store cannot be
-// shared between the fake hosts' orteds: the hash store instead.
+// shared between the fake hosts' orteds: the hash store instead. MPICH's UCX would reach the other
+// namespace's ranks through shared memory (one kernel): TCP only, and no MPICH shared memory.
 const LAUNCH: Record<Flavor, (hostfile: string) => string[]> = {
   openmpi: (hf) => ['--hostfile', hf, '--mca', 'plm_rsh_agent', RSH, '--bind-to', 'none', '--mca', 'btl', 'tcp,self', '-np', '2'],
-  mpich: (hf) => ['-f', hf, '-launcher', 'ssh', '-launcher-exec', RSH, '-iface', `${NAME}br`, '-np', '2'],
+  mpich: (hf) => ['-f', hf, '-launcher', 'ssh', '-launcher-exec', RSH, '-iface', `${NAME}br`,
+    '-genv', 'UCX_TLS', 'tcp', '-genv', 'MPIR_CVAR_NOLOCAL', '1', '-np', '2'],
 };
 
 describe('multi-host jobs on network namespaces', () => {
