@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev build-essential binutils procps python3 >/dev/null
+# gfortran: the Fortran tests; iproute2 + util-linux (ip netns, unshare): the multi-host tests; diffutils: install --dry-run
+apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev build-essential binutils procps python3 gfortran iproute2 util-linux diffutils >/dev/null
 npm ci --no-audit --no-fund
 npm run build
