@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev build-essential binutils procps python3 valgrind >/dev/null
+# gfortran: the Fortran tests; iproute2 + util-linux (ip netns, unshare): the multi-host tests; diffutils: install --dry-run; valgrind: memcheck
+apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev build-essential binutils procps python3 gfortran iproute2 util-linux diffutils valgrind >/dev/null
 npm ci --no-audit --no-fund
 npm run build

@@ -387,7 +387,9 @@ describe('MPI_T units', () => {
       assert.equal(g.functions.find((x) => x.name === 'MPI_T_pvar_read')!.kind, 'mpit');
       const w = g.files['mpii_wrappers.c'];
       assert.match(w, /int QMPI_T_pvar_read\(QMPI_Context context, int tool_id, [^)]*\)\n\{\n {4}\(void\) context; \(void\) tool_id;\n {4}return mpii_mpit_MPI_T_pvar_read\(session, handle, buf\);/);
-      assert.match(w, /int MPI_T_pvar_read\([^)]*\)\n\{\n[^}]*return mpii_mpit_MPI_T_pvar_read\(session, handle, buf\);\n {4}\}/);
+      // MPI_X's body is the inline mpii_top_X (shared with the Fortran entry points)
+      assert.match(w, /int mpii_top_MPI_T_pvar_read\(void \*mpii_ra, [^)]*\)\n\{\n[^}]*return mpii_mpit_MPI_T_pvar_read\(session, handle, buf\);\n {4}\}/);
+      assert.match(w, /int MPII_ENTRY\(MPI_T_pvar_read\)\([^)]*\)\n\{\n {4}return mpii_top_MPI_T_pvar_read\(__builtin_return_address\(0\), session, handle, buf\);/);
       assert.match(g.files['mpii_gen.h'], /int mpii_mpit_MPI_T_pvar_get_info\(/);
       // cvars and enums stay the library's
       assert.equal(g.functions.find((x) => x.name === 'MPI_T_cvar_read')!.kind, 'local');

@@ -101,10 +101,12 @@ void mpii_before_init(void)
     static int done;
     if (done) return;
     done = 1;
+    if (mpii_shadowed()) return; /* another copy of the shim, earlier in the search order, runs the tools */
     mpii_resolve_all();
     mpii_rank = launcher_rank();
     mpii_debug_rank = env_int("INJ_DEBUG", -1);
     ignore_flag = env_int("INJ_IGNORE", 0) != 0;
+    mpii_site_defaults(); /* linked in by the MPI wrappers and run by plain mpirun: installed defaults */
     if (!ignore_flag) start_stack();
 }
 
@@ -122,7 +124,7 @@ static void banner(const char *what)
 void mpii_after_init(int rc, int session)
 {
     static int done;
-    if (rc != MPI_SUCCESS || done) return;
+    if (rc != MPI_SUCCESS || done || mpii_shadowed()) return;
     done = 1;
     if (session) {
         /* MPI-4 sessions have no MPI_COMM_WORLD: no consensus, no gathered profile; per-rank
@@ -134,8 +136,8 @@ void mpii_after_init(int rc, int session)
     MPII_PMPI(MPI_Comm_rank, MPI_COMM_RANK_T)(MPI_COMM_WORLD, &mpii_rank);
     MPII_PMPI(MPI_Comm_size, MPI_COMM_SIZE_T)(MPI_COMM_WORLD, &mpii_size);
     /* Rank 0's INJ_IGNORE and INJ_DEBUG win, so every rank behaves the same way. */
-    int decided[2] = { ignore_flag, mpii_debug_rank };
-    MPII_PMPI(MPI_Bcast, MPI_BCAST_T)(decided, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    int decided[3] = { ignore_flag, mpii_debug_rank, mpii_site_mode() };
+    MPII_PMPI(MPI_Bcast, MPI_BCAST_T)(decided, 3, MPI_INT, 0, MPI_COMM_WORLD);
     mpii_debug_rank = decided[1];
     if (decided[0] && stack_built) {
         mpii_disable_stack();
@@ -145,6 +147,7 @@ void mpii_after_init(int rc, int session)
     }
     ignore_flag = decided[0];
     if (mpii_active) mpii_profile_started();
+    mpii_site_out_dir(decided[2] && !decided[0]); /* collective: every rank or none */
     if (mpii_active) mpii_pvar_sampling_start(); /* mpii run --pvar */
     banner("");
 }

@@ -47,6 +47,12 @@ void mpii_after_finalize(void);
 void mpii_on_abort(void);
 void mpii_missing(const char *name) __attribute__((noreturn));
 
+/* site.c: the shim linked in by the MPI compiler wrappers (mpii install) */
+int mpii_shadowed(void);
+void mpii_site_defaults(void);
+int mpii_site_mode(void);
+void mpii_site_out_dir(int enabled);
+
 /* dispatch.c */
 int mpii_build_stack(const char *tools);      /* returns 0 or -1 (message printed) */
 void mpii_disable_stack(void);

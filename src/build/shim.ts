@@ -137,6 +137,15 @@ function readShim(dir: string, flavor: FlavorName, fromCache: boolean): Shim {
   };
 }
 
+/** Functions the MPI's static library (lib<name>.a in its libdirs) defines, if it has one. */
+async function staticSymbols(pr: Probe, env: NodeJS.ProcessEnv): Promise<Set<string>> {
+  const archive = pr.libdirs.map((d) => join(d, `lib${pr.lib}.a`)).find((p) => existsSync(p));
+  if (!archive) return new Set();
+  const execa = await loadExeca();
+  const r = await execa('nm', ['--defined-only', '-g', archive], { env, reject: false });
+  return new Set(r.stdout.split('\n').map((l) => l.trim().split(/\s+/)).filter((w) => w.length === 3 && /[TW]/.test(w[1])).map((w) => w[2]));
+}
+
 export interface BuildOptions {
   env?: NodeJS.ProcessEnv;
   force?: boolean;
@@ -168,35 +177,45 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     const pre = await execa(pr.compiler, ['-E', '-P', join(work, 'mpi_header.c')], { env });
     const mpiVersion = mpiVersionOf(flavor, pr.incdirs);
     step('generating wrappers');
-    const gen = generate({ flavor, preprocessed: pre.stdout, specPath: join(PRELOAD, 'spec', 'mpi.yaml'), mpiVersion });
+    const staticDefined = await staticSymbols(pr, env);
+    const gen = generate({ flavor, preprocessed: pre.stdout, specPath: join(PRELOAD, 'spec', 'mpi.yaml'), mpiVersion, staticDefined });
     writeGenerated(join(work, 'gen'), gen.files);
 
     const sources = [join(work, 'gen', 'mpii_wrappers.c'), ...listFiles(join(PRELOAD, 'core')), ...listFiles(join(PRELOAD, 'tools'))]
-      .filter((f) => f.endsWith('.c'));
+      .filter((f) => f.endsWith('.c') && !f.endsWith('site_path.c'));
+    // the archive's own variants: entry points MPII_MPI_X for mpii.h, next layer by address
+    const staticSources = [join(work, 'gen', 'mpii_wrappers.c'), join(work, 'gen', 'mpii_static.c'), join(PRELOAD, 'core', 'site_path.c')];
     const includes = ['-I', join(work, 'gen'), '-I', join(PRELOAD, 'core'), '-I', join(PRELOAD, 'include')];
     const objects: string[] = [];
     let done = 0;
     step(`compiling ${sources.length} files with ${pr.compiler}`);
     // two at a time: the machines this runs on are small
-    const queue = [...sources];
+    const staticObjects: string[] = [];
+    const queue = [...sources.map((src) => ({ src, isStatic: false })), ...staticSources.map((src) => ({ src, isStatic: true }))];
+    const total = queue.length;
     const worker = async () => {
-      for (let src = queue.shift(); src; src = queue.shift()) {
-        const obj = join(work, `${objects.length}-${src.split('/').pop()!.replace(/\.c$/, '.o')}`);
-        objects.push(obj);
+      for (let job = queue.shift(); job; job = queue.shift()) {
+        const base = job.src.split('/').pop()!.replace(/\.c$/, '.o');
+        // site_path.o keeps its plain name: `mpii install` replaces that archive member
+        const obj = join(work, job.isStatic ? (base === 'site_path.o' ? base : `static-${base}`) : `${objects.length}-${base}`);
+        (job.isStatic ? staticObjects : objects).push(obj);
         await execa(pr.compiler, ['-c', '-fPIC', '-O2', '-g', '-std=gnu11', '-fno-semantic-interposition', '-Wall',
-          ...includes, src, '-o', obj], { env });
-        step(`compiled ${++done}/${sources.length}`);
+          ...(job.isStatic ? ['-DMPII_STATIC'] : []), ...includes, job.src, '-o', obj], { env });
+        step(`compiled ${++done}/${total}`);
       }
     };
     await Promise.all([worker(), worker()]);
     step('linking (without libmpi)');
-    await execa(pr.cc, ['-shared', '-o', join(work, 'libmpii.so'), ...objects, '-ldl', '-lpthread',
+    const sitePath = join(work, 'site_path.o');
+    await execa(pr.cc, ['-shared', '-o', join(work, 'libmpii.so'), ...objects, sitePath, '-ldl', '-lpthread',
       '-Wl,-Bsymbolic-functions', '-Wl,-soname,libmpii.so'], { env });
-    await execa('ar', ['rcs', join(work, 'libmpii.a'), ...objects], { env });
+    const dynamicWrappers = objects.find((o) => o.endsWith('-mpii_wrappers.o'))!;
+    await execa('ar', ['rcs', join(work, 'libmpii.a'), ...staticObjects, ...objects.filter((o) => o !== dynamicWrappers)], { env });
     mkdirSync(join(work, 'include'));
     copyFileSync(join(work, 'gen', 'qmpi.h'), join(work, 'include', 'qmpi.h'));
     copyFileSync(join(work, 'gen', 'mpii_gen.h'), join(work, 'include', 'mpii_gen.h'));
     copyFileSync(join(PRELOAD, 'include', 'mpii_tool.h'), join(work, 'include', 'mpii_tool.h'));
+    copyFileSync(join(work, 'gen', 'mpii.h'), join(work, 'include', 'mpii.h'));
     writeFileSync(join(work, 'shim.json'), JSON.stringify({ flavor, mpiVersion, functions: gen.functions.length, key }));
     try {
       renameSync(work, final);

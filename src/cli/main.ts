@@ -53,6 +53,27 @@ export async function main(argv: string[]): Promise<number> {
       .option('--csv <dir>', 'write the monitor count and byte matrices per class as CSV files into <dir>')
       .option('--prof <prefix>', "write the monitor data as Open MPI .prof files: <prefix>.<rank>.prof")
       .action(async (dir, o) => { code = await reportCommand(dir, o); });
+    program.command('install').description('install the shim for every user: a library the MPI compiler wrappers link (sysadmin)')
+      .option('--prefix <dir>', 'where the library, headers and defaults go (default /usr/local)')
+      .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
+      .option('--default-stack <name>', 'the stack programs built with the wrappers run (default: the configured default-stack)')
+      .option('--config <file>', 'an extra YAML configuration file to find the stack in')
+      .option('--wrappers <mode>', 'system: change the MPI\'s own wrapper files (backed up); separate: <wrapper>-mpii.<mpi> scripts under the prefix', 'system')
+      .option('--make-default', 'MPICH: /etc/profile.d/mpii.sh makes -profile=mpii the default')
+      .option('--out-base <dir>', 'where linked programs put their profiles (default ./mpii-out)')
+      .option('--dry-run', 'show the diff of every file that would change, change nothing')
+      .action(async (o) => {
+        const { installCommand } = await import('./install.js');
+        code = await installCommand(o);
+      });
+    program.command('uninstall').description('undo `mpii install`: restore every MPI file it changed, remove what it added')
+      .option('--prefix <dir>', 'the prefix given to mpii install (default /usr/local)')
+      .option('--dry-run', 'show the diff of every file that would change, change nothing')
+      .option('--force', 'restore the backups even over files changed since the install')
+      .action(async (o) => {
+        const { uninstallCommand } = await import('./install.js');
+        code = await uninstallCommand(o);
+      });
     for (const kind of ['pvars', 'cvars'] as const) {
       program.command(kind)
         .description(`list the MPI library's MPI_T ${kind === 'pvars' ? 'performance' : 'control'} variables (asked through MPI_T, no MPI_Init)`)

@@ -3,7 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnum, parseExternObjects, parseFunctions, type CFunction } from './header.js';
 import { annotate, kindNames, loadSpec, roleNames, type SpecFunction } from './spec.js';
-import { emitGenHeader, emitQmpiHeader, emitWeakHeader, emitWrappers, type EmitInput } from './emit.js';
+import { emitFortran } from './fortran.js';
+import { emitGenHeader, emitQmpiHeader, emitStaticHeader, emitStaticResolve, emitWeakHeader, emitWrappers, type EmitInput } from './emit.js';
 
 export interface GenerateInput {
   flavor: 'openmpi' | 'mpich';
@@ -13,6 +14,8 @@ export interface GenerateInput {
   mpiVersion: string;
   /** symbols the MPI library exports: a declared function it lacks gets no wrapper */
   exported?: Set<string>;
+  /** symbols a static library of this MPI defines (empty: none installed) */
+  staticDefined?: Set<string>;
 }
 
 export interface GenerateResult {
@@ -71,8 +74,10 @@ export function generate(inp: GenerateInput): GenerateResult {
     files: {
       'qmpi.h': emitQmpiHeader(emitIn),
       'mpii_gen.h': emitGenHeader(emitIn),
-      'mpii_wrappers.c': emitWrappers(emitIn),
+      'mpii_wrappers.c': emitWrappers(emitIn) + emitFortran({ flavor: inp.flavor, functions, list: spec.fortran }),
       'mpii_weak.h': emitWeakHeader(emitIn),
+      'mpii.h': emitStaticHeader(emitIn),
+      'mpii_static.c': emitStaticResolve(emitIn, inp.staticDefined ?? new Set()),
     },
   };
 }

@@ -10,6 +10,8 @@ export interface SpecFile {
   skip: string[];
   /** role -> C type of its field in mpii_args_t (the per-call argument view) */
   view: Record<string, string>;
+  /** functions that get Fortran entry points (src/gen/fortran.ts) */
+  fortran: string[];
 }
 
 export interface SpecFunction extends CFunction {
@@ -21,7 +23,7 @@ export interface SpecFunction extends CFunction {
 
 export function loadSpec(path: string): SpecFile {
   const raw = parse(readFileSync(path, 'utf8')) as Partial<SpecFile>;
-  return { roles: raw.roles ?? {}, functions: raw.functions ?? {}, skip: raw.skip ?? [], view: raw.view ?? {} };
+  return { roles: raw.roles ?? {}, functions: raw.functions ?? {}, skip: raw.skip ?? [], view: raw.view ?? {}, fortran: raw.fortran ?? [] };
 }
 
 /** MPICH's rule: MPI_Comm_rank -> MPI_COMM_RANK_T. */

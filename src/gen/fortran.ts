@@ -1,0 +1,157 @@
+// Emits the Fortran entry points of the shim (appended to mpii_wrappers.c, next to the
+// mpii_top_X helpers they call): for every function in the spec's `fortran` list,
+//   mpif.h / `use mpi`   mpi_x_ (+ aliases mpi_x, mpi_x__, MPI_X): every argument by reference,
+//                        handles as INTEGER, a trailing ierror
+//   `use mpi_f08`        mpi_x_f08_: the same, handles as TYPE(MPI_Comm) (one INTEGER), ierror
+//                        OPTIONAL (NULL when absent); on MPICH, functions with a choice buffer are
+//                        mpi_x_f08ts_ and the buffer comes as a gfortran array descriptor
+// Each one converts handles (MPI_X_f2c/c2f through the PMPI pointers; casts where the MPI's
+// handles are integers), statuses, the Fortran sentinels and 1-based indices, then enters the
+// same QMPI stack as MPI_X with the Fortran caller's address. Types it cannot convert stop the
+// build with the function's name, so the list in preload/spec/mpi.yaml stays honest.
+import type { SpecFunction } from './spec.js';
+
+type Iface = 'f77' | 'f08' | 'f08ts';
+
+const HANDLES = new Set(['MPI_Comm', 'MPI_Datatype', 'MPI_Op', 'MPI_Group', 'MPI_Win', 'MPI_Request', 'MPI_Info',
+  'MPI_Errhandler', 'MPI_Message', 'MPI_File']);
+const WIDE = new Set(['MPI_Aint', 'MPI_Offset', 'MPI_Count']);
+
+const norm = (t: string) => t.replace(/\s+/g, ' ').replace(/ \*/g, '*').replace(/ ?\[\]/g, '*').trim();
+const base = (t: string) => norm(t).replace(/\bconst\b/g, '').replace(/\*/g, '').trim();
+const isPtr = (t: string) => norm(t).endsWith('*');
+const isConst = (t: string) => /\bconst\b/.test(t);
+
+interface Conv { fdecl: string; fname: string; pre: string[]; arg: string; post: string[] }
+
+export interface FortranInput {
+  flavor: 'openmpi' | 'mpich';
+  functions: SpecFunction[];
+  list: string[];
+}
+
+function converters(fns: Map<string, SpecFunction>) {
+  const call = (fn: string, x: string, fallbackType: string) => {
+    const f = fns.get(fn);
+    return f ? `((mpii_real_${fn}_t) mpii_pmpi_fn[${f.enumName}])(${x})` : `((${fallbackType}) (${x}))`;
+  };
+  const stem = (h: string) => (h === 'MPI_Datatype' ? 'MPI_Type' : h);
+  return {
+    f2c: (h: string, x: string) => call(`${stem(h)}_f2c`, x, h),
+    c2f: (h: string, x: string) => call(`${stem(h)}_c2f`, x, 'MPI_Fint'),
+    /** true when handles of this type are the Fortran integers themselves (MPICH) */
+    same: (h: string) => !fns.has(`${stem(h)}_f2c`),
+  };
+}
+
+function convert(f: SpecFunction, iface: Iface, k: number, fns: Map<string, SpecFunction>): Conv[] {
+  const cv = converters(fns);
+  const countParam = f.params.find((p) => p.name === 'count' || p.name === 'incount');
+  const count = countParam ? `(int) *f_${countParam.name}` : null;
+  const out: Conv[] = [];
+  for (const p of f.params) {
+    const n = p.name;
+    const fn = `f_${n}`;
+    const b = base(p.type);
+    const array = n.startsWith('array_of_');
+    if (f.kind === 'init' && (n === 'argc' || n === 'argv')) {
+      out.push({ fdecl: '', fname: '', pre: [], arg: 'NULL', post: [] });
+    } else if (b === 'void' && isPtr(p.type)) {
+      if (iface === 'f08ts') {
+        out.push({ fdecl: `void *${fn}`, fname: fn, pre: [`void *c_${n} = mpii_fdesc(${fn}, &contiguous);`], arg: `c_${n}`, post: [] });
+      } else {
+        out.push({ fdecl: `void *${fn}`, fname: fn, pre: [], arg: `mpii_fbuf(${fn}, ${k})`, post: [] });
+      }
+    } else if (b === 'int' && !isPtr(p.type)) {
+      out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn, pre: [], arg: `(int) *${fn}`, post: [] });
+    } else if (WIDE.has(b)) {
+      out.push({ fdecl: `${b} *${fn}`, fname: fn, pre: [], arg: isPtr(p.type) ? fn : `*${fn}`, post: [] });
+    } else if (b === 'int') {
+      const post = n === 'index' ? [`if (rc == MPI_SUCCESS && *${fn} >= 0) (*${fn})++; /* Fortran counts from 1 */`]
+        : n === 'array_of_indices' ? [`if (rc == MPI_SUCCESS) for (int i = 0; i < *f_outcount; i++) ${fn}[i]++;`] : [];
+      out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn, pre: [], arg: `(int *) ${fn}`, post });
+    } else if (HANDLES.has(b) && !isPtr(p.type)) {
+      out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn, pre: [], arg: cv.f2c(b, `*${fn}`), post: [] });
+    } else if (HANDLES.has(b) && !array) {
+      out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn, pre: [`${b} c_${n} = ${cv.f2c(b, `*${fn}`)};`], arg: `&c_${n}`,
+        post: isConst(p.type) ? [] : [`*${fn} = ${cv.c2f(b, `c_${n}`)};`] });
+    } else if (HANDLES.has(b) && count) {
+      if (cv.same(b)) {
+        out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn, pre: [], arg: `(${b} *) ${fn}`, post: [] });
+      } else {
+        out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn,
+          pre: [`MPII_F_ARRAY(${b}, c_${n}, ${count});`, `for (int i = 0; i < ${count}; i++) c_${n}[i] = ${cv.f2c(b, `${fn}[i]`)};`],
+          arg: `c_${n}`,
+          post: [`for (int i = 0; i < ${count}; i++) ${fn}[i] = ${cv.c2f(b, `c_${n}[i]`)};`, `MPII_F_ARRAY_FREE(c_${n});`] });
+      }
+    } else if (b === 'MPI_Status' && !array) {
+      const ign = `${fn} == mpii_fsent[${k}].status_ignore`;
+      out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn,
+        pre: [`MPI_Status c_${n};`, ...(isConst(p.type) ? [`memcpy(&c_${n}, ${fn}, sizeof c_${n});`] : [])],
+        arg: isConst(p.type) ? `&c_${n}` : `(${ign} ? MPI_STATUS_IGNORE : &c_${n})`,
+        post: isConst(p.type) ? [] : [`if (!(${ign})) memcpy(${fn}, &c_${n}, sizeof c_${n});`] });
+    } else if (b === 'MPI_Status' && count) {
+      const ign = `${fn} == mpii_fsent[${k}].statuses_ignore`;
+      out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn,
+        pre: [`MPII_F_ARRAY(MPI_Status, c_${n}, ${ign} ? 0 : ${count});`],
+        arg: `(${ign} ? MPI_STATUSES_IGNORE : c_${n})`,
+        post: [`if (!(${ign})) memcpy(${fn}, c_${n}, ${count} * sizeof(MPI_Status));`, `MPII_F_ARRAY_FREE(c_${n});`] });
+    } else {
+      throw new Error(`preload/spec/mpi.yaml lists ${f.name} under fortran, but its parameter \`${p.decl}\` has no Fortran conversion`);
+    }
+  }
+  return out;
+}
+
+function emitOne(f: SpecFunction, iface: Iface, flavor: string, fns: Map<string, SpecFunction>): string {
+  const k = iface === 'f77' || flavor === 'openmpi' ? 0 : 1;
+  const conv = convert(f, iface, k, fns);
+  const lower = f.name.toLowerCase();
+  const sym = iface === 'f77' ? `${lower}_` : `${lower}_${iface}_`;
+  const fparams = [...conv.filter((c) => c.fdecl).map((c) => c.fdecl), 'MPI_Fint *ierr'];
+  const fnames = [...conv.filter((c) => c.fname).map((c) => c.fname), 'ierr'];
+  const lines = [`void ${sym}(${fparams.join(', ')})`, '{', '    MPII_F_READY();'];
+  if (iface === 'f08ts') lines.push('    int contiguous = 1;');
+  for (const c of conv) lines.push(...c.pre.map((l) => `    ${l}`));
+  if (iface === 'f08ts') {
+    // a non-contiguous section needs a datatype built from the descriptor: MPICH's own binding does it
+    lines.push('    if (MPII_UNLIKELY(!contiguous)) {',
+      `        static void (*lib)(${fparams.join(', ')});`,
+      `        if (!lib) *(void **) &lib = mpii_f_next("${sym}");`,
+      `        lib(${fnames.join(', ')});`,
+      '        return;',
+      '    }');
+  }
+  lines.push(`    int rc = mpii_top_${f.name}(${['__builtin_return_address(0)', ...conv.map((c) => c.arg)].join(', ')});`);
+  for (const c of conv) lines.push(...c.post.map((l) => `    ${l}`));
+  lines.push('    if (ierr) *ierr = rc;', '}');
+  if (iface === 'f77') {
+    for (const alias of [lower, `${lower}__`, f.name.toUpperCase()]) {
+      lines.push(`void ${alias}(${fparams.join(', ')}) __attribute__((alias("${sym}")));`);
+    }
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+export function emitFortran(inp: FortranInput): string {
+  const fns = new Map(inp.functions.map((f) => [f.name, f]));
+  const out = [
+    '',
+    '/* ---- Fortran entry points (src/gen/fortran.ts): converted, then the same stack as MPI_X ---- */',
+    '#ifndef MPII_STATIC /* the compile-time (mpii.h) mode is for C programs */',
+    '#include <string.h>',
+    '#include "fortran.h"',
+    '',
+  ];
+  for (const name of inp.list) {
+    const f = fns.get(name);
+    if (!f) continue; // this MPI has no such function
+    if (f.ret !== 'int' || f.variadic) throw new Error(`preload/spec/mpi.yaml lists ${name} under fortran, but it does not return int`);
+    const hasBuffer = f.params.some((p) => base(p.type) === 'void' && isPtr(p.type));
+    out.push(emitOne(f, 'f77', inp.flavor, fns));
+    out.push(emitOne(f, inp.flavor === 'mpich' && hasBuffer ? 'f08ts' : 'f08', inp.flavor, fns));
+  }
+  out.push('#endif /* MPII_STATIC */', '');
+  return out.join('\n');
+}

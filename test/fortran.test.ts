@@ -1,0 +1,129 @@
+// Fortran programs through the shim, both MPIs, all three bindings (mpif.h, use mpi, use mpi_f08):
+// test/programs/fortran_halo.F90 (a token ring and a 1-D halo exchange) must print what it prints
+// without mpii, every call must reach the tools (exact trace-count and monitor numbers), overlap
+// must really convert the Fortran receives, and INJ_IGNORE=1 must switch everything off.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa, execaSync } from 'execa';
+import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, type Flavor } from './helpers.js';
+import { readProfile } from '../src/profile/read.js';
+import { overlapRuns, overlapTotals } from '../src/report/overlap.js';
+import { emitFortran } from '../src/gen/fortran.js';
+
+const LAUNCHER: Record<Flavor, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpiexec.mpich' };
+const IFACES = ['MPIFH', 'MPI', 'F08'] as const;
+type Iface = typeof IFACES[number];
+const ITERS = 5; // fortran_halo.F90's `iters`
+const N = 512; // its column length (doubles)
+
+function fortranProgram(f: Flavor, iface: Iface): string {
+  const src = join(ROOT, 'test', 'programs', 'fortran_halo.F90');
+  const dir = join(tmpdir(), `mpii-test-programs-${process.getuid?.() ?? 0}`, f);
+  mkdirSync(dir, { recursive: true });
+  const out = join(dir, `fortran_halo_${iface}`);
+  if (existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs) return out;
+  // gfortran >= 10 rejects mpif.h's untyped choice arguments without this flag
+  const mismatch = iface === 'F08' ? [] : ['-fallow-argument-mismatch'];
+  execaSync(`mpif90.${f}`, ['-cpp', `-DUSE_${iface}`, '-O2', '-g', ...mismatch, '-o', out, src]);
+  return out;
+}
+
+const okLine = (s: string) => s.split('\n').find((l) => l.startsWith('fortran_halo '));
+
+async function plain(f: Flavor, np: number, prog: string): Promise<string> {
+  const r = await execa(LAUNCHER[f], [...launcherArgs(f, np), prog], { env: TEST_ENV, reject: false, timeout: 120_000 });
+  assert.equal(r.exitCode, 0, r.stderr);
+  const line = okLine(r.stdout);
+  assert.match(line ?? '', /^fortran_halo ok size=/);
+  return line!;
+}
+
+/** Point-to-point messages and bytes rank r sends to each peer in fortran_halo with np ranks. */
+function expectedP2p(np: number, r: number): Map<number, { count: number; bytes: number }> {
+  const m = new Map<number, { count: number; bytes: number }>();
+  const add = (peer: number, count: number, bytes: number) => {
+    if (peer === r) return; // a one-rank ring talks to itself: not counted
+    const e = m.get(peer) ?? { count: 0, bytes: 0 };
+    m.set(peer, { count: e.count + count, bytes: e.bytes + bytes });
+  };
+  add((r + 1) % np, ITERS, ITERS * 4); // the ring token
+  if (r + 1 < np) add(r + 1, 2 * ITERS, 2 * ITERS * N * 8); // halo to the right: Sendrecv + Isend
+  if (r > 0) add(r - 1, 2 * ITERS, 2 * ITERS * N * 8); // and to the left
+  if (r === 0) add(1, 1, (N / 2) * 8); // the strided section
+  return m;
+}
+
+for (const f of FLAVORS) {
+  const np = f === 'mpich' ? 2 : 3; // MPICH busy-polls: 2 ranks on 2 cores
+  for (const iface of IFACES) {
+    describe(`${f}: Fortran ${iface === 'MPIFH' ? 'mpif.h' : iface === 'MPI' ? 'use mpi' : 'use mpi_f08'}`, () => {
+      it(`ring + halo under trace-count and monitor: same output, every call counted (np ${np})`, async () => {
+        const prog = fortranProgram(f, iface);
+        const want = await plain(f, np, prog);
+        const out = outDir(`fortran-${f}-${iface}`);
+        const r = await mpii(['run', '--quiet', '--tools', 'trace-count,monitor', '--out', out, ...launcherArgs(f, np), prog]);
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(okLine(r.stdout), want);
+        const rep = await mpii(['report', out, '--json']);
+        assert.equal(rep.code, 0, rep.stderr);
+        const json = JSON.parse(rep.stdout);
+        const rows = new Map<string, { total: number; min: number; max: number }>(
+          json.traceCount[0].rows.map((x: { fn: string; total: number; min: number; max: number }) => [x.fn, x]));
+        const count = (fn: string) => rows.get(fn)?.total ?? 0;
+        assert.equal(count('MPI_Init'), np);
+        assert.equal(count('MPI_Finalize'), np);
+        assert.equal(count('MPI_Send'), np * ITERS + 1); // + the strided section
+        assert.equal(count('MPI_Recv'), np * ITERS + 1);
+        assert.equal(count('MPI_Get_count'), ITERS); // rank 0 only
+        assert.equal(count('MPI_Sendrecv'), 2 * np * ITERS);
+        assert.equal(count('MPI_Isend'), 2 * np * ITERS);
+        assert.equal(count('MPI_Irecv'), 2 * np * ITERS);
+        assert.equal(count('MPI_Waitall'), np * ITERS);
+        assert.equal(count('MPI_Allreduce'), np * (ITERS + 1));
+        for (const fn of ['MPI_Cart_create', 'MPI_Cart_shift', 'MPI_Comm_free', 'MPI_Comm_rank', 'MPI_Comm_size']) {
+          assert.equal(count(fn), np, fn);
+        }
+        const ranks = json.monitor[0].ranks as Array<{ rank: number; peers: Array<{ peer: number; p2p: { count: number; bytes: number } }> }>;
+        assert.equal(ranks.length, np);
+        for (const rk of ranks) {
+          const got = new Map(rk.peers.filter((p) => p.p2p.count > 0).map((p) => [p.peer, p.p2p]));
+          assert.deepEqual(got, expectedP2p(np, rk.rank), `rank ${rk.rank}`);
+        }
+      });
+
+      it('under overlap (paging, adaptive): same output, Fortran receives converted; INJ_IGNORE=1 records nothing', async () => {
+        const prog = fortranProgram(f, iface);
+        const want = await plain(f, np, prog);
+        for (const mode of ['paging', 'adaptive']) {
+          const out = outDir(`fortran-ov-${f}-${iface}`);
+          const r = await mpii(['run', '--quiet', '--tools', `overlap[mode=${mode}]`, '--out', out, ...launcherArgs(f, np), prog]);
+          assert.equal(r.code, 0, r.stderr);
+          assert.equal(okLine(r.stdout), want, mode);
+          const t = overlapTotals(overlapRuns(readProfile(out))[0]);
+          assert.ok((t['receives converted'] ?? 0) > 0, `${mode}: ${JSON.stringify(t)}`);
+          assert.ok((t['sendrecvs converted'] ?? 0) > 0, `${mode}: ${JSON.stringify(t)}`);
+          assert.ok((t['sends converted'] ?? 0) > 0, `${mode}: ${JSON.stringify(t)}`);
+        }
+        const out = outDir(`fortran-ign-${f}-${iface}`);
+        const r = await mpii(['run', '--quiet', '--tools', 'overlap,trace-count', '--out', out, ...launcherArgs(f, np), prog], { INJ_IGNORE: '1' });
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(okLine(r.stdout), want);
+        assert.throws(() => readProfile(out), /holds no mpii profile/);
+      });
+    });
+  }
+}
+
+describe('Fortran generator', () => {
+  it('refuses a listed function whose parameters it cannot convert, naming it', () => {
+    const fn = {
+      name: 'MPI_Comm_set_name', ret: 'int', variadic: false, enumName: 'MPI_COMM_SET_NAME_T', kind: 'local', roles: ['comm', 'other'],
+      params: [{ decl: 'MPI_Comm comm', name: 'comm', type: 'MPI_Comm' }, { decl: 'const char *comm_name', name: 'comm_name', type: 'const char *' }],
+    };
+    assert.throws(() => emitFortran({ flavor: 'mpich', functions: [fn], list: ['MPI_Comm_set_name'] }),
+      /lists MPI_Comm_set_name under fortran, but its parameter `const char \*comm_name` has no Fortran conversion/);
+  });
+});
