@@ -110,8 +110,8 @@ describe('errors', () => {
 describe('shipped defaults (config/tools.yaml)', () => {
   it('loads and has noop, trace-count, none, count, default none', () => {
     const f = loadConfigFile(SHIPPED_DEFAULTS, { builtinAllowed: true });
-    assert.deepEqual([...f.tools.keys()], ['noop', 'trace-count', 'monitor', 'overlap']);
-    assert.deepEqual([...f.stacks.keys()], ['none', 'count', 'monitor', 'overlap']);
+    assert.deepEqual([...f.tools.keys()], ['noop', 'trace-count', 'monitor', 'overlap', 'profile']);
+    assert.deepEqual([...f.stacks.keys()], ['none', 'count', 'monitor', 'overlap', 'profile']);
     assert.equal(f.defaultStack?.name, 'none');
     assert.deepEqual(f.tools.get('trace-count')?.options?.top, {
       type: 'int',
@@ -494,7 +494,7 @@ describe('YAML errors name file:line and a fix', () => {
     throwsMpii(
       () => resolveStack(s.req()),
       /^\.[/\\]mpii\.yaml:4: default-stack 'mien' is not a defined stack$/,
-      [/did you mean 'mine'/, /none, count, monitor, overlap, mine/],
+      [/did you mean 'mine'/, /none, count, monitor, overlap, profile, mine/],
     );
   });
 
@@ -625,6 +625,7 @@ describe('listTools / listStacks', () => {
       ['trace-count', 'builtin'],
       ['monitor', 'builtin'],
       ['overlap', 'builtin'],
+      ['profile', 'builtin'],
       ['ext', 'external'],
       ['gone', 'external'],
     ]);
@@ -635,12 +636,12 @@ describe('listTools / listStacks', () => {
     assert.equal(tc.options?.[0].name, 'top');
     assert.equal(tc.options?.[0].summary, 'int ≥ 1, default 15');
     assert.deepEqual(tools[0].options, []);
-    assert.equal(tools[4].path, so);
-    assert.equal(tools[4].pathExists, true);
-    assert.equal(tools[4].description, 'an external');
-    assert.equal(tools[4].definedIn, `.${path.sep}mpii.yaml:2`);
-    assert.equal(tools[4].options, undefined);
-    assert.equal(tools[5].pathExists, false);
+    assert.equal(tools[5].path, so);
+    assert.equal(tools[5].pathExists, true);
+    assert.equal(tools[5].description, 'an external');
+    assert.equal(tools[5].definedIn, `.${path.sep}mpii.yaml:2`);
+    assert.equal(tools[5].options, undefined);
+    assert.equal(tools[6].pathExists, false);
   });
 
   it('lists every stack with entries, origin, default flag and problems', () => {
@@ -654,13 +655,14 @@ describe('listTools / listStacks', () => {
         ['count', ['trace-count'], false],
         ['monitor', ['monitor'], false],
         ['overlap', ['overlap'], false],
+        ['profile', ['profile'], false],
         ['mine', ['trace-count[top=5]', 'noop'], true],
         ['broken', ['nope'], false],
       ],
     );
-    assert.equal(stacks[4].definedIn, `.${path.sep}mpii.yaml:2`);
-    assert.equal(stacks[4].problem, undefined);
-    assert.match(stacks[5].problem ?? '', /mpii\.yaml:5: unknown tool 'nope'/);
+    assert.equal(stacks[5].definedIn, `.${path.sep}mpii.yaml:2`);
+    assert.equal(stacks[5].problem, undefined);
+    assert.match(stacks[6].problem ?? '', /mpii\.yaml:5: unknown tool 'nope'/);
   });
 });
 

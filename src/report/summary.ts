@@ -4,6 +4,8 @@ import { formatTraceCount, traceCountTables } from './trace-count.js';
 import { communicators, monitorRuns, totals } from './monitor.js';
 import { formatMonitor } from './monitor-text.js';
 import { formatOverlap, overlapRuns, overlapTotals } from './overlap.js';
+import { profileJson } from './profile.js';
+import { formatProfile } from './profile-text.js';
 
 export interface ReportOptions {
   /** rows of each table (trace-count functions, monitor peer pairs); tools' own `top` otherwise */
@@ -12,6 +14,8 @@ export interface ReportOptions {
   /** draw the monitor's communication matrix */
   matrix?: boolean;
   color?: boolean;
+  /** call sites listed for the profile tool (its own `top` otherwise) */
+  profileTop?: number;
 }
 
 /** Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org). */
@@ -33,6 +37,7 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
   lines.push(...formatTraceCount(p, opts.top));
   lines.push(...formatMonitor(p, { top: opts.monitorTop ?? opts.top, matrix: opts.matrix, color: opts.color }));
   lines.push(...formatOverlap(p));
+  lines.push(...formatProfile(p, { top: opts.profileTop ?? opts.top, color: opts.color }));
   return lines.join('\n');
 }
 
@@ -62,5 +67,6 @@ export function summaryJson(p: Profile): unknown {
       disabled: run.disabled,
       ranks: run.ranks.map((rank, i) => ({ rank, ...Object.fromEntries([...run.stats.entries()].map(([k, v]) => [k, v[i]])) })),
     })),
+    profile: profileJson(p),
   };
 }
