@@ -280,7 +280,7 @@ const CSS = `
 :root { --fg: #1d2330; --muted: #5c6475; --line: #dde1e8; --bg: #fff; --alt: #f6f7f9; --mpi: #d9480f; --compute: #4c6ef5; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Liberation Sans", sans-serif; color: var(--fg); background: var(--bg); }
-header { padding: 16px 24px 8px; border-bottom: 1px solid var(--line); position: sticky; top: 0; background: var(--bg); z-index: 2; }
+header { padding: 16px 24px 8px; border-bottom: 1px solid var(--line); background: var(--bg); }
 h1 { font-size: 20px; margin: 0 0 4px; }
 h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 h3 { font-size: 14px; margin: 18px 0 6px; }
@@ -310,7 +310,6 @@ figcaption { color: var(--muted); font-size: 12px; margin-top: 4px; }
 .info { min-height: 1.5em; }
 pre { background: var(--alt); padding: 8px; overflow-x: auto; }
 footer { color: var(--muted); padding: 12px 24px; border-top: 1px solid var(--line); font-size: 12px; }
-@media print { header { position: static; } }
 `;
 
 // The page's script: plain ES2017, no library. Data comes from #mpii-data.
@@ -328,7 +327,7 @@ const SCRIPT = `
   function bytes(n) {
     var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'], v = n, i = 0;
     while (v >= 1024 && i < u.length - 1) { v /= 1024; i++; }
-    return i === 0 ? n + ' B' : v.toFixed(v < 10 ? 2 : 1) + ' ' + u[i];
+    return i === 0 ? Math.round(n) + ' B' : v.toFixed(v < 10 ? 2 : 1) + ' ' + u[i];
   }
   function secs(s) {
     if (s === 0) return '0';
