@@ -7,7 +7,9 @@
 //      TCP on loopback: `--mca pml ob1 --mca btl tcp,self`), under: the launcher alone
 //      (`plain`), `mpii run --tools ''` (`empty stack`: the shim alone) and `mpii run --tools
 //      profile`; configurations interleaved in rounds (order shuffled every round), median each;
-//   3. a table + `profile / plain` against the target (<= 1.05x), and where an excess comes from.
+//   3. a table + `profile / plain` against the target (<= 1.05x), and where an excess comes from;
+//   4. the cost per MPI call without a network (bench/calls.c: one process, MPI_Send to
+//      MPI_PROC_NULL) under an empty stack, a noop layer and profile, minima of CALL_ROUNDS rounds.
 // Every `profile` run's own profile is checked too: rank 0's MPI_Send and MPI_Recv call sites
 // must hold exactly the ping-pongs of the run (warm-up included), so the tool measured really ran.
 //
@@ -25,6 +27,8 @@ const ITERS = Number(process.env.ITERS ?? 100000);
 const SIZE = 8;
 const TIME_BUDGET_MS = Number(process.env.BUDGET_S ?? 90) * 1000;
 const TARGET = 1.05;
+const CALLS = Number(process.env.CALLS ?? 10000000);
+const CALL_ROUNDS = Number(process.env.CALL_ROUNDS ?? 10);
 
 const { readProfile } = await import('../dist/src/profile/read.js');
 const { profileRuns, siteTotals } = await import('../dist/src/report/profile.js');
@@ -102,6 +106,28 @@ function measure(fl, exe, transport) {
   return lines;
 }
 
+/** Single process, no network: MPI_Send to MPI_PROC_NULL in a loop, nanoseconds per call under
+ *  an empty stack, one noop layer and profile. Noise from other processes only adds time, so the
+ *  minima are the figure; the difference profile − empty stack is what the tool adds per call. */
+function perCall(fl, exe) {
+  const prog = ['-np', '1', ...fl.extra, exe, String(CALLS)];
+  const mpii = (tools) => [process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, ...prog];
+  const configs = [['empty stack', ''], ['noop', 'noop'], ['profile', 'profile']];
+  const samples = new Map(configs.map(([n]) => [n, []]));
+  for (let round = 0; round < CALL_ROUNDS; round++) {
+    for (const [name, tools] of shuffle(configs)) {
+      const m = /ns_per_call=([\d.]+)/.exec(runRetry(mpii(tools)).stdout);
+      if (!m) throw new Error('no ns_per_call in the output of bench/calls.c');
+      samples.get(name).push(Number(m[1]));
+    }
+  }
+  const min = (k) => Math.min(...samples.get(k));
+  const med = (k) => median(samples.get(k));
+  return [`${fl.label}: cost per MPI call, one process, MPI_Send to MPI_PROC_NULL, ${CALLS} calls/run, ${CALL_ROUNDS} rounds (min / median ns per call)`,
+    ...configs.map(([k]) => `  ${pad(k, 12)} ${lpad(min(k).toFixed(2), 7)} / ${med(k).toFixed(2)}`),
+    `profile adds ${(min('profile') - min('empty stack')).toFixed(1)} ns per call (from minima; a noop layer: ${(min('noop') - min('empty stack')).toFixed(1)} ns)`];
+}
+
 let failed = 0;
 try {
   for (const fl of installedFlavors()) {
@@ -110,11 +136,15 @@ try {
       run([fl.cc, '-O2', '-g', '-o', exe, join(ROOT, 'bench', 'pingpong.c')]);
       console.log(flavorHeader(fl));
       // MPICH's TCP (UCX_TLS=tcp) hangs now and then in MPI_Finalize here (see bench/README.md)
-      const transports = (process.env.TRANSPORT ?? 'shm,tcp').split(',').filter((t) => t === 'shm' || fl.ompi);
+      const transports = (process.env.TRANSPORT ?? 'shm,tcp').split(',').filter((t) => TRANSPORTS[t] && (t === 'shm' || fl.ompi));
       for (const t of transports) {
         for (const l of measure(fl, exe, t)) console.log(l);
         console.log('');
       }
+      const calls = join(tmp, `calls-${fl.name}`);
+      run([fl.cc, '-O2', '-o', calls, join(ROOT, 'bench', 'calls.c')]);
+      for (const l of perCall(fl, calls)) console.log(l);
+      console.log('');
     } catch (e) {
       failed++;
       console.log(`${fl.label}: benchmark failed: ${e.message}\n`);
