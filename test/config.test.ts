@@ -636,12 +636,13 @@ describe('listTools / listStacks', () => {
     assert.equal(tc.options?.[0].name, 'top');
     assert.equal(tc.options?.[0].summary, 'int ≥ 1, default 15');
     assert.deepEqual(tools[0].options, []);
-    assert.equal(tools[5].path, so);
-    assert.equal(tools[5].pathExists, true);
-    assert.equal(tools[5].description, 'an external');
-    assert.equal(tools[5].definedIn, `.${path.sep}mpii.yaml:2`);
-    assert.equal(tools[5].options, undefined);
-    assert.equal(tools[6].pathExists, false);
+    const ext = tools.find((t) => t.name === 'ext')!, gone = tools.find((t) => t.name === 'gone')!;
+    assert.equal(ext.path, so);
+    assert.equal(ext.pathExists, true);
+    assert.equal(ext.description, 'an external');
+    assert.equal(ext.definedIn, `.${path.sep}mpii.yaml:2`);
+    assert.equal(ext.options, undefined);
+    assert.equal(gone.pathExists, false);
   });
 
   it('lists every stack with entries, origin, default flag and problems', () => {
@@ -660,9 +661,10 @@ describe('listTools / listStacks', () => {
         ['broken', ['nope'], false],
       ],
     );
-    assert.equal(stacks[5].definedIn, `.${path.sep}mpii.yaml:2`);
-    assert.equal(stacks[5].problem, undefined);
-    assert.match(stacks[6].problem ?? '', /mpii\.yaml:5: unknown tool 'nope'/);
+    const mine = stacks.find((x) => x.name === 'mine')!, broken = stacks.find((x) => x.name === 'broken')!;
+    assert.equal(mine.definedIn, `.${path.sep}mpii.yaml:2`);
+    assert.equal(mine.problem, undefined);
+    assert.match(broken.problem ?? '', /mpii\.yaml:5: unknown tool 'nope'/);
   });
 });
 

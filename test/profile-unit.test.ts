@@ -10,7 +10,7 @@ import { readProfile } from '../src/profile/read.js';
 import { SYNTH_SITES, synthAppSeconds, synthSiteCalls, synthSiteNs, synthMessages, writeSyntheticJob } from '../src/profile/synthetic.js';
 import { imbalance, profileRuns, siteTotals } from '../src/report/profile.js';
 import { formatProfile, humanTime } from '../src/report/profile-text.js';
-import { describe as describeLocation, parseModules, placeOf, Symbolizer } from '../src/report/symbols.js';
+import { describe as describeLocation, parseModules, placeOf, Symbolizer } from '../src/report/addr2line.js';
 import { binnedMatrix, binnedMatrices, matrix, monitorRuns } from '../src/report/monitor.js';
 import { busiestPairs } from '../src/report/monitor-text.js';
 

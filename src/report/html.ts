@@ -9,7 +9,7 @@ import { busiestPairs, humanBytes } from './monitor-text.js';
 import { overlapRuns, overlapTotals } from './overlap.js';
 import { imbalance, pct, profileRuns, runTotals, siteTotals, type ProfileRun } from './profile.js';
 import { humanTime } from './profile-text.js';
-import { describe } from './symbols.js';
+import { describe } from './addr2line.js';
 import { traceCountTables } from './trace-count.js';
 
 /** Cells per side of the heatmap at most, and bars of the per-rank chart at most. */

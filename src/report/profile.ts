@@ -4,7 +4,7 @@
 // between ranks under address-space randomisation); they are named with function and file:line.
 import type { CounterSection, Profile, RankProfile } from '../profile/read.js';
 import { MpiiError } from '../errors.js';
-import { describe, parseModules, placeKey, placeOf, Symbolizer, type Location, type Place } from './symbols.js';
+import { describe, parseModules, placeKey, placeOf, Symbolizer, type Location, type Place } from './addr2line.js';
 
 export interface SiteStats {
   count: number;
