@@ -175,14 +175,24 @@ function genericSection(p: Profile): string {
       if (r.tools.get(tool) !== name) continue;
       for (const c of r.counters) {
         if (c.tool !== tool) continue;
+        const labelled = c.labels.length === c.length || c.length === 1;
+        let nonzero = 0;
         c.forEach((i, v) => {
           if (v >= 2 ** 63) return;
-          const label = c.labels.length === c.length ? `${c.name}: ${c.labels[i]}` : c.length === 1 ? c.name : `${c.name}[${i}]`;
+          nonzero++;
+          if (!labelled) return; // a table without names (a tool's own layout): only how full it is
+          const label = c.length === 1 ? c.name : `${c.name}: ${c.labels[i]}`;
           const s = sums.get(label) ?? { total: 0, ranks: 0 };
           s.total += v;
           s.ranks++;
           sums.set(label, s);
         });
+        if (!labelled && nonzero) {
+          const s = sums.get(`${c.name} (non-zero entries)`) ?? { total: 0, ranks: 0 };
+          s.total += nonzero;
+          s.ranks++;
+          sums.set(`${c.name} (non-zero entries)`, s);
+        }
       }
       for (const t of r.texts) if (t.tool === tool) texts.set(t.name, [...(texts.get(t.name) ?? []), { rank: r.rank, text: t.text }]);
     }
