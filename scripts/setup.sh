@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Installs what mpii needs on a Debian machine (as root): both MPIs, a C toolchain, Chromium for
-# the HTML report's tests, the npm dependencies pinned in package-lock.json, then compiles the CLI.
+# Installs what mpii needs on a Debian machine (as root): both MPIs, a C toolchain, the npm
+# dependencies pinned in package-lock.json, then compiles the CLI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev build-essential binutils procps python3 >/dev/null
+npm ci --no-audit --no-fund
 # the HTML report's tests render it in headless Chromium (driven by playwright-core from npm)
 apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
-npm ci --no-audit --no-fund
 npm run build
