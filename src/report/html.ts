@@ -175,13 +175,14 @@ function genericSection(p: Profile): string {
       if (r.tools.get(tool) !== name) continue;
       for (const c of r.counters) {
         if (c.tool !== tool) continue;
-        const labelled = c.labels.length === c.length || c.length === 1;
+        const names = c.labels.length && c.labels[c.labels.length - 1] === '' ? c.labels.slice(0, -1) : c.labels; // "a\nb\n"
+        const labelled = names.length === c.length || c.length === 1;
         let nonzero = 0;
         c.forEach((i, v) => {
           if (v >= 2 ** 63) return;
           nonzero++;
           if (!labelled) return; // a table without names (a tool's own layout): only how full it is
-          const label = c.length === 1 ? c.name : `${c.name}: ${c.labels[i]}`;
+          const label = c.length === 1 ? c.name : `${c.name}: ${names[i]}`;
           const s = sums.get(label) ?? { total: 0, ranks: 0 };
           s.total += v;
           s.ranks++;
@@ -233,7 +234,12 @@ function findings(id: string, section: string, list: { rank: number; text: strin
       records.slice(0, 1000).map((r) => keys.map((k) => cell(show(r[k]), typeof r[k] === 'number' ? (r[k] as number) : show(r[k]))))));
     if (records.length > 1000) out.push(`<p>… ${records.length - 1000} more (mpii report --json)</p>`);
   }
-  for (const x of plain.slice(0, 200)) out.push(`<pre><b>rank ${x.rank}</b>\n${esc(x.text.slice(0, 20000))}</pre>`);
+  if (plain.length) { // raw text (load maps, notes): folded, it is rarely what one looks for first
+    const same = plain.every((x) => x.text === plain[0].text);
+    out.push(`<details><summary>${same ? `the same on ${plain.length} rank${plain.length === 1 ? '' : 's'}` : `text of ${plain.length} rank${plain.length === 1 ? '' : 's'}`}</summary>`);
+    for (const x of (same ? plain.slice(0, 1) : plain.slice(0, 200))) out.push(`<pre>${same ? '' : `<b>rank ${x.rank}</b>\n`}${esc(x.text.slice(0, 20000))}</pre>`);
+    out.push('</details>');
+  }
   return out.join('\n');
 }
 
