@@ -9,4 +9,6 @@ apt-get update -qq
 # gfortran: the Fortran tests; iproute2 + util-linux (ip netns, unshare): the multi-host tests; diffutils: install --dry-run; valgrind: memcheck
 apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev build-essential binutils procps python3 gfortran iproute2 util-linux diffutils valgrind >/dev/null
 npm ci --no-audit --no-fund
+# the HTML report's tests render it in headless Chromium (driven by playwright-core from npm)
+apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
 npm run build

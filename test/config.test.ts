@@ -110,8 +110,8 @@ describe('errors', () => {
 describe('shipped defaults (config/tools.yaml)', () => {
   it('loads and has noop, trace-count, none, count, default none', () => {
     const f = loadConfigFile(SHIPPED_DEFAULTS, { builtinAllowed: true });
-    assert.deepEqual([...f.tools.keys()], ['noop', 'trace-count', 'monitor', 'overlap', 'memcheck']);
-    assert.deepEqual([...f.stacks.keys()], ['none', 'count', 'monitor', 'overlap', 'memcheck']);
+    assert.deepEqual([...f.tools.keys()], ['noop', 'trace-count', 'profile', 'monitor', 'overlap', 'memcheck']);
+    assert.deepEqual([...f.stacks.keys()], ['none', 'count', 'profile', 'monitor', 'overlap', 'memcheck']);
     assert.equal(f.defaultStack?.name, 'none');
     assert.deepEqual(f.tools.get('trace-count')?.options?.top, {
       type: 'int',
@@ -494,7 +494,7 @@ describe('YAML errors name file:line and a fix', () => {
     throwsMpii(
       () => resolveStack(s.req()),
       /^\.[/\\]mpii\.yaml:4: default-stack 'mien' is not a defined stack$/,
-      [/did you mean 'mine'/, /none, count, monitor, overlap, memcheck, mine/],
+      [/did you mean 'mine'/, /none, count, profile, monitor, overlap, memcheck, mine/],
     );
   });
 
@@ -623,6 +623,7 @@ describe('listTools / listStacks', () => {
     assert.deepEqual(tools.map((t) => [t.name, t.kind]), [
       ['noop', 'builtin'],
       ['trace-count', 'builtin'],
+      ['profile', 'builtin'],
       ['monitor', 'builtin'],
       ['overlap', 'builtin'],
       ['memcheck', 'builtin'],
@@ -654,6 +655,7 @@ describe('listTools / listStacks', () => {
       [
         ['none', [], false],
         ['count', ['trace-count'], false],
+        ['profile', ['profile'], false],
         ['monitor', ['monitor'], false],
         ['overlap', ['overlap'], false],
         ['memcheck', ['memcheck'], false],

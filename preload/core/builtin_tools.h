@@ -9,6 +9,7 @@ typedef struct {
 
 void mpii_noop_init(int tool_id);
 void mpii_trace_count_init(int tool_id);
+void mpii_profile_init(int tool_id);
 void mpii_monitor_init(int tool_id);
 void mpii_overlap_init(int tool_id);
 void mpii_memcheck_init(int tool_id);
@@ -16,6 +17,7 @@ void mpii_memcheck_init(int tool_id);
 static const mpii_builtin_t mpii_builtins[] = {
     { "noop", mpii_noop_init },
     { "trace-count", mpii_trace_count_init },
+    { "profile", mpii_profile_init },
     { "monitor", mpii_monitor_init },
     { "overlap", mpii_overlap_init },
     { "memcheck", mpii_memcheck_init },

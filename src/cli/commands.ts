@@ -1,5 +1,5 @@
 // The small commands: build, tools, doctor, report.
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { execa } from 'execa';
 import chalk from 'chalk';
 import { cacheRoot } from '../build/shim.js';
@@ -91,12 +91,23 @@ export async function doctorCommand(): Promise<number> {
   return problems ? 1 : 0;
 }
 
-export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string }
+export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string; html?: string }
 
 export async function reportCommand(dir: string, o: ReportFlags): Promise<number> {
   if (o.top !== undefined && !(Number.isInteger(o.top) && o.top > 0)) {
     throw new MpiiError('--top needs a positive whole number', 'e.g. --top 20');
   }
+  try {
+    return await report(dir, o);
+  } catch (e) {
+    if (e instanceof MpiiError) throw e;
+    // a damaged file can fail in ways no check foresaw: still one line, never a stack trace
+    throw new MpiiError(`cannot make the report of ${dir}: ${(e as Error).message ?? e}`,
+      're-run the job; if the profile is intact, this is an mpii bug: please report it');
+  }
+}
+
+async function report(dir: string, o: ReportFlags): Promise<number> {
   const p = readProfile(dir);
   const runs = monitorRuns(p);
   if ((o.csv || o.prof) && runs.length === 0) {
@@ -111,6 +122,16 @@ export async function reportCommand(dir: string, o: ReportFlags): Promise<number
       if (!o.json) console.error(`wrote ${files.length} .prof file(s): ${o.prof + suffix(i)}.<rank>.prof`);
     }
   });
+  if (o.html) {
+    const { htmlReport } = await import('../report/html.js');
+    const html = htmlReport(p, { top: o.top, generated: new Date() });
+    try {
+      writeFileSync(o.html, html);
+    } catch (e) {
+      throw new MpiiError(`cannot write ${o.html} (${(e as NodeJS.ErrnoException).code ?? e})`, 'pass --html FILE in a writable directory');
+    }
+    if (!o.json) console.error(`wrote ${o.html} (${(html.length / 1024).toFixed(0)} KiB)`);
+  }
   if (o.json) console.log(JSON.stringify(summaryJson(p), null, 2));
   else console.log(formatSummary(p, { top: o.top, matrix: o.matrix, color: wantColor(process.stdout) }));
   return 0;

@@ -52,6 +52,7 @@ export async function main(argv: string[]): Promise<number> {
       .option('--no-matrix', 'do not draw the monitor communication matrix')
       .option('--csv <dir>', 'write the monitor count and byte matrices per class as CSV files into <dir>')
       .option('--prof <prefix>', "write the monitor data as Open MPI .prof files: <prefix>.<rank>.prof")
+      .option('--html <file>', 'write every tool\'s results as one self-contained HTML page')
       .action(async (dir, o) => { code = await reportCommand(dir, o); });
     program.command('install').description('install the shim for every user: a library the MPI compiler wrappers link (sysadmin)')
       .option('--prefix <dir>', 'where the library, headers and defaults go (default /usr/local)')

@@ -146,8 +146,9 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
       const opts = { ...toolReportOptions(stack.tools), color: wantColor(process.stderr, env) };
       process.stderr.write(`${formatSummary(readProfile(outDir), opts)}\n`);
     } catch (e) {
-      if (!(e instanceof MpiiError)) throw e;
-      process.stderr.write(`mpii: no profile to report: ${e.message}\n`);
+      // the job's exit code stands whatever the report does
+      if (e instanceof MpiiError) process.stderr.write(`mpii: no profile to report: ${e.message}\n`);
+      else process.stderr.write(`mpii: could not make the report (${(e as Error).message ?? e}); mpii report ${outDir} tries again\n`);
     }
   }
   return code;
@@ -157,5 +158,6 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
 function toolReportOptions(tools: ToolInstance[]): ReportOptions {
   const opt = (tool: string, key: string) => tools.find((x) => x.name === tool)?.options[key];
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
-  return { top: num(opt('trace-count', 'top')), monitorTop: num(opt('monitor', 'top')), matrix: opt('monitor', 'matrix') !== false };
+  return { top: num(opt('trace-count', 'top')), monitorTop: num(opt('monitor', 'top')), matrix: opt('monitor', 'matrix') !== false,
+    profileTop: num(opt('profile', 'top')) };
 }

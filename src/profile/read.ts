@@ -10,8 +10,67 @@ const PROFILE_MAGIC = 'MPIIPROF';
 const HEADER_SIZE = 144;
 const STATES = ['running', 'finalized', 'aborted'] as const;
 
-/** Counters keep only their non-zero entries: per-peer tables of big jobs are mostly zeros. */
-export interface CounterSection { tool: number; name: string; labels: string[]; length: number; nonzero: Map<number, bigint> }
+/** A counters section. Its values stay in the file's buffer until asked for: the per-peer tables
+ *  of a big job hold millions of entries, most of them zero (or not stored at all). */
+export interface CounterSection {
+  tool: number;
+  name: string;
+  labels: string[];
+  length: number;
+  /** the non-zero entries, exact (built on first use; big tables are read faster with forEach) */
+  readonly nonzero: Map<number, bigint>;
+  /** every non-zero entry as (index, value), in the order stored (ascending as mpii writes them);
+   *  the value is a double, exact below 2^53 (UINT64_MAX reads as 2^64) */
+  forEach(fn: (index: number, value: number) => void): void;
+  /** the stored entries as 32-bit words, for loops over millions of them: sparse = 4 words per
+   *  entry (index low, high, value low, high), else 2 per entry (value low, high) for `length` */
+  words(): { sparse: boolean; words: Uint32Array; entries: number };
+}
+
+const TWO32 = 0x100000000;
+
+class Counters implements CounterSection {
+  private map?: Map<number, bigint>;
+  /** `sparse`: entries stored at `base` as (u64 index, u64 value) pairs; -1: `length` dense values */
+  constructor(public tool: number, public name: string, public labels: string[], public length: number,
+    private buf: Buffer, private base: number, private sparse: number) {}
+
+  words(): { sparse: boolean; words: Uint32Array; entries: number } {
+    const sparse = this.sparse >= 0;
+    const entries = sparse ? this.sparse : this.length;
+    const start = this.base + (sparse ? 8 : 0);
+    const n = entries * (sparse ? 4 : 2);
+    const at = this.buf.byteOffset + start;
+    const words = at % 4 === 0 ? new Uint32Array(this.buf.buffer, at, n)
+      : new Uint32Array(Uint8Array.prototype.slice.call(this.buf, start, start + 4 * n).buffer); // unaligned: copy
+    return { sparse, words, entries };
+  }
+
+  forEach(fn: (index: number, value: number) => void): void {
+    const { sparse, words: w, entries } = this.words();
+    if (!sparse) {
+      for (let k = 0; k < entries; k++) if (w[2 * k] !== 0 || w[2 * k + 1] !== 0) fn(k, w[2 * k + 1] * TWO32 + w[2 * k]);
+    } else {
+      for (let k = 0; k < entries; k++) fn(w[4 * k + 1] * TWO32 + w[4 * k], w[4 * k + 3] * TWO32 + w[4 * k + 2]);
+    }
+  }
+
+  get nonzero(): Map<number, bigint> {
+    if (this.map) return this.map;
+    const m = new Map<number, bigint>();
+    const b = this.base;
+    if (this.sparse < 0) {
+      for (let k = 0; k < this.length; k++) {
+        const at = b + 8 * k; // most entries are zero: test cheaply before making a BigInt
+        if (this.buf.readUInt32LE(at) !== 0 || this.buf.readUInt32LE(at + 4) !== 0) m.set(k, this.buf.readBigUInt64LE(at));
+      }
+    } else {
+      for (let k = 0; k < this.sparse; k++) m.set(Number(this.buf.readBigUInt64LE(b + 8 + 16 * k)), this.buf.readBigUInt64LE(b + 16 + 16 * k));
+    }
+    this.map = m;
+    return m;
+  }
+}
 export interface TextSection { tool: number; name: string; text: string }
 
 export interface RankProfile {
@@ -39,7 +98,7 @@ export interface Profile {
   size: number;
 }
 
-const pad8 = (n: number) => (n + 7) & ~7;
+const pad8 = (n: number) => Math.ceil(n / 8) * 8; // not `& ~7`: 32-bit in JavaScript, and a corrupt length can be anything
 
 function parseImage(buf: Buffer, where: string): { rank: RankProfile; length: number } {
   if (buf.length < HEADER_SIZE || buf.toString('latin1', 0, 8) !== IMAGE_MAGIC) {
@@ -75,6 +134,7 @@ function parseImage(buf: Buffer, where: string): { rank: RankProfile; length: nu
     const nameLen = buf.readUInt32LE(off + 16);
     const labelsLen = buf.readUInt32LE(off + 20);
     let p = off + 24;
+    if (p + pad8(nameLen) + pad8(labelsLen) > used) throw new MpiiError(`${where} has a corrupt record at byte ${off}`, 're-run the job');
     const name = buf.toString('utf8', p, p + nameLen);
     p += pad8(nameLen);
     const labels = buf.toString('utf8', p, p + labelsLen);
@@ -83,16 +143,7 @@ function parseImage(buf: Buffer, where: string): { rank: RankProfile; length: nu
     const payload = kind === 1 ? count * 8 : kind === 2 ? count : kind === 4 ? 8 + 16 * sparse : 0;
     if (p + payload > used) throw new MpiiError(`${where} has a corrupt record at byte ${off}`, 're-run the job');
     if (kind === 1 || kind === 4) {
-      const nonzero = new Map<number, bigint>();
-      if (kind === 1) {
-        for (let k = 0; k < count; k++) {
-          const at = p + 8 * k; // most entries are zero: test cheaply before making a BigInt
-          if (buf.readUInt32LE(at) !== 0 || buf.readUInt32LE(at + 4) !== 0) nonzero.set(k, buf.readBigUInt64LE(at));
-        }
-      } else {
-        for (let k = 0; k < sparse; k++) nonzero.set(Number(buf.readBigUInt64LE(p + 8 + 16 * k)), buf.readBigUInt64LE(p + 16 + 16 * k));
-      }
-      rank.counters.push({ tool, name, labels: labels ? labels.split('\n') : [], length: count, nonzero });
+      rank.counters.push(new Counters(tool, name, labels ? labels.split('\n') : [], count, buf, p, kind === 4 ? sparse : -1));
     } else if (kind === 2) {
       rank.texts.push({ tool, name, text: buf.toString('utf8', p, p + count) });
     } else if (kind === 3) {

@@ -2,7 +2,7 @@
 // peer pairs, the communicators, and the communication matrix drawn in the terminal.
 import { Chalk } from 'chalk';
 import type { Profile } from '../profile/read.js';
-import { CLASSES, communicators, matrix, monitorRuns, totals, type MonitorRun } from './monitor.js';
+import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, totals, type Binned, type MonitorRun } from './monitor.js';
 
 export interface MonitorTextOptions { top?: number; matrix?: boolean; color?: boolean; width?: number }
 
@@ -26,24 +26,72 @@ export function drawMatrix(m: number[][], opts: { color: boolean; cols: number }
   const n = m.length;
   if (n === 0) return [];
   const block = Math.ceil(n / Math.max(1, opts.cols));
-  const nb = Math.ceil(n / block);
-  const cell = Array.from({ length: nb }, () => new Array<number>(nb).fill(0));
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) cell[Math.floor(i / block)][Math.floor(j / block)] += m[i][j];
-  const max = Math.max(0, ...cell.flat());
+  const side = Math.ceil(n / block);
+  const cells = new Float64Array(side * side);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) cells[Math.floor(i / block) * side + Math.floor(j / block)] += m[i][j];
+  return drawBinned({ n, block, side, cells }, opts.color);
+}
+
+/** A matrix already summed into blocks (monitor.binnedMatrix). */
+export function drawBinned(b: Binned, color: boolean): string[] {
+  const { n, block, side: nb, cells } = b;
+  if (n === 0) return [];
+  let max = 0;
+  for (const v of cells) if (v > max) max = v;
   // level 4: within a factor 10 of the busiest cell, 3: within 100, 2: within 1000, 1: less
   const level = (v: number) => (v <= 0 || max <= 0 ? 0 : Math.max(1, Math.min(4, 5 + Math.floor(Math.log10(v / max) + 1e-9))));
   // a cell is two characters wide (roughly square); empty cells show a dot without colour
   const paint = (lv: number) => {
-    if (opts.color) return lv === 0 ? '  ' : chalk.bgAnsi256([0, 236, 240, 166, 196][lv])('  ');
+    if (color) return lv === 0 ? '  ' : chalk.bgAnsi256([0, 236, 240, 166, 196][lv])('  ');
     return lv === 0 ? ' ·' : SHADES[lv].repeat(2);
   };
-  const label = (b: number) => (block === 1 ? String(b) : `${b * block}-${Math.min(n, (b + 1) * block) - 1}`);
-  const w = Math.max(...Array.from({ length: nb }, (_, b) => label(b).length));
+  const label = (k: number) => (block === 1 ? String(k) : `${k * block}-${Math.min(n, (k + 1) * block) - 1}`);
+  const w = Math.max(...Array.from({ length: nb }, (_, k) => label(k).length));
   const lines = [`${''.padStart(w)}  receiver →${block > 1 ? ` (${block} ranks per cell)` : ''}`];
-  for (let i = 0; i < nb; i++) lines.push(`${label(i).padStart(w)} ${cell[i].map((v) => paint(level(v))).join('')}`);
+  for (let i = 0; i < nb; i++) {
+    let row = '';
+    for (let j = 0; j < nb; j++) row += paint(level(cells[i * nb + j]));
+    lines.push(`${label(i).padStart(w)} ${row}`);
+  }
   const legend = [4, 3, 2].map((lv) => `${paint(lv)} ≥ max/${10 ** (5 - lv)}`);
   lines.push(`${''.padStart(w)} sender ↓   max ${humanBytes(max)}  ${legend.join('  ')}  ${paint(1)} less`);
   return lines;
+}
+
+/** The `top` busiest point-to-point pairs by bytes (then messages), and how many pairs there are:
+ *  one pass, no list of every pair (a big job has millions). */
+type Pairs = { pairs: { from: number; to: number; bytes: number; count: number }[]; total: number };
+const pairsOf = new WeakMap<MonitorRun, { top: number; got: Pairs }>(); // the terminal and the page ask alike
+export function busiestPairs(run: MonitorRun, top: number): Pairs {
+  const known = pairsOf.get(run);
+  if (known && known.top >= top) return { pairs: known.got.pairs.slice(0, top), total: known.got.total };
+  const got = findPairs(run, top);
+  pairsOf.set(run, { top, got });
+  return { pairs: got.pairs.slice(), total: got.total };
+}
+
+function findPairs(run: MonitorRun, top: number): Pairs {
+  const best: { from: number; to: number; bytes: number; count: number }[] = [];
+  const before = (a: typeof best[0], b: typeof best[0]) =>
+    a.bytes !== b.bytes ? a.bytes > b.bytes : a.count !== b.count ? a.count > b.count : a.from !== b.from ? a.from < b.from : a.to < b.to;
+  let total = 0;
+  for (const r of run.ranks) {
+    const { ids, values } = flowsOf(r);
+    for (let k = 0; k < ids.length; k++) {
+      const count = values[k * 8];
+      if (!count) continue;
+      total++;
+      const bytes = values[k * 8 + 1];
+      if (best.length === top && bytes < best[top - 1].bytes) continue; // most pairs: no object made
+      const p = { from: r.rank, to: ids[k], bytes, count };
+      if (best.length === top && !before(p, best[top - 1])) continue;
+      let at = best.length;
+      while (at > 0 && before(p, best[at - 1])) at--;
+      best.splice(at, 0, p);
+      if (best.length > top) best.pop();
+    }
+  }
+  return { pairs: best, total };
 }
 
 function formatRun(run: MonitorRun, o: Required<MonitorTextOptions>): string[] {
@@ -52,17 +100,13 @@ function formatRun(run: MonitorRun, o: Required<MonitorTextOptions>): string[] {
   out.push(`  ${'class'.padEnd(18)} ${'messages'.padStart(10)} ${'bytes'.padStart(12)}`);
   for (const c of CLASSES) out.push(`  ${c.label.padEnd(18)} ${String(t[c.name].count).padStart(10)} ${humanBytes(t[c.name].bytes).padStart(12)}`);
 
-  const pairs: { from: number; to: number; bytes: number; count: number }[] = [];
-  for (const r of run.ranks) {
-    for (const [peer, s] of r.peers) if (s.p2p.count) pairs.push({ from: r.rank, to: peer, bytes: s.p2p.bytes, count: s.p2p.count });
-  }
-  pairs.sort((a, b) => b.bytes - a.bytes || b.count - a.count || a.from - b.from || a.to - b.to);
+  const { pairs, total } = busiestPairs(run, o.top);
   if (pairs.length) {
     out.push(`  busiest point-to-point pairs (sender → receiver):`);
-    for (const p of pairs.slice(0, o.top)) {
+    for (const p of pairs) {
       out.push(`    ${`${p.from} → ${p.to}`.padEnd(14)} ${humanBytes(p.bytes).padStart(12)} in ${p.count} msg${p.count === 1 ? '' : 's'}`);
     }
-    if (pairs.length > o.top) out.push(`    … ${pairs.length - o.top} more pairs (mpii report --json or --csv for all)`);
+    if (total > o.top) out.push(`    … ${total - o.top} more pairs (mpii report --json or --csv for all)`);
   }
   const comms = communicators(run).filter((c) => c.o2a.count + c.a2o.count + c.a2a.count > 0);
   if (comms.length) {
@@ -81,7 +125,7 @@ function formatRun(run: MonitorRun, o: Required<MonitorTextOptions>): string[] {
   }
   if (o.matrix && run.size > 1) {
     out.push(`  bytes sent, all classes:`);
-    out.push(...drawMatrix(matrix(run, 'all', 'bytes'), { color: o.color, cols: o.width }).map((l) => `  ${l}`));
+    out.push(...drawBinned(binnedMatrix(run, 'all', 'bytes', o.width), o.color).map((l) => `  ${l}`));
   }
   return out;
 }

@@ -1,6 +1,8 @@
 // What `mpii run` prints at the end and `mpii report DIR` prints later.
 import type { Profile } from '../profile/read.js';
 import { formatTraceCount, traceCountTables } from './trace-count.js';
+import { profileJson } from './profile.js';
+import { formatProfile } from './profile-text.js';
 import { communicators, monitorRuns, totals } from './monitor.js';
 import { formatMonitor } from './monitor-text.js';
 import { formatOverlap, overlapRuns, overlapTotals } from './overlap.js';
@@ -14,6 +16,8 @@ export interface ReportOptions {
   /** draw the monitor's communication matrix */
   matrix?: boolean;
   color?: boolean;
+  /** call sites listed for the profile tool (its own `top` otherwise) */
+  profileTop?: number;
 }
 
 /** Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org). */
@@ -33,6 +37,7 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
   for (const r of p.ranks) for (const [id, name] of r.tools) tools.set(id, name);
   lines.push(`tools: ${tools.size ? [...tools.entries()].sort((a, b) => a[0] - b[0]).map(([id, n]) => `${id}:${n}`).join(' ') : '(none)'}`);
   lines.push(...formatTraceCount(p, opts.top));
+  lines.push(...formatProfile(p, { top: opts.profileTop ?? opts.top, color: opts.color }));
   lines.push(...formatMonitor(p, { top: opts.monitorTop ?? opts.top, matrix: opts.matrix, color: opts.color }));
   lines.push(...formatOverlap(p));
   lines.push(...formatMemcheck(p));
@@ -49,6 +54,7 @@ export function summaryJson(p: Profile): unknown {
       seconds: r.tEnd > 0 ? r.tEnd - r.tStart : null, tools: Object.fromEntries(r.tools) })),
     traceCount: traceCountTables(p).map((t) => ({ tool: t.tool,
       rows: t.rows.map((r) => ({ fn: r.fn, total: Number(r.total), min: Number(r.min), max: Number(r.max) })) })),
+    profile: profileJson(p),
     monitor: monitorRuns(p).map((run) => ({
       tool: run.tool,
       size: run.size,

@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+// bench/profile.mjs - what does the `profile` tool cost on the smallest messages?
+//
+// For each installed MPI (Open MPI, MPICH):
+//   1. compile bench/pingpong.c with that MPI's mpicc;
+//   2. 8-byte ping-pong half round-trip time, -np 2, over shared memory (and, for Open MPI, over
+//      TCP on loopback: `--mca pml ob1 --mca btl tcp,self`), under: the launcher alone
+//      (`plain`), `mpii run --tools ''` (`empty stack`: the shim alone) and `mpii run --tools
+//      profile`; configurations interleaved in rounds (order shuffled every round), median each;
+//   3. a table + `profile / plain` against the target (<= 1.05x), and where an excess comes from;
+//   4. the cost per MPI call without a network (bench/calls.c: one process, MPI_Send to
+//      MPI_PROC_NULL) under an empty stack, a noop layer and profile, minima of CALL_ROUNDS rounds.
+// Every `profile` run's own profile is checked too: rank 0's MPI_Send and MPI_Recv call sites
+// must hold exactly the ping-pongs of the run (warm-up included), so the tool measured really ran.
+//
+// Usage (after `npm run build`): node bench/profile.mjs
+// Knobs (environment): ROUNDS (default 40, cut short after BUDGET_S=90 s per MPI), ITERS
+// (ping-pongs per run, default 100000), MPI=openmpi|mpich, TRANSPORT=shm|tcp (default both).
+// Plain text on stdout; progress on stderr.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MPII, ROOT, flavorHeader, installedFlavors, log, lpad, median, pad, run, runRetry, shuffle } from './common.mjs';
+
+const ROUNDS = Number(process.env.ROUNDS ?? 40);
+const ITERS = Number(process.env.ITERS ?? 100000);
+const SIZE = 8;
+const TIME_BUDGET_MS = Number(process.env.BUDGET_S ?? 90) * 1000;
+const TARGET = 1.05;
+const CALLS = Number(process.env.CALLS ?? 10000000);
+const CALL_ROUNDS = Number(process.env.CALL_ROUNDS ?? 10);
+
+const { readProfile } = await import('../dist/src/profile/read.js');
+const { profileRuns, siteTotals } = await import('../dist/src/report/profile.js');
+
+const tmp = mkdtempSync(join(tmpdir(), 'mpii-bench-profile-'));
+let outSeq = 0;
+
+/** Rank 0's sends and receives as the profile counted them. */
+function counted(dir) {
+  const sites = siteTotals(profileRuns(readProfile(dir))[0]);
+  const calls = (fn) => sites.filter((t) => t.site.fn === fn).reduce((a, t) => a + (t.site.frames.length ? t.count : 0), 0);
+  return { send: calls('MPI_Send'), recv: calls('MPI_Recv') };
+}
+
+const TRANSPORTS = {
+  shm: { label: 'shared memory', args: [], iters: ITERS },
+  // a TCP round trip costs ~100x one over shared memory: a tenth of the iterations
+  tcp: { label: 'TCP over loopback', args: ['--mca', 'pml', 'ob1', '--mca', 'btl', 'tcp,self'], iters: Math.max(1, Math.round(ITERS / 10)) },
+};
+
+function measure(fl, exe, transport) {
+  const iters = TRANSPORTS[transport].iters;
+  const prog = ['-np', '2', ...fl.extra, ...TRANSPORTS[transport].args, exe, String(iters), String(SIZE)];
+  const mpii = (tools) => () => {
+    const out = join(tmp, `out-${++outSeq}`);
+    return { argv: [process.execPath, MPII, 'run', '--quiet', '--out', out, '--tools', tools, ...prog], out };
+  };
+  const configs = [
+    { name: 'plain', make: () => ({ argv: [fl.run, ...prog] }) },
+    { name: 'empty stack', make: mpii('') },
+    { name: 'profile', make: mpii('profile') },
+  ];
+  const parse = (stdout) => {
+    const m = /half_rtt_ns=([\d.]+)/.exec(stdout);
+    if (!m) throw new Error(`no half_rtt_ns in output:\n${stdout}`);
+    return Number(m[1]);
+  };
+  const once = (c) => {
+    const { argv, out } = c.make();
+    const v = parse(runRetry(argv).stdout);
+    if (c.name === 'profile') {
+      const n = counted(out);
+      const want = 2 * (iters + 1000); // both ranks' calls: the timed loop and 1000 warm-up rounds
+      if (n.send !== want || n.recv !== want) throw new Error(`profile counted ${n.send} sends and ${n.recv} receives, expected ${want} each`);
+    }
+    rmSync(out ?? join(tmp, 'none'), { recursive: true, force: true });
+    return v;
+  };
+  for (const c of configs) once(c); // warm-up: builds the shim if needed, checks every configuration
+  const samples = new Map(configs.map((c) => [c.name, []]));
+  const t0 = Date.now();
+  let rounds = 0;
+  for (; rounds < ROUNDS; rounds++) {
+    if (rounds >= 3 && ((Date.now() - t0) / rounds) * (rounds + 1) > TIME_BUDGET_MS) {
+      log(`${fl.label} ${transport}: time budget reached after ${rounds} rounds`);
+      break;
+    }
+    for (const c of shuffle(configs)) samples.get(c.name).push(once(c));
+    log(`${fl.label} ${transport}: round ${rounds + 1}/${ROUNDS} done (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  }
+  const med = (k) => median(samples.get(k));
+  const min = (k) => Math.min(...samples.get(k));
+  const lines = [`${fl.label}: ${SIZE}-byte ping-pong, -np 2, ${TRANSPORTS[transport].label}, ${iters} iters/run, ${rounds} interleaved rounds, median half round trip`];
+  lines.push(`  ${pad('config', 12)} ${lpad('median ns', 10)} ${lpad('vs plain', 9)}  ${lpad('min ns', 9)}   all samples (ns, sorted)`);
+  for (const c of configs) {
+    const sorted = [...samples.get(c.name)].sort((a, b) => a - b);
+    lines.push(`  ${pad(c.name, 12)} ${lpad(med(c.name).toFixed(1), 10)} ${lpad((med(c.name) / med('plain')).toFixed(3) + 'x', 9)}  ${lpad(sorted[0].toFixed(1), 9)}   ${sorted.map((x) => x.toFixed(0)).join(' ')}`);
+  }
+  const ratio = med('profile') / med('plain');
+  lines.push(`profile / plain = ${ratio.toFixed(3)}x (target <= ${TARGET}x)${ratio <= TARGET ? '' : '  <-- ABOVE TARGET'}`);
+  lines.push(`  (empty stack / plain = ${(med('empty stack') / med('plain')).toFixed(3)}x, profile / empty stack = ${(med('profile') / med('empty stack')).toFixed(3)}x, `
+    + `profile adds ${(med('profile') - med('empty stack')).toFixed(1)} ns per half round trip)`);
+  lines.push(`  (from minima: profile / plain = ${(min('profile') / min('plain')).toFixed(3)}x)`);
+  lines.push(`  (check: every profile run counted exactly its ${2 * (iters + 1000)} sends and receives)`);
+  return lines;
+}
+
+/** Single process, no network: MPI_Send to MPI_PROC_NULL in a loop, nanoseconds per call under
+ *  an empty stack, one noop layer and profile. Noise from other processes only adds time, so the
+ *  minima are the figure; the difference profile − empty stack is what the tool adds per call. */
+function perCall(fl, exe) {
+  const prog = ['-np', '1', ...fl.extra, exe, String(CALLS)];
+  const mpii = (tools) => [process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, ...prog];
+  const configs = [['empty stack', ''], ['noop', 'noop'], ['profile', 'profile']];
+  const samples = new Map(configs.map(([n]) => [n, []]));
+  for (let round = 0; round < CALL_ROUNDS; round++) {
+    for (const [name, tools] of shuffle(configs)) {
+      const m = /ns_per_call=([\d.]+)/.exec(runRetry(mpii(tools)).stdout);
+      if (!m) throw new Error('no ns_per_call in the output of bench/calls.c');
+      samples.get(name).push(Number(m[1]));
+    }
+  }
+  const min = (k) => Math.min(...samples.get(k));
+  const med = (k) => median(samples.get(k));
+  return [`${fl.label}: cost per MPI call, one process, MPI_Send to MPI_PROC_NULL, ${CALLS} calls/run, ${CALL_ROUNDS} rounds (min / median ns per call)`,
+    ...configs.map(([k]) => `  ${pad(k, 12)} ${lpad(min(k).toFixed(2), 7)} / ${med(k).toFixed(2)}`),
+    `profile adds ${(min('profile') - min('empty stack')).toFixed(1)} ns per call (from minima; a noop layer: ${(min('noop') - min('empty stack')).toFixed(1)} ns)`];
+}
+
+let failed = 0;
+try {
+  for (const fl of installedFlavors()) {
+    try {
+      const exe = join(tmp, `pingpong-${fl.name}`);
+      run([fl.cc, '-O2', '-g', '-o', exe, join(ROOT, 'bench', 'pingpong.c')]);
+      console.log(flavorHeader(fl));
+      // MPICH's TCP (UCX_TLS=tcp) hangs now and then in MPI_Finalize here (see bench/README.md)
+      const transports = (process.env.TRANSPORT ?? 'shm,tcp').split(',').filter((t) => TRANSPORTS[t] && (t === 'shm' || fl.ompi));
+      for (const t of transports) {
+        for (const l of measure(fl, exe, t)) console.log(l);
+        console.log('');
+      }
+      const calls = join(tmp, `calls-${fl.name}`);
+      run([fl.cc, '-O2', '-o', calls, join(ROOT, 'bench', 'calls.c')]);
+      for (const l of perCall(fl, calls)) console.log(l);
+      console.log('');
+    } catch (e) {
+      failed++;
+      console.log(`${fl.label}: benchmark failed: ${e.message}\n`);
+    }
+  }
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.exitCode = failed ? 1 : 0;

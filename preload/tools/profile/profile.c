@@ -1,0 +1,519 @@
+/* profile: where a program's MPI time goes, per call site (mpiP's question, as a QMPI tool).
+ * Every MPI call is timed and filed under (function, calling address): the address QMPI hands
+ * the tool (QMPI_Get_calling_address), or with option depth > 1 that many frames of the call
+ * stack from there. Per site: calls, total/min/max time, bytes sent and received, smallest and
+ * largest bytes per call. Per rank: application wall time and the time recording was on;
+ * MPI_Pcontrol(0) switches recording off, any other level on. Everything lives in the rank's
+ * profile file (layout: profile.h), so a crashed job still reports; the CLI turns addresses into
+ * function and file:line with the binaries' debug information (src/report/profile.ts). */
+#define _GNU_SOURCE
+#include <execinfo.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+#include "mpii_core.h"
+#include "mpii_tool.h"
+#include "../monitor/handle_map.h" /* persistent requests, as the monitor keeps them */
+#include "profile.h"
+
+#define PF_INLINE static inline __attribute__((always_inline))
+#define PF_MAX_MODULES 64
+
+typedef struct {
+    uint64_t *sites;    /* (mask + 1) rows of row_len, in the profile */
+    uint64_t *overflow; /* MPII_NFUNCS rows of PF_NFIELDS: calls that found the table full */
+    uint64_t *clock;    /* PF_CLOCK_FIELDS */
+    size_t mask, row_len, used, limit;
+    int depth, tool, started, stopped, threaded;
+    volatile int recording; /* after MPI_Init, before MPI_Finalize, Pcontrol level != 0 */
+    pthread_mutex_t lock;   /* MPI_THREAD_MULTIPLE only */
+    handle_map_t persistent; /* persistent request -> pf_bytes_t moved by each MPI_Start */
+    struct { uintptr_t lo, hi; } modules[PF_MAX_MODULES]; /* code already described in the profile */
+    int nmodules;
+    unsigned char named[MPII_NFUNCS]; /* function names already in the profile */
+} pf_state_t;
+
+/* ---- the timer: the TSC where the kernel trusts it as its clock source, else CLOCK_MONOTONIC ---- */
+
+static int use_tsc;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+PF_INLINE uint64_t pf_ticks(void)
+{
+#if defined(__x86_64__)
+    if (MPII_LIKELY(use_tsc)) return __rdtsc();
+#endif
+    return mono_ns();
+}
+
+/* The kernel picks the TSC as clocksource only when it is invariant and synchronised across
+ * CPUs: then a rank that migrates still measures right. */
+static int tsc_trusted(void)
+{
+#if defined(__x86_64__)
+    char buf[32] = "";
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (!f) return 0;
+    int ok = fgets(buf, sizeof buf, f) && strncmp(buf, "tsc", 3) == 0 && (buf[3] == '\n' || buf[3] == 0);
+    fclose(f);
+    return ok;
+#else
+    return 0;
+#endif
+}
+
+/* ---- datatype sizes, cached per handle (emptied when the program frees a type) ---- */
+
+#define PF_TYPE_SLOTS 64
+static struct {
+    uintptr_t key;
+    uint64_t size;
+} pf_types[PF_TYPE_SLOTS];
+
+static __attribute__((noinline)) uint64_t pf_type_size_slow(MPI_Datatype type, size_t slot)
+{
+    if (type == MPI_DATATYPE_NULL) return 0;
+    MPI_Count size = 0;
+    MPII_PMPI(MPI_Type_size_x, MPI_TYPE_SIZE_X_T)(type, &size);
+    pf_types[slot].key = (uintptr_t) type;
+    pf_types[slot].size = size > 0 ? (uint64_t) size : 0;
+    return pf_types[slot].size;
+}
+
+static inline uint64_t pf_type_size(MPI_Datatype type)
+{
+    uintptr_t key = (uintptr_t) type;
+    size_t slot = (key ^ (key >> 6) ^ (key >> 12)) & (PF_TYPE_SLOTS - 1);
+    if (MPII_LIKELY(pf_types[slot].key == key && key != 0)) return pf_types[slot].size;
+    return pf_type_size_slow(type, slot);
+}
+
+#include "bytes.h" /* collectives; uses pf_type_size */
+
+static unsigned char pf_alltoall[MPII_NFUNCS]; /* send buffer holds one block per peer */
+
+/* ---- call sites ---- */
+
+struct module_search {
+    uintptr_t addr, lo, hi, bias;
+    const char *name;
+};
+
+static int find_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void) size;
+    struct module_search *m = data;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    int hit = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t s = info->dlpi_addr + ph->p_vaddr, e = s + ph->p_memsz;
+        if (m->addr >= s && m->addr < e) hit = 1;
+        if (!(ph->p_flags & PF_X)) continue;
+        if (s < lo) lo = s;
+        if (e > hi) hi = e;
+    }
+    if (!hit) return 0;
+    m->lo = lo < hi ? lo : m->addr;
+    m->hi = lo < hi ? hi : m->addr + 1;
+    m->bias = info->dlpi_addr;
+    m->name = info->dlpi_name;
+    return 1;
+}
+
+/* Describe the object holding `addr` in the profile, once per object: a new call site is rare,
+ * and a crashed job's sites can still be resolved. */
+static void note_module(pf_state_t *s, uintptr_t addr)
+{
+    if (!addr) return;
+    for (int i = 0; i < s->nmodules; i++)
+        if (addr >= s->modules[i].lo && addr < s->modules[i].hi) return;
+    struct module_search m = { addr, 0, 0, 0, NULL };
+    char exe[4096] = "", line[4300];
+    if (!dl_iterate_phdr(find_module, &m)) {
+        m.lo = addr; /* not in any object (generated code): remember, describe nothing */
+        m.hi = addr + 1;
+    } else {
+        const char *path = m.name;
+        if (!path || !*path) { /* the main program */
+            ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+            exe[n > 0 ? n : 0] = 0;
+            path = exe;
+        }
+        snprintf(line, sizeof line, "%lx %lx %lx %s", (unsigned long) m.lo, (unsigned long) m.hi,
+                 (unsigned long) m.bias, path);
+        mpii_profile_text(s->tool, "module", line);
+    }
+    if (s->nmodules < PF_MAX_MODULES) {
+        s->modules[s->nmodules].lo = m.lo;
+        s->modules[s->nmodules].hi = m.hi;
+        s->nmodules++;
+    }
+}
+
+/* The name of function `id` in the profile, once, when its first call is filed. */
+static void note_function(pf_state_t *s, int id)
+{
+    if (s->named[id]) return;
+    s->named[id] = 1;
+    char line[128];
+    snprintf(line, sizeof line, "%d %s", id, mpii_fn_info[id].name ? mpii_fn_info[id].name : "?");
+    mpii_profile_text(s->tool, "function", line);
+}
+
+static uint64_t pf_hash(int id, const uint64_t *addr, int depth)
+{
+    uint64_t h = ((uint64_t) id + 1) * 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < depth; i++) h = (h ^ addr[i]) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 31);
+}
+
+/* A fresh row for (id, addr), or NULL when the table is as full as it may get. The key is
+ * written before the function id that marks the row used: a crash never leaves half a key. */
+static __attribute__((noinline)) uint64_t *new_row(pf_state_t *s, uint64_t *r, int id, const uint64_t *addr)
+{
+    note_function(s, id); /* also for the overflow row */
+    if (s->used >= s->limit) return NULL;
+    for (int i = 0; i < s->depth; i++) {
+        r[1 + i] = addr[i];
+        note_module(s, (uintptr_t) addr[i]);
+    }
+    uint64_t *f = r + s->row_len - PF_NFIELDS;
+    f[PF_TMIN] = UINT64_MAX;
+    f[PF_SMIN] = UINT64_MAX;
+    __atomic_store_n(&r[0], (uint64_t) id + 1, __ATOMIC_RELEASE);
+    s->used++;
+    return r;
+}
+
+/* The statistics of (id, addr): open addressing, linear probing; usually the first probe. */
+static __attribute__((noinline)) uint64_t *pf_row_deep(pf_state_t *s, int id, const uint64_t *addr)
+{
+    size_t i = pf_hash(id, addr, s->depth) & s->mask;
+    for (;;) {
+        uint64_t *r = s->sites + i * s->row_len;
+        if (r[0] == (uint64_t) id + 1 && memcmp(r + 1, addr, sizeof *addr * (size_t) s->depth) == 0)
+            return r + s->row_len - PF_NFIELDS;
+        if (r[0] == 0) {
+            r = new_row(s, r, id, addr);
+            return r ? r + s->row_len - PF_NFIELDS : s->overflow + (size_t) id * PF_NFIELDS;
+        }
+        i = (i + 1) & s->mask;
+    }
+}
+
+/* Stack depth 1, every call's path: one address, rows of PF_NFIELDS + 2. */
+PF_INLINE uint64_t *pf_row(pf_state_t *s, int id, const uint64_t *addr)
+{
+    if (MPII_UNLIKELY(s->depth > 1)) return pf_row_deep(s, id, addr);
+    uint64_t h = (addr[0] ^ ((uint64_t) id << 40)) * 0x9E3779B97F4A7C15ull;
+    size_t i = (size_t) (h ^ (h >> 31)) & s->mask;
+    for (;;) {
+        uint64_t *r = s->sites + i * (2 + PF_NFIELDS);
+        if (MPII_LIKELY(r[1] == addr[0] && r[0] == (uint64_t) id + 1)) return r + 2;
+        if (r[0] == 0) {
+            r = new_row(s, r, id, addr);
+            return r ? r + 2 : s->overflow + (size_t) id * PF_NFIELDS;
+        }
+        i = (i + 1) & s->mask;
+    }
+}
+
+/* depth > 1: the frames from the calling address outwards. backtrace() also lists the tool's
+ * own frames, which come first; the calling address is where the program's frames start. */
+static __attribute__((noinline)) void pf_stack(uint64_t ra, uint64_t *out, int depth)
+{
+    void *bt[64];
+    int n = backtrace(bt, 64), i = 0;
+    while (i < n && (uint64_t) (uintptr_t) bt[i] != ra) i++;
+    out[0] = ra;
+    for (int k = 1; k < depth; k++) out[k] = i + k < n ? (uint64_t) (uintptr_t) bt[i + k] : 0;
+}
+
+/* QMPI_Get_calling_address, inlined (the built-in tools live in the shim, as mpii_next does for
+ * QMPI_Get_function): the top-level wrapper keeps the application's return address there. */
+PF_INLINE uint64_t pf_calling_address(QMPI_Context context)
+{
+    return context.storage_stack ? (uint64_t) (uintptr_t) context.storage_stack[1] : 0;
+}
+
+/* ---- bytes of one call (after it returned) ---- */
+
+PF_INLINE int moves_data(int kind)
+{
+    switch (kind) {
+    case MPII_KIND_SEND: case MPII_KIND_RECV: case MPII_KIND_SENDRECV: case MPII_KIND_START:
+    case MPII_KIND_COLL_O2A: case MPII_KIND_COLL_A2O: case MPII_KIND_COLL_A2A: case MPII_KIND_COLL_SCAN:
+    case MPII_KIND_COLL_BARRIER: case MPII_KIND_COLL_NEIGHBOR:
+    case MPII_KIND_RMA_PUT: case MPII_KIND_RMA_GET: case MPII_KIND_RMA_ACC:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void started(pf_state_t *s, const MPI_Request *reqs, int n, pf_bytes_t *b)
+{
+    for (int i = 0; reqs && i < n; i++) {
+        const pf_bytes_t *p = handle_map_get(&s->persistent, MON_KEY(reqs[i]));
+        if (!p) continue;
+        b->sent += p->sent;
+        b->recv += p->recv;
+    }
+}
+
+static void remember(pf_state_t *s, MPI_Request req, pf_bytes_t b)
+{
+    pf_bytes_t *p = malloc(sizeof *p);
+    if (!p) return;
+    *p = b;
+    free(handle_map_take(&s->persistent, MON_KEY(req))); /* a reused handle */
+    if (handle_map_put(&s->persistent, MON_KEY(req), p) != 0) free(p);
+}
+
+PF_INLINE pf_bytes_t pf_bytes(pf_state_t *s, int kind, int id, const mpii_args_t *a)
+{
+    pf_bytes_t b = { 0, 0 };
+    switch (kind) {
+    case MPII_KIND_SEND:
+        if (a->peer != MPI_PROC_NULL) b.sent = pf_times(a->count, pf_type_size(a->datatype));
+        break;
+    case MPII_KIND_RECV:
+        if (a->peer != MPI_PROC_NULL) b.recv = pf_times(a->count, pf_type_size(a->datatype));
+        break;
+    case MPII_KIND_SENDRECV:
+        if (a->send_datatype) { /* Sendrecv */
+            if (a->peer != MPI_PROC_NULL) b.sent = pf_times(a->send_count, pf_type_size(a->send_datatype));
+            if (a->recv_peer != MPI_PROC_NULL) b.recv = pf_times(a->recv_count, pf_type_size(a->recv_datatype));
+        } else { /* Sendrecv_replace */
+            uint64_t n = pf_times(a->count, pf_type_size(a->datatype));
+            if (a->peer != MPI_PROC_NULL) b.sent = n;
+            if (a->recv_peer != MPI_PROC_NULL) b.recv = n;
+        }
+        break;
+    case MPII_KIND_START:
+        if (a->requests) started(s, a->requests, (int) a->count, &b);
+        else if (a->request) started(s, a->request, 1, &b);
+        break;
+    case MPII_KIND_RMA_PUT:
+        b.sent = pf_times(a->send_count, pf_type_size(a->send_datatype));
+        break;
+    case MPII_KIND_RMA_GET:
+        b.recv = pf_times(a->recv_count, pf_type_size(a->recv_datatype));
+        break;
+    case MPII_KIND_RMA_ACC:
+        if (a->send_datatype) { /* Accumulate, Get_accumulate */
+            b.sent = pf_times(a->send_count, pf_type_size(a->send_datatype));
+            if (a->recv_datatype) b.recv = pf_times(a->recv_count, pf_type_size(a->recv_datatype));
+        } else { /* Fetch_and_op: one element each way; Compare_and_swap sends the compare value too */
+            uint64_t z = pf_type_size(a->datatype);
+            b.sent = id == MPI_COMPARE_AND_SWAP_T ? 2 * z : z;
+            b.recv = z;
+        }
+        break;
+    case MPII_KIND_COLL_O2A: case MPII_KIND_COLL_A2O: case MPII_KIND_COLL_A2A:
+    case MPII_KIND_COLL_SCAN: case MPII_KIND_COLL_NEIGHBOR:
+        b = pf_collective(kind, pf_alltoall[id], a);
+        break;
+    default:
+        break;
+    }
+    return b;
+}
+
+/* ---- one call ---- */
+
+PF_INLINE void pf_record(pf_state_t *s, int id, int kind, QMPI_Context context, const mpii_args_t *a,
+                         uint64_t t0, uint64_t t1, int rc, MPI_Request freed)
+{
+    if (MPII_UNLIKELY(s->threaded)) pthread_mutex_lock(&s->lock);
+    pf_bytes_t b = { 0, 0 };
+    if (moves_data(kind) && rc == MPI_SUCCESS) b = pf_bytes(s, kind, id, a);
+    if (MPII_UNLIKELY(kind == MPII_KIND_SEND_INIT || kind == MPII_KIND_RECV_INIT) && rc == MPI_SUCCESS && a->request) {
+        pf_bytes_t p = { 0, 0 };
+        uint64_t n = a->peer != MPI_PROC_NULL ? pf_times(a->count, pf_type_size(a->datatype)) : 0;
+        if (kind == MPII_KIND_SEND_INIT) p.sent = n;
+        else p.recv = n;
+        remember(s, *a->request, p);
+    }
+    if (MPII_UNLIKELY(id == MPI_REQUEST_FREE_T) && freed != MPI_REQUEST_NULL) free(handle_map_take(&s->persistent, MON_KEY(freed)));
+    if (MPII_UNLIKELY(id == MPI_TYPE_FREE_T)) memset(pf_types, 0, sizeof pf_types);
+
+    uint64_t addr[PF_MAX_DEPTH];
+    addr[0] = pf_calling_address(context);
+    if (MPII_UNLIKELY(s->depth > 1)) pf_stack(addr[0], addr, s->depth);
+    uint64_t *f = pf_row(s, id, addr);
+    uint64_t dt = t1 - t0, size = b.sent + b.recv;
+    f[PF_COUNT]++;
+    f[PF_TICKS] += dt;
+    if (dt < f[PF_TMIN]) f[PF_TMIN] = dt;
+    if (dt > f[PF_TMAX]) f[PF_TMAX] = dt;
+    if (moves_data(kind)) {
+        f[PF_SENT] += b.sent;
+        f[PF_RECV] += b.recv;
+        if (size < f[PF_SMIN]) f[PF_SMIN] = size;
+        if (size > f[PF_SMAX]) f[PF_SMAX] = size;
+    }
+    s->clock[PF_LAST_TICKS] = t1;
+    if (MPII_UNLIKELY(s->threaded)) pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- start, stop, Pcontrol ---- */
+
+static void pf_start(pf_state_t *s)
+{
+    if (s->started || !s->clock) return;
+    int provided = MPI_THREAD_SINGLE;
+    MPII_PMPI(MPI_Query_thread, MPI_QUERY_THREAD_T)(&provided);
+    s->threaded = provided == MPI_THREAD_MULTIPLE;
+    use_tsc = tsc_trusted();
+    uint64_t *c = s->clock;
+    c[PF_TIMER] = use_tsc ? 1 : 2;
+    /* a millisecond's calibration: the tick rate of a run that never reaches MPI_Finalize */
+    c[PF_CAL_TICKS] = pf_ticks();
+    c[PF_CAL_NS] = mono_ns();
+    while (mono_ns() - c[PF_CAL_NS] < 1000000) {}
+    c[PF_T0_TICKS] = pf_ticks();
+    c[PF_T0_NS] = mono_ns();
+    c[PF_LAST_TICKS] = c[PF_T0_TICKS];
+    c[PF_ON_SINCE] = c[PF_T0_TICKS];
+    s->started = 1;
+    s->recording = 1;
+}
+
+/* Close the recording interval that is open at `t`. */
+static void pf_off(pf_state_t *s, uint64_t t)
+{
+    if (!s->recording) return;
+    s->recording = 0;
+    s->clock[PF_ON_TICKS] += t - s->clock[PF_ON_SINCE];
+    s->clock[PF_ON_SINCE] = 0;
+}
+
+static void pf_stop(pf_state_t *s)
+{
+    if (!s->started || s->stopped) return;
+    if (s->threaded) pthread_mutex_lock(&s->lock);
+    uint64_t t = pf_ticks();
+    pf_off(s, t);
+    s->clock[PF_END_TICKS] = t;
+    s->clock[PF_END_NS] = mono_ns();
+    s->stopped = 1;
+    if (s->threaded) pthread_mutex_unlock(&s->lock);
+}
+
+static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
+{
+    pf_state_t *s = mpii_tool_storage(tool_id);
+    if (s->started && !s->stopped) {
+        if (s->threaded) pthread_mutex_lock(&s->lock);
+        uint64_t t = pf_ticks();
+        s->clock[PF_PCONTROL]++;
+        if (level == 0) {
+            pf_off(s, t);
+        } else if (!s->recording) {
+            s->clock[PF_ON_SINCE] = t;
+            s->recording = 1;
+        }
+        if (s->threaded) pthread_mutex_unlock(&s->lock);
+    }
+    int next_id;
+    void (*next)(void) = mpii_next(tool_id, MPI_PCONTROL_T, &next_id);
+    return ((QMPI_Pcontrol_t *) next)(context, next_id, level);
+}
+
+/* The wrapper of every MPI function. KIND and ID are constants in each, so each keeps only its
+ * own cases; with recording off it is a load, a test and the call. */
+#define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                 \
+    static RET pf_##NAME QPARAMS                                                                   \
+    {                                                                                              \
+        pf_state_t *s = mpii_tool_storage(tool_id);                                                \
+        int next_id;                                                                               \
+        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                                     \
+        if (ID == MPI_FINALIZE_T) pf_stop(s);                                                      \
+        if (MPII_UNLIKELY(!s->recording) || KIND == MPII_KIND_INIT) {                              \
+            RET rc = ((QTYPE *) next) NEXTARGS;                                                    \
+            if (KIND == MPII_KIND_INIT && (int) (intptr_t) rc == MPI_SUCCESS) pf_start(s);         \
+            return rc;                                                                             \
+        }                                                                                          \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                          \
+        MPI_Request freed = ID == MPI_REQUEST_FREE_T && a.request ? *a.request : MPI_REQUEST_NULL; \
+        uint64_t t0 = pf_ticks();                                                                  \
+        RET rc = ((QTYPE *) next) NEXTARGS;                                                        \
+        uint64_t t1 = pf_ticks();                                                                  \
+        pf_record(s, ID, KIND, context, &a, t0, t1, (int) (intptr_t) rc, freed);                   \
+        return rc;                                                                                 \
+    }
+MPII_FOREACH_FUNC(PF_WRAPPER)
+
+/* Not timed: the clock functions themselves (programs call them to time their own loops), and
+ * MPI_Abort, which does not return. */
+static int wanted(int id)
+{
+    return id != MPI_WTIME_T && id != MPI_WTICK_T && id != MPI_ABORT_T;
+}
+
+static long option(int tool_id, const char *key, long fallback, long lo, long hi)
+{
+    const char *v = mpii_tool_option(tool_id, key);
+    char *end;
+    long x = v ? strtol(v, &end, 10) : fallback;
+    if (v && *end) x = fallback;
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+void mpii_profile_init(int tool_id)
+{
+    pf_state_t *s = calloc(1, sizeof *s);
+    if (!s) return;
+    s->tool = tool_id;
+    s->depth = (int) option(tool_id, "depth", 1, 1, PF_MAX_DEPTH);
+    long want = option(tool_id, "sites", 4096, 1, 1L << 24);
+    size_t cap = 16;
+    while (cap * 3 < (size_t) want * 4) cap <<= 1; /* at most 3/4 full: short probe sequences */
+    s->mask = cap - 1;
+    s->limit = (size_t) want;
+    s->row_len = 1 + (size_t) s->depth + PF_NFIELDS;
+    pthread_mutex_init(&s->lock, NULL);
+
+    char labels[512];
+    int n = snprintf(labels, sizeof labels, "function");
+    for (int i = 1; i <= s->depth; i++) n += snprintf(labels + n, sizeof labels - (size_t) n, "\naddress %d", i);
+    snprintf(labels + n, sizeof labels - (size_t) n, "\n%s", PF_FIELD_LABELS);
+    s->clock = mpii_profile_counters(tool_id, "clock", PF_CLOCK_FIELDS, PF_CLOCK_LABELS);
+    s->sites = mpii_profile_counters(tool_id, "sites", cap * s->row_len, labels);
+    s->overflow = mpii_profile_counters(tool_id, "overflow", (size_t) MPII_NFUNCS * PF_NFIELDS, PF_FIELD_LABELS);
+    if (!s->clock || !s->sites || !s->overflow) { /* no memory at all: stay out of the chain */
+        mpii_error("profile: out of memory for %zu call sites: nothing is recorded", cap);
+        return;
+    }
+    s->clock[PF_DEPTH] = (uint64_t) s->depth;
+    s->clock[PF_CAPACITY] = cap;
+    if (s->depth > 1) {
+        void *warm[2];
+        backtrace(warm, 2); /* loads the unwinder now, not inside the first MPI call */
+    }
+    for (int i = 0; i < MPII_NFUNCS; i++)
+        pf_alltoall[i] = mpii_fn_info[i].name && strcasestr(mpii_fn_info[i].name, "_alltoall") != NULL;
+    QMPI_Register_tool_storage(tool_id, s);
+#define PF_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                          \
+    if (wanted(ID))                                                                                         \
+        QMPI_Register_function(tool_id, ID, ID == MPI_PCONTROL_T ? (void (*)(void)) pf_pcontrol              \
+                                                                 : (void (*)(void)) pf_##NAME);
+    MPII_FOREACH_FUNC(PF_REGISTER)
+}

@@ -1,0 +1,165 @@
+// The profile tool on real jobs, both MPIs: call counts, bytes and times per call site resolved
+// to file:line, MPI_Pcontrol, the stack depth option, a full site table, threads, a crash.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FLAVORS, ROOT, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
+import { readProfile } from '../src/profile/read.js';
+import { imbalance, profileRuns, siteTotals, type ProfileRun, type SiteTotal } from '../src/report/profile.js';
+
+const NP = 3;
+const ITERS = 10;
+
+/** Line of each `site:<name>` marker in a test program. */
+function markers(name: string): Record<string, number> {
+  const lines = readFileSync(join(ROOT, 'test', 'programs', `${name}.c`), 'utf8').split('\n');
+  const out: Record<string, number> = {};
+  lines.forEach((l, i) => {
+    const m = /site:([\w-]+) \*\//.exec(l);
+    if (m) out[m[1]] = i + 1;
+  });
+  return out;
+}
+
+async function profiled(f: Flavor, name: string, tag: string, tools = 'profile', np = NP, args: string[] = []): Promise<{ out: string; run: ProfileRun; stdout: string; stderr: string }> {
+  const out = outDir(`${f}-${tag}`);
+  const r = await mpii(['run', '--tools', tools, '--out', out, ...launcherArgs(f, np), program(f, name), ...args]);
+  assert.equal(r.code, 0, r.stderr);
+  const runs = profileRuns(readProfile(out));
+  assert.equal(runs.length, 1);
+  return { out, run: runs[0], stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The site of `fn` whose innermost frame is `line` of the program (and, when given, called from `caller`). */
+function site(sites: SiteTotal[], fn: string, line: number, caller?: number): SiteTotal {
+  const s = sites.find((t) => t.site.fn === fn && t.site.frames[0]?.line === line && (caller === undefined || t.site.frames[1]?.line === caller));
+  assert.ok(s, `no ${fn} site at line ${line}${caller ? ` from ${caller}` : ''}: ${sites.map((t) => `${t.site.fn}@${t.site.location}`).join(', ')}`);
+  return s;
+}
+
+const lines = markers('profile_sites');
+
+for (const f of FLAVORS) {
+  describe(`profile on ${f}`, () => {
+    it('counts calls and bytes per call site, resolves file:line, leaves out what Pcontrol(0) hides', async () => {
+      const { run, stderr } = await profiled(f, 'profile_sites', 'sites', 'profile');
+      assert.equal(run.ranks.length, NP);
+      assert.equal(run.depth, 1);
+      const sites = siteTotals(run);
+      for (const t of sites) {
+        assert.match(t.site.frames[0].file, /profile_sites\.c$/, `${t.site.fn}: resolved to the program's source`);
+        assert.equal(t.site.frames[0].func, t.site.frames[0].line === lines.exchange ? 'exchange' : 'main');
+      }
+      const send0 = site(sites, 'MPI_Send', lines['ring-send-0']);
+      assert.deepEqual([send0.count, send0.ranks, send0.sent, send0.recv, send0.smin, send0.smax], [ITERS, 1, ITERS * 400, 0, 400, 400]);
+      const recv0 = site(sites, 'MPI_Recv', lines['ring-recv-0']);
+      assert.deepEqual([recv0.count, recv0.sent, recv0.recv], [ITERS, 0, ITERS * 400]);
+      const send = site(sites, 'MPI_Send', lines['ring-send']);
+      assert.deepEqual([send.count, send.ranks, send.sent], [ITERS * (NP - 1), NP - 1, ITERS * (NP - 1) * 400]);
+      const recv = site(sites, 'MPI_Recv', lines['ring-recv']);
+      assert.deepEqual([recv.count, recv.recv], [ITERS * (NP - 1), ITERS * (NP - 1) * 400]);
+      const ex = site(sites, 'MPI_Sendrecv', lines.exchange);
+      assert.deepEqual([ex.count, ex.sent, ex.recv, ex.smin, ex.smax], [5 * NP, 5 * NP * 64, 5 * NP * 64, 128, 128]);
+      const ar = site(sites, 'MPI_Allreduce', lines.allreduce);
+      assert.deepEqual([ar.count, ar.sent, ar.recv], [5 * NP, 5 * NP * 32, 5 * NP * 32]);
+      const bc = site(sites, 'MPI_Bcast', lines.bcast);
+      assert.deepEqual([bc.count, bc.sent, bc.recv], [3 * NP, 3 * 16, 3 * 16 * (NP - 1)], 'the root sends, the others receive');
+      const bar = site(sites, 'MPI_Barrier', lines.barrier);
+      assert.equal(bar.count, NP);
+      assert.equal(sites.find((t) => t.site.frames[0]?.line === lines.hidden), undefined, 'barriers between Pcontrol(0) and (1) are not recorded');
+      assert.equal(sites.find((t) => t.site.fn === 'MPI_Pcontrol' || t.site.fn === 'MPI_Init' || t.site.fn === 'MPI_Finalize'), undefined);
+      // times: rank 0 slept 300 ms before the barrier, the others waited for it inside MPI
+      assert.ok(bar.tmax >= 0.25 && bar.tmax < 5, `longest barrier ${bar.tmax} s`);
+      assert.equal(sites[0].site.id, 0, 'site 1 is the one with the most time');
+      assert.equal(sites[0].site.fn, 'MPI_Barrier');
+      for (const r of run.ranks) {
+        assert.ok(r.app >= 0.3 && r.app < 60, `rank ${r.rank} app time ${r.app}`);
+        assert.ok(r.mpi <= r.recorded * 1.001 && r.recorded <= r.app * 1.001, `rank ${r.rank}: MPI ${r.mpi} ≤ recorded ${r.recorded} ≤ app ${r.app}`);
+        assert.equal(r.pcontrol, 2);
+        assert.equal(r.finished, true);
+        if (r.rank > 0) assert.ok(r.mpi >= 0.25, `rank ${r.rank} waited in MPI: ${r.mpi}`);
+      }
+      const im = imbalance(run);
+      assert.equal(im.minRank, 0);
+      assert.ok(im.ratio > 1.2, `imbalance ${im.ratio}`);
+      // the report printed after the run
+      assert.match(stderr, /profile \(tool 1\): 3 ranks, call sites at stack depth 1/);
+      assert.match(stderr, /app vs MPI time per rank:\n\s+rank\s+app s\s+MPI s\s+MPI %\n/);
+      assert.match(stderr, new RegExp(`\\n\\s+1\\s+MPI_Barrier\\s+profile_sites\\.c:${lines.barrier} main\\s`));
+      assert.match(stderr, /message sizes by call site/);
+      assert.match(stderr, /MPI_Pcontrol switched it 6 times/);
+    });
+
+    it('depth=2 tells apart the two callers of one MPI call; report --json has them', async () => {
+      const { out, run } = await profiled(f, 'profile_sites', 'depth', 'profile[depth=2]');
+      assert.equal(run.depth, 2);
+      const sites = siteTotals(run);
+      const first = site(sites, 'MPI_Sendrecv', lines.exchange, lines.first);
+      const second = site(sites, 'MPI_Sendrecv', lines.exchange, lines.second);
+      assert.deepEqual([first.count, second.count], [3 * NP, 2 * NP]);
+      assert.equal(first.site.frames[1].func, 'main');
+      const r = await mpii(['report', '--json', out]);
+      assert.equal(r.code, 0, r.stderr);
+      const j = JSON.parse(r.stdout);
+      const js = j.profile[0].sites.filter((s: { call: string }) => s.call === 'MPI_Sendrecv');
+      assert.equal(js.length, 2);
+      assert.deepEqual(js.map((s: { total: { count: number } }) => s.total.count).sort(), [2 * NP, 3 * NP].sort());
+      assert.equal(js[0].ranks.length, NP);
+      assert.match(js[0].location, /profile_sites\.c:\d+ exchange ← profile_sites\.c:\d+ main/);
+    });
+
+    it('a full site table files further calls under their function; nothing is lost', async () => {
+      const { run } = await profiled(f, 'profile_sites', 'full', 'profile[sites=3]');
+      const sites = siteTotals(run);
+      const kept = sites.filter((t) => !t.site.overflow);
+      const over = sites.filter((t) => t.site.overflow);
+      assert.ok(over.length > 0, 'some calls found the table full');
+      for (const r of run.ranks) {
+        const rows = run.stats.filter((m, id) => !run.sites[id].overflow && m.has(run.ranks.indexOf(r)));
+        assert.ok(rows.length <= 3, `rank ${r.rank} kept ${rows.length} sites`);
+      }
+      const calls = (fn: string) => sites.filter((t) => t.site.fn === fn).reduce((a, t) => a + t.count, 0);
+      assert.equal(calls('MPI_Send'), ITERS * NP);
+      assert.equal(calls('MPI_Sendrecv'), 5 * NP);
+      assert.equal(calls('MPI_Bcast'), 3 * NP);
+      assert.ok(kept.length > 0);
+      assert.equal(over[0].site.location, '(sites beyond the table)');
+    });
+
+    it('MPI_THREAD_MULTIPLE: two threads calling MPI at once are all counted', async () => {
+      const { run, stdout } = await profiled(f, 'profile_threads', 'threads', 'profile', 2);
+      if (/skipped/.test(stdout)) return; // this MPI does not grant MPI_THREAD_MULTIPLE
+      const t = site(siteTotals(run), 'MPI_Sendrecv', markers('profile_threads').threads);
+      assert.deepEqual([t.count, t.sent, t.recv], [2 * 2 * 500, 2 * 2 * 500 * 64, 2 * 2 * 500 * 64]);
+    });
+
+    it('a crashed job keeps its profile: times up to each rank\'s last MPI call', async () => {
+      const out = outDir(`${f}-crash`);
+      const r = await mpii(['run', '--tools', 'profile', '--out', out, ...launcherArgs(f, NP), program(f, 'crash')]);
+      assert.notEqual(r.code, 0);
+      const p = readProfile(out);
+      assert.equal(p.complete, false);
+      const run = profileRuns(p)[0];
+      assert.ok(run.ranks.length >= NP - 1);
+      assert.ok(run.ranks.every((x) => !x.finished && x.app > 0 && x.mpi > 0));
+      const sends = siteTotals(run).filter((t) => t.site.fn === 'MPI_Send').reduce((a, t) => a + t.count, 0);
+      assert.ok(sends >= 100 * (NP - 1), `${sends} sends survived`);
+      assert.ok(siteTotals(run).every((t) => /crash\.c:\d+ main/.test(t.site.location)), 'sites of a crashed job are resolved too');
+      const rep = await mpii(['report', out]);
+      assert.equal(rep.code, 0, rep.stderr);
+      assert.match(rep.stdout, /† did not reach MPI_Finalize/);
+    });
+  });
+}
+
+describe('profile with monitor in one stack', () => {
+  it('both report; the monitor sees the same messages the profile counts', async () => {
+    const { out, run } = await profiled('openmpi', 'profile_sites', 'both', 'monitor,profile', 4);
+    const sites = siteTotals(run);
+    const sent = sites.filter((t) => t.site.fn === 'MPI_Send').reduce((a, t) => a + t.sent, 0);
+    const r = await mpii(['report', '--json', out]);
+    const j = JSON.parse(r.stdout);
+    assert.equal(j.monitor[0].totals.p2p.bytes, sent + 4 * 5 * 64, 'Send bytes + Sendrecv bytes');
+  });
+});
