@@ -201,14 +201,14 @@ describe('HTML report in headless Chromium', () => {
     await page.close();
   });
 
-  it('memcheck findings, overlap statistics and an incomplete run', async () => {
+  it('an unknown tool\'s results, overlap statistics and an incomplete run', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mpii-synth-tools-'));
     const findings = (r: number) => JSON.stringify([
       { kind: 'write before read', rank: r, address: '0x7f00001000', bytes: 8, call: 'MPI_Recv', location: 'heat.c:42' },
       { kind: 'buffer overrun', rank: r, address: '0x7f00002000', bytes: 1, call: 'MPI_Send', location: 'heat.c:57' },
     ]);
     writeGathered(dir, 2, (r) => ({
-      rank: r, size: 2, state: r === 1 ? 'running' : 'finalized', tools: { 1: 'memcheck', 2: 'overlap' },
+      rank: r, size: 2, state: r === 1 ? 'running' : 'finalized', tools: { 1: 'leakcheck', 2: 'overlap' },
       counters: [
         { tool: 1, name: 'summary', length: 2, labels: 'write before read\nbytes never read', entries: [0, 3 + r, 1, 112] },
         { tool: 2, name: 'stats', length: 3, labels: 'sends converted\nreceives converted\nwait time ns', entries: [0, 10, 1, 20 + r, 2, 1500000] },
@@ -219,7 +219,7 @@ describe('HTML report in headless Chromium', () => {
     const { page, errors } = await open(file);
     assert.deepEqual(errors, []);
     assert.match((await page.textContent('#status')) ?? '', /INCOMPLETE/);
-    assert.match((await page.textContent('#tool-1 h2')) ?? '', /Memory checking findings/);
+    assert.match((await page.textContent('#tool-1 h2')) ?? '', /Results of leakcheck/);
     const counters = await rows(page, 'tool-1-counters');
     assert.deepEqual(counters.find((r) => r[0] === 'summary: write before read'), ['summary: write before read', '7', '2']);
     assert.deepEqual(counters.find((r) => r[0] === 'summary: bytes never read'), ['summary: bytes never read', '224', '2']);
@@ -230,6 +230,26 @@ describe('HTML report in headless Chromium', () => {
     assert.deepEqual(stats.find((r) => r[0] === 'receives converted'), ['receives converted', '41', '20', '21']);
     assert.deepEqual(stats.find((r) => r[0] === 'wait time'), ['wait time', '3.000 ms', '1.500 ms', '1.500 ms']);
     await page.screenshot({ path: join(SHOTS, 'tools.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('memcheck findings of a real job: kind, call site and access line', async () => {
+    const out = outDir('html-memcheck');
+    const run = await mpii(['run', '--quiet', '--tools', 'memcheck', '--out', out, ...launcherArgs('openmpi', 2),
+      program('openmpi', 'memcheck_e5_pending_write'), 'isend']);
+    assert.equal(run.code, 0, run.stderr);
+    const file = await html(out, 'memcheck');
+    const { page, errors } = await open(file);
+    assert.deepEqual(errors, []);
+    assert.match((await page.textContent('#memcheck-1 h2')) ?? '', /Memory checking.*1 finding/);
+    const found = await rows(page, 'memcheck-1-findings');
+    assert.equal(found.length, 1);
+    const [kind, times, ranks, , call, access] = found[0];
+    assert.deepEqual([kind, times, ranks], ['write to a pending send buffer', '1', '0']);
+    assert.match(call, /^MPI_Isend at main at memcheck_e5_pending_write\.c:\d+$/);
+    assert.match(access, /^write at main at memcheck_e5_pending_write\.c:\d+, buffer\+28 of 2\.00 KiB$/);
+    const stats = await rows(page, 'memcheck-1-stats');
+    assert.ok(stats.some((r) => r[0] === 'findings' && r[1] === '1'), JSON.stringify(stats));
     await page.close();
   });
 

@@ -7,6 +7,8 @@ import type { Profile } from '../profile/read.js';
 import { binnedMatrices, communicators, monitorRuns, totals, CLASSES, type MonitorRun } from './monitor.js';
 import { busiestPairs, humanBytes } from './monitor-text.js';
 import { overlapRuns, overlapTotals } from './overlap.js';
+import { memcheckRuns } from './memcheck.js';
+import { describe as where } from './symbols.js';
 import { imbalance, pct, profileRuns, runTotals, siteTotals, type ProfileRun } from './profile.js';
 import { humanTime } from './profile-text.js';
 import { describe } from './addr2line.js';
@@ -15,7 +17,7 @@ import { traceCountTables } from './trace-count.js';
 /** Cells per side of the heatmap at most, and bars of the per-rank chart at most. */
 export const HEATMAP_CELLS = 64;
 export const RANK_BARS = 128;
-const KNOWN_TOOLS = new Set(['noop', 'trace-count', 'monitor', 'overlap', 'profile']);
+const KNOWN_TOOLS = new Set(['noop', 'trace-count', 'monitor', 'overlap', 'profile', 'memcheck']);
 
 export const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const num = (v: number) => (Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(2));
@@ -153,6 +155,27 @@ ${table(`overlap-${run.tool}-stats`, [{ head: 'statistic' }, { head: 'all ranks'
   }).join('\n');
 }
 
+/** memcheck: the findings grouped by call site (as in the terminal report), then its statistics. */
+function memcheckSection(p: Profile): string {
+  return memcheckRuns(p).map((run) => {
+    const n = run.findings.reduce((a, f) => a + f.count, 0);
+    const rows = run.findings.map((f) => [
+      cell(f.kind), cell(f.count), cell(f.ranks.join(', '), f.ranks[0]),
+      cell(f.bytes ? humanBytes(f.bytes) : '', f.bytes),
+      cell(`${f.call.fn}${f.call.at ? ` at ${where(f.call.at)}` : ''}`),
+      cell(f.access ? `${f.access.kind} at ${where(f.access.at)}, buffer+${f.first.offset} of ${humanBytes(f.first.bufferBytes)}` : ''),
+      cell(f.backtrace.slice(0, 6).map(where).join(' < ')),
+    ]);
+    const stats = Object.entries(run.stats).map(([k, v]) => [cell(k), cell(k.startsWith('bytes') ? humanBytes(v) : num(v), v)]);
+    return `<section id="memcheck-${run.tool}"><h2>Memory checking <small>memcheck, tool ${run.tool} (${esc(run.engine || 'off')}): ${n} finding${n === 1 ? '' : 's'}</small></h2>
+${run.disabled.map((d) => `<p class="warn">rank ${d.rank}: off (${esc(d.reason)})</p>`).join('\n')}
+${rows.length ? table(`memcheck-${run.tool}-findings`, [{ head: 'finding' }, { head: 'times', right: true }, { head: 'ranks' }, { head: 'bytes', right: true },
+    { head: 'buffer of' }, { head: 'access' }, { head: 'backtrace' }], rows) : '<p>No findings.</p>'}
+${table(`memcheck-${run.tool}-stats`, [{ head: 'statistic' }, { head: 'all ranks', right: true }], stats)}
+</section>`;
+  }).join('\n');
+}
+
 function traceCountSection(p: Profile, top: number): string {
   return traceCountTables(p).map(({ tool, rows }) => `<section id="trace-count-${tool}"><h2>MPI calls <small>trace-count, tool ${tool}</small></h2>
 ${table(`trace-count-${tool}-calls`, [{ head: 'function' }, { head: 'total', right: true }, { head: 'min / rank', right: true }, { head: 'max / rank', right: true }],
@@ -262,6 +285,7 @@ export function htmlReport(p: Profile, o: HtmlOptions = {}): string {
   for (const run of profileRuns(p)) body.push(profileSection(run, top, data));
   for (const run of monitorRuns(p)) body.push(monitorSection(run, top, data));
   body.push(overlapSection(p));
+  body.push(memcheckSection(p));
   body.push(genericSection(p));
   body.push(traceCountSection(p, top));
   const sections = body.join('\n');
