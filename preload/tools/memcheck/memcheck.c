@@ -533,7 +533,6 @@ static void read_options(void)
     if ((v = mpii_tool_option(mc_tool, "small-blocks"))) heap_small_limit = strtoull(v, NULL, 10);
 }
 
-/* ucontext for the findings made in the SIGSEGV handler comes through mc_report's caller */
 static void start(int provided)
 {
     mc_stats = mpii_profile_counters(mc_tool, "stats", MS_COUNT, MC_STAT_LABELS);
