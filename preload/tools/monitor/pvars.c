@@ -386,6 +386,20 @@ static void register_as(mpii_pvar_t v, const char *name, int alias)
     mpii_pvar_register(&v);
 }
 
+/* The variable for VARS[i] (the same under mpii's and Open MPI's names). */
+static mpii_pvar_t counts_var(size_t i)
+{
+    int per_peer = VARS[i].kind == 0;
+    return (mpii_pvar_t){ .desc = VARS[i].desc,
+                          .var_class = per_peer ? MPI_T_PVAR_CLASS_SIZE
+                                       : VARS[i].kind == 1 ? MPI_T_PVAR_CLASS_COUNTER
+                                                           : MPI_T_PVAR_CLASS_AGGREGATE,
+                          .type = MPII_PVAR_U64, .bind = MPI_T_BIND_MPI_COMM,
+                          .flags = MPII_PVAR_READONLY | MPII_PVAR_OWN_STATE,
+                          .count = per_peer ? peers_count : record_count, .read = per_peer ? peers_read : record_read,
+                          .notify = counts_notify, .data = &var_data[i] };
+}
+
 void mon_pvars_register(int tool_id)
 {
     tool = tool_id;
@@ -397,29 +411,13 @@ void mon_pvars_register(int tool_id)
     register_as(flushv, "mpii_monitor_flush", 0);
     for (size_t i = 0; i < NVARS; i++) {
         var_data[i].field = VARS[i].field;
-        int per_peer = VARS[i].kind == 0;
-        mpii_pvar_t v = { .desc = VARS[i].desc,
-                          .var_class = per_peer ? MPI_T_PVAR_CLASS_SIZE
-                                       : VARS[i].kind == 1 ? MPI_T_PVAR_CLASS_COUNTER
-                                                           : MPI_T_PVAR_CLASS_AGGREGATE,
-                          .type = MPII_PVAR_U64, .bind = MPI_T_BIND_MPI_COMM,
-                          .flags = MPII_PVAR_READONLY | MPII_PVAR_OWN_STATE,
-                          .count = per_peer ? peers_count : record_count, .read = per_peer ? peers_read : record_read,
-                          .notify = counts_notify, .data = &var_data[i] };
+        mpii_pvar_t v = counts_var(i);
         register_as(v, VARS[i].mpii, 0);
     }
     /* Open MPI's names, after all of mpii's, for programs written for Open MPI's monitoring */
     register_as(flushv, "pml_monitoring_flush", 1);
     for (size_t i = 0; i < NVARS; i++) {
-        int per_peer = VARS[i].kind == 0;
-        mpii_pvar_t v = { .desc = VARS[i].desc,
-                          .var_class = per_peer ? MPI_T_PVAR_CLASS_SIZE
-                                       : VARS[i].kind == 1 ? MPI_T_PVAR_CLASS_COUNTER
-                                                           : MPI_T_PVAR_CLASS_AGGREGATE,
-                          .type = MPII_PVAR_U64, .bind = MPI_T_BIND_MPI_COMM,
-                          .flags = MPII_PVAR_READONLY | MPII_PVAR_OWN_STATE,
-                          .count = per_peer ? peers_count : record_count, .read = per_peer ? peers_read : record_read,
-                          .notify = counts_notify, .data = &var_data[i] };
+        mpii_pvar_t v = counts_var(i);
         register_as(v, VARS[i].ompi, 1);
         register_as(v, VARS[i].ompi2, 1);
     }
