@@ -40,6 +40,9 @@ int main(int argc, char **argv)
     }
     char *out = calloc((size_t) size, 1), *in = calloc((size_t) size, 1);
     if (!out || !in) MPI_Abort(MPI_COMM_WORLD, 2);
+    /* real data: a calloc'd buffer nobody wrote is the kernel's shared zero page, which a peer's
+     * single-copy read finds in cache every time (plain runs looked 30 % faster at 1 MiB) */
+    for (int i = 0; i < size; i++) out[i] = (char) (i * 7 + rank), in[i] = (char) i;
     if (rank < 2) {
         bounce(rank, out, in, size, iters / 10 + 10); /* warm-up */
         double t0 = MPI_Wtime();
