@@ -63,13 +63,7 @@ static void xchg(int *rb, int n, int tag)
         die("malloc failed");
     for (int i = 0; i < n; i++)
         sb[i] = msg(g_rank, tag, i);
-    if (g_rank % 2 == 0) {
-        MPI_Send(sb, n, MPI_INT, g_partner, tag, comm);
-        MPI_Recv(rb, n, MPI_INT, g_partner, tag, comm, MPI_STATUS_IGNORE);
-    } else {
-        MPI_Recv(rb, n, MPI_INT, g_partner, tag, comm, MPI_STATUS_IGNORE);
-        MPI_Send(sb, n, MPI_INT, g_partner, tag, comm);
-    }
+    pair_exchange(sb, rb, n, g_partner, tag, comm);
     for (int i = 0; i < n; i++) /* dirty the freed send buffer's memory */
         sb[i] = -7;
     free(sb);

@@ -41,4 +41,17 @@ static inline void check_int(const char *what, long i, long long exp, long long 
 }
 
 #define SENTINEL(i) (-1 - (i))
+/* Blocking exchange of n ints with `partner` (even ranks send first): the pattern overlap
+ * converts, shared by the programs that exchange in pairs. */
+static inline void pair_exchange(const int *sb, int *rb, int n, int partner, int tag, MPI_Comm comm)
+{
+    if (g_rank % 2 == 0) {
+        MPI_Send(sb, n, MPI_INT, partner, tag, comm);
+        MPI_Recv(rb, n, MPI_INT, partner, tag, comm, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Recv(rb, n, MPI_INT, partner, tag, comm, MPI_STATUS_IGNORE);
+        MPI_Send(sb, n, MPI_INT, partner, tag, comm);
+    }
+}
+
 #endif

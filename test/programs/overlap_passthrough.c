@@ -54,13 +54,7 @@ static void xchg(int *rb, int n, int tag)
     int *sb = malloc((size_t)n * sizeof(int));
     for (int i = 0; i < n; i++)
         sb[i] = msg(g_rank, tag, i);
-    if (g_rank % 2 == 0) {
-        MPI_Send(sb, n, MPI_INT, g_partner, tag, comm);
-        MPI_Recv(rb, n, MPI_INT, g_partner, tag, comm, MPI_STATUS_IGNORE);
-    } else {
-        MPI_Recv(rb, n, MPI_INT, g_partner, tag, comm, MPI_STATUS_IGNORE);
-        MPI_Send(sb, n, MPI_INT, g_partner, tag, comm);
-    }
+    pair_exchange(sb, rb, n, g_partner, tag, comm);
     free(sb);
 }
 
