@@ -322,6 +322,20 @@ describe('mpii pvars / mpii cvars', () => {
     const ring = program('openmpi', 'ring');
     oneLineError(await mpii(['run', '--pvar', 'x', '-np', '2', ring], { MPII_MPI_LIBRARY: join(dir, 'libnone.so') }), /has no MPI_T interface/);
   });
+
+  it('a library that prints on stdout and crashes at exit does not take mpii down (it is asked in a child process)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-crashy-'));
+    writeFileSync(join(dir, 'crashy.c'), ['#include <signal.h>', '#include <stdio.h>',
+      '__attribute__((constructor)) static void hello(void) { puts("crashy MPI says hello"); }',
+      '__attribute__((destructor)) static void crash(void) { raise(SIGSEGV); }',
+      'int MPI_T_init_thread(int r, int *p) { *p = r; return 0; }', 'int MPI_T_finalize(void) { return 0; }',
+      'int MPI_T_pvar_get_num(int *n) { *n = 0; return 0; }', 'int MPI_T_pvar_get_info(void) { return 1; }', ''].join('\n'));
+    execaSync('cc', ['-shared', '-fPIC', '-o', join(dir, 'libcrashy.so'), join(dir, 'crashy.c')]);
+    const r = await mpii(['pvars', '--mpi', 'openmpi'], { MPII_MPI_LIBRARY: join(dir, 'libcrashy.so') });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^Open MPI [\d.]+ \(\S+libcrashy\.so\): 0 performance variables/m);
+    assert.doesNotMatch(r.stdout, /crashy MPI says hello/);
+  });
 });
 
 describe('mpii run --pvar: bad input', () => {

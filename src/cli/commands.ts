@@ -12,7 +12,7 @@ import { formatSummary, summaryJson, wantColor } from '../report/summary.js';
 import { monitorRuns } from '../report/monitor.js';
 import { writeCsv, writeProf } from '../report/monitor-files.js';
 import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
-import { findInstall, readMpit } from '../mpit/library.js';
+import { askMpit, findInstall } from '../mpit/library.js';
 import { formatCvars, formatPvars, nameFilter } from '../mpit/vars.js';
 
 function installedFlavors(env: NodeJS.ProcessEnv): FlavorName[] {
@@ -154,7 +154,7 @@ export interface VarsFlags { mpi?: string; json?: boolean }
 export async function varsCommand(kind: 'pvars' | 'cvars', patterns: string[], o: VarsFlags): Promise<number> {
   const env = process.env;
   const inst = await findInstall(listedFlavor(o.mpi, env), env);
-  const l = await readMpit(inst, { pvars: kind === 'pvars', cvars: kind === 'cvars' });
+  const l = await askMpit(inst, { pvars: kind === 'pvars', cvars: kind === 'cvars' });
   const keep = nameFilter(patterns);
   const all: { name: string }[] = kind === 'pvars' ? l.pvars : l.cvars;
   const shown = all.filter((v) => keep(v.name));

@@ -97,9 +97,9 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   const launcher = findLauncher(mpi.flavor, env);
   if (args.pvars.length) {
     // the names are checked with the library before anything runs (loaded only when asked)
-    const { findInstall, readMpit } = await import('../mpit/library.js');
+    const { findInstall, askMpit } = await import('../mpit/library.js');
     const { checkSampled } = await import('../mpit/vars.js');
-    checkSampled(await readMpit(await findInstall(mpi.flavor, env), { pvars: true }), args.pvars);
+    checkSampled(await askMpit(await findInstall(mpi.flavor, env), { pvars: true }), args.pvars);
   }
   const outDir = prepareOutDir(args.out ?? defaultOutDir(args.program));
   const shim = await buildWithSpinner(mpi.flavor, args.quiet || args.dryRun, env);

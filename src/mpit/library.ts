@@ -1,9 +1,13 @@
-// The installed MPI's own MPI_T variables, asked in this (Node) process through koffi: MPI_T
-// works without MPI_Init, so `mpii pvars`, `mpii cvars` and the checks of `mpii run --pvar`
-// load the MPI library, call MPI_T_init_thread and MPI_T_{pvar,cvar}_get_info, and finalize.
-// The library and its mpi.h are the ones the flavour's compiler wrapper uses (the shim's).
+// The installed MPI's own MPI_T variables, asked through koffi: MPI_T works without MPI_Init,
+// so `mpii pvars`, `mpii cvars` and the checks of `mpii run --pvar` load the MPI library, call
+// MPI_T_init_thread and MPI_T_{pvar,cvar}_get_info, and finalize — in a child Node process
+// (child.ts), so that the library's constructors, signal handlers and exit-time code never
+// run inside mpii itself. The library and its mpi.h are the ones the flavour's compiler
+// wrapper uses (the shim's).
+import { execa } from 'execa';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { cacheRoot, mpiVersionOf, probe } from '../build/shim.js';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
@@ -100,7 +104,26 @@ const bindingName = (n: string | undefined) => {
   return `MPI_${rest[0].toUpperCase()}${rest.slice(1)}`;
 };
 
-/** Ask the library. `want` limits the work to what the caller needs. */
+/** Ask the library, from a child process. `want` limits the work to what the caller needs.
+ *  The answer counts once it is complete, whatever the child's exit status. */
+export async function askMpit(inst: MpiInstall, want: { pvars?: boolean; cvars?: boolean }): Promise<MpitListing> {
+  const child = fileURLToPath(new URL('./child.js', import.meta.url));
+  const r = await execa(process.execPath, [child, JSON.stringify({ inst, want })], { reject: false, maxBuffer: 256 << 20 });
+  let answer: { listing?: MpitListing; error?: { message: string; fix?: string; exitCode?: number } } | undefined;
+  try {
+    /* the library may print on stdout too: the answer is the line child.ts wrote */
+    answer = JSON.parse(r.stdout.split('\n').find((l) => /^\{"(listing|error)":/.test(l)) ?? '');
+  } catch {
+    const why = r.signal ? `killed by ${r.signal}` : `exit code ${r.exitCode}`;
+    const said = r.stderr.split('\n').find((l) => l.trim()) ?? '';
+    throw new MpiiError(`asking ${inst.library} for its MPI_T variables crashed (${why}${said ? `: ${said.trim()}` : ''})`,
+      `check the ${FLAVORS[inst.flavor].label} installation (mpii doctor)`);
+  }
+  if (answer?.error) throw new MpiiError(answer.error.message, answer.error.fix, answer.error.exitCode);
+  return answer!.listing!;
+}
+
+/** Ask the library in this process (child.ts does). */
 export async function readMpit(inst: MpiInstall, want: { pvars?: boolean; cvars?: boolean }): Promise<MpitListing> {
   const { default: koffi } = await import('koffi');
   let lib: import('koffi').IKoffiLib;
