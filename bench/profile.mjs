@@ -6,10 +6,11 @@
 //   2. 8-byte ping-pong half round-trip time, -np 2, over shared memory (and, for Open MPI, over
 //      TCP on loopback: `--mca pml ob1 --mca btl tcp,self`), under: the launcher alone
 //      (`plain`), `mpii run --tools ''` (`empty stack`: the shim alone) and `mpii run --tools
-//      profile`; configurations interleaved in rounds (order shuffled every round), median each;
+//      profile` (times sampled, the default) and `--tools 'profile[sample=1]'` (every call
+//      timed); configurations interleaved in rounds (order shuffled every round), median each;
 //   3. a table + `profile / plain` against the target (<= 1.05x), and where an excess comes from;
 //   4. the cost per MPI call without a network (bench/calls.c: one process, MPI_Send to
-//      MPI_PROC_NULL) under an empty stack, a noop layer and profile, minima of CALL_ROUNDS rounds.
+//      MPI_PROC_NULL) under an empty stack, a noop layer, profile and profile[sample=1], minima of CALL_ROUNDS rounds.
 // Every `profile` run's own profile is checked too: rank 0's MPI_Send and MPI_Recv call sites
 // must hold exactly the ping-pongs of the run (warm-up included), so the tool measured really ran.
 //
@@ -60,6 +61,7 @@ function measure(fl, exe, transport) {
     { name: 'plain', make: () => ({ argv: [fl.run, ...prog] }) },
     { name: 'empty stack', make: mpii('') },
     { name: 'profile', make: mpii('profile') },
+    { name: 'every call', make: mpii('profile[sample=1]') },
   ];
   const parse = (stdout) => {
     const m = /half_rtt_ns=([\d.]+)/.exec(stdout);
@@ -69,7 +71,7 @@ function measure(fl, exe, transport) {
   const once = (c) => {
     const { argv, out } = c.make();
     const v = parse(runRetry(argv).stdout);
-    if (c.name === 'profile') {
+    if (c.name === 'profile' || c.name === 'every call') {
       const n = counted(out);
       const want = 2 * (iters + 1000); // both ranks' calls: the timed loop and 1000 warm-up rounds
       if (n.send !== want || n.recv !== want) throw new Error(`profile counted ${n.send} sends and ${n.recv} receives, expected ${want} each`);
@@ -102,6 +104,7 @@ function measure(fl, exe, transport) {
   lines.push(`  (empty stack / plain = ${(med('empty stack') / med('plain')).toFixed(3)}x, profile / empty stack = ${(med('profile') / med('empty stack')).toFixed(3)}x, `
     + `profile adds ${(med('profile') - med('empty stack')).toFixed(1)} ns per half round trip)`);
   lines.push(`  (from minima: profile / plain = ${(min('profile') / min('plain')).toFixed(3)}x)`);
+  lines.push(`  (every call timed, profile[sample=1] / plain = ${(med('every call') / med('plain')).toFixed(3)}x; from minima ${(min('every call') / min('plain')).toFixed(3)}x)`);
   lines.push(`  (check: every profile run counted exactly its ${2 * (iters + 1000)} sends and receives)`);
   return lines;
 }
@@ -112,7 +115,7 @@ function measure(fl, exe, transport) {
 function perCall(fl, exe) {
   const prog = ['-np', '1', ...fl.extra, exe, String(CALLS)];
   const mpii = (tools) => [process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, ...prog];
-  const configs = [['empty stack', ''], ['noop', 'noop'], ['profile', 'profile']];
+  const configs = [['empty stack', ''], ['noop', 'noop'], ['profile', 'profile'], ['every call', 'profile[sample=1]']];
   const samples = new Map(configs.map(([n]) => [n, []]));
   for (let round = 0; round < CALL_ROUNDS; round++) {
     for (const [name, tools] of shuffle(configs)) {
@@ -125,7 +128,7 @@ function perCall(fl, exe) {
   const med = (k) => median(samples.get(k));
   return [`${fl.label}: cost per MPI call, one process, MPI_Send to MPI_PROC_NULL, ${CALLS} calls/run, ${CALL_ROUNDS} rounds (min / median ns per call)`,
     ...configs.map(([k]) => `  ${pad(k, 12)} ${lpad(min(k).toFixed(2), 7)} / ${med(k).toFixed(2)}`),
-    `profile adds ${(min('profile') - min('empty stack')).toFixed(1)} ns per call (from minima; a noop layer: ${(min('noop') - min('empty stack')).toFixed(1)} ns)`];
+    `profile adds ${(min('profile') - min('empty stack')).toFixed(1)} ns per call (from minima; timing every call: ${(min('every call') - min('empty stack')).toFixed(1)} ns; a noop layer: ${(min('noop') - min('empty stack')).toFixed(1)} ns)`];
 }
 
 let failed = 0;

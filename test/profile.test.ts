@@ -109,6 +109,24 @@ for (const f of FLAVORS) {
       assert.match(js[0].location, /profile_sites\.c:\d+ exchange ← profile_sites\.c:\d+ main/);
     });
 
+    it('sampled timing (the default): exact counts, a scaled time that matches what the program measured itself', async () => {
+      for (const [sample, tag] of [[8, 'sampled'], [1, 'every']] as const) {
+        const { run, stdout, stderr } = await profiled(f, 'profile_sampled', tag, `profile[sample=${sample}]`, 2);
+        const own = Number(/recv seconds ([\d.]+)/.exec(stdout)?.[1]);
+        const recv = siteTotals(run).find((t) => t.site.fn === 'MPI_Recv')!;
+        assert.equal(recv.count, 600);
+        if (sample === 1) {
+          assert.equal(recv.timed, 600);
+          assert.doesNotMatch(stderr, /calls timed/);
+        } else {
+          // the first 64, then one in 8 of the other 536 on average (random gaps of 1..15)
+          assert.ok(recv.timed >= 64 + 35 && recv.timed <= 64 + 140, `timed ${recv.timed}`);
+          assert.match(stderr, new RegExp(`times: \\d+ of \\d+ calls timed .*sample=1 times every call`));
+        }
+        assert.ok(Math.abs(recv.time - own) <= 0.15 * own, `sample=${sample}: profile says ${recv.time} s in MPI_Recv, the program measured ${own} s`);
+      }
+    });
+
     it('a full site table files further calls under their function; nothing is lost', async () => {
       const { run } = await profiled(f, 'profile_sites', 'full', 'profile[sites=3]');
       const sites = siteTotals(run);

@@ -62,6 +62,12 @@ function formatRun(run: ProfileRun, o: Required<ProfileTextOptions>): string[] {
         pct(t.time, total.mpi).toFixed(2), String(t.count), humanTime(t.count ? t.time / t.count : 0), humanTime(t.tmax), t.cov.toFixed(2)]),
       [true, false, false, true, true, true, true, true, true, true], '    ', bold));
     if (sites.length > top.length) out.push(`    … ${sites.length - top.length} more call sites (mpii report --json or --html for all)`);
+    const calls = sites.reduce((x, t) => x + t.count, 0);
+    const timed = sites.reduce((x, t) => x + t.timed, 0);
+    if (timed < calls) {
+      out.push(`    times: ${timed} of ${calls} calls timed (each site's first 64, then one in N at random), scaled to all; `
+        + 'profile option sample=1 times every call');
+    }
   }
   const moved = sites.filter((t) => t.sent + t.recv > 0).sort((a, b) => b.sent + b.recv - (a.sent + a.recv) || a.site.id - b.site.id);
   if (moved.length) {

@@ -8,7 +8,9 @@ import { describe, parseModules, placeKey, placeOf, Symbolizer, type Location, t
 
 export interface SiteStats {
   count: number;
-  /** seconds: total, shortest and longest call */
+  /** calls that were timed (option sample: all of a site's first 64, then one in N) */
+  timed: number;
+  /** seconds: total (the timed calls' time scaled by count / timed), shortest and longest timed call */
   time: number;
   tmin: number;
   tmax: number;
@@ -195,8 +197,9 @@ function readRuns(p: Profile): ProfileRun[] {
           stats.push(new Map());
         }
         const g = (k: string) => { const f = rr.fields.get(k); return f === undefined ? 0 : row.v[f]; };
+        const timed = rr.fields.has('timed') ? g('timed') : g('count'); // profiles from before sampling timed every call
         const s: SiteStats = {
-          count: g('count'), time: g('ticks') / rr.rate, tmin: g('ticks_min') >= NONE ? 0 : g('ticks_min') / rr.rate, tmax: g('ticks_max') / rr.rate,
+          count: g('count'), timed, time: timed > 0 ? (g('ticks') * (g('count') / timed)) / rr.rate : 0, tmin: g('ticks_min') >= NONE ? 0 : g('ticks_min') / rr.rate, tmax: g('ticks_max') / rr.rate,
           sent: g('bytes_sent'), recv: g('bytes_recv'), smin: g('size_min') >= NONE ? -1 : g('size_min'), smax: g('size_max'),
         };
         const prev = stats[id].get(ri);
@@ -219,7 +222,7 @@ function readRuns(p: Profile): ProfileRun[] {
 function merge(a: SiteStats, b: SiteStats): SiteStats {
   const min = (x: number, y: number) => (x < 0 ? y : y < 0 ? x : Math.min(x, y));
   return {
-    count: a.count + b.count, time: a.time + b.time, tmin: Math.min(a.tmin, b.tmin), tmax: Math.max(a.tmax, b.tmax),
+    count: a.count + b.count, timed: a.timed + b.timed, time: a.time + b.time, tmin: Math.min(a.tmin, b.tmin), tmax: Math.max(a.tmax, b.tmax),
     sent: a.sent + b.sent, recv: a.recv + b.recv, smin: min(a.smin, b.smin), smax: Math.max(a.smax, b.smax),
   };
 }
@@ -299,7 +302,7 @@ export function profileJson(p: Profile): unknown {
       sites: siteTotals(run).map((t) => ({
         id: t.site.id, call: t.site.fn, location: t.site.location, overflow: t.site.overflow,
         frames: t.site.frames.map((f) => ({ function: f.func, file: f.file, line: f.line, object: f.path, offset: f.offset })),
-        total: { count: t.count, time: t.time, tmin: t.tmin, tmax: t.tmax, sent: t.sent, recv: t.recv, smin: t.smin, smax: t.smax,
+        total: { count: t.count, timed: t.timed, time: t.time, tmin: t.tmin, tmax: t.tmax, sent: t.sent, recv: t.recv, smin: t.smin, smax: t.smax,
           ranks: t.ranks, cov: t.cov, appPercent: pct(t.time, total.recorded), mpiPercent: pct(t.time, total.mpi) },
         ranks: [...run.stats[t.site.id].entries()].sort((a, b) => a[0] - b[0]).map(([ri, s]) => ({ rank: run.ranks[ri].rank, ...s })),
       })),

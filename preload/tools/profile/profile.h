@@ -10,7 +10,9 @@
  *   text "module"      one per loaded object that holds a call site: "<start> <end> <bias> <path>"
  *                      (hex addresses of its code, load bias), written when its first site is
  *                      seen, so even a crashed job's addresses can be turned into file:line.
- * Times are in ticks of the timer (TSC cycles, or nanoseconds of CLOCK_MONOTONIC). */
+ * Times are in ticks of the timer (TSC cycles, or nanoseconds of CLOCK_MONOTONIC). With option
+ * sample=N > 1 a site's first PF_ALWAYS_TIMED calls are timed, then one in N on average: the
+ * reader scales ticks by count / timed. */
 #ifndef MPII_PROFILE_H
 #define MPII_PROFILE_H
 
@@ -23,9 +25,11 @@ enum {
     PF_RECV,      /* bytes of the receive buffers MPI filled (posted sizes) */
     PF_SMIN,      /* smallest sent + received bytes of one call (UINT64_MAX: none) */
     PF_SMAX,      /* largest */
+    PF_TIMED,     /* calls that were timed: PF_TICKS, PF_TMIN and PF_TMAX are theirs */
+    PF_GAP,       /* calls until the next timed one (the tool's countdown) */
     PF_NFIELDS
 };
-#define PF_FIELD_LABELS "count\nticks\nticks_min\nticks_max\nbytes_sent\nbytes_recv\nsize_min\nsize_max"
+#define PF_FIELD_LABELS "count\nticks\nticks_min\nticks_max\nbytes_sent\nbytes_recv\nsize_min\nsize_max\ntimed\ngap"
 
 enum {
     PF_TIMER,       /* 1 = TSC, 2 = CLOCK_MONOTONIC nanoseconds */
@@ -35,7 +39,7 @@ enum {
     PF_CAL_NS,
     PF_END_TICKS,   /* MPI_Finalize entered (0 while running) */
     PF_END_NS,
-    PF_LAST_TICKS,  /* the end of the latest MPI call: the end of a crashed run */
+    PF_LAST_TICKS,  /* the end of the latest timed MPI call: the end of a crashed run */
     PF_ON_TICKS,    /* time with recording on, closed intervals */
     PF_ON_SINCE,    /* start of the open interval, 0 while recording is off */
     PF_PCONTROL,    /* MPI_Pcontrol calls */
@@ -47,4 +51,5 @@ enum {
     "timer\nt0_ticks\nt0_ns\ncal_ticks\ncal_ns\nend_ticks\nend_ns\nlast_ticks\non_ticks\non_since\npcontrol\ndepth\ncapacity"
 
 #define PF_MAX_DEPTH 8
+#define PF_ALWAYS_TIMED 64
 #endif

@@ -1,0 +1,31 @@
+/* profile_sampled.c - receives whose time the program measures itself, for the profile tool's
+ * sampled timing. Rank 0 sleeps ~1 ms before each of ITERS sends; rank 1 times each of its
+ * receives with MPI_Wtime (not profiled) and prints "recv seconds <total>". Argument: ITERS
+ * (default 600). */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+int main(int argc, char **argv)
+{
+    int rank, iters = argc > 1 ? atoi(argv[1]) : 600;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    double v = 0, waited = 0;
+    for (int i = 0; i < iters; i++) {
+        if (rank == 0) {
+            struct timespec ts = { 0, 1000000L };
+            nanosleep(&ts, NULL);
+            MPI_Send(&v, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+        } else if (rank == 1) {
+            double t = MPI_Wtime();
+            MPI_Recv(&v, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            waited += MPI_Wtime() - t;
+        }
+    }
+    if (rank == 1) printf("recv seconds %.6f\n", waited);
+    MPI_Finalize();
+    return 0;
+}
