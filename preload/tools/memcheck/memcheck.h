@@ -57,8 +57,9 @@ extern int mc_fatal;      /* stop the job at the first finding */
 extern int mc_valgrind;   /* running under Valgrind: client requests instead of page protection */
 extern int mc_tool;
 
-/* Sampling per call site: a site's first 16 operations are checked, then one in 64 (mode 1), or
- * every one (mode 2), or none (mode 0). `what`: MC_SAMPLE_PENDING or MC_SAMPLE_UNREAD. */
+/* Sampling per call site: a site's first 16 operations are checked, then as many as cost about
+ * 1/32 of the site's time (mode 1, memcheck.c), or every one (mode 2), or none (mode 0).
+ * `what`: MC_SAMPLE_PENDING or MC_SAMPLE_UNREAD. */
 enum { MC_SAMPLE_PENDING, MC_SAMPLE_UNREAD };
 extern int mc_sample_mode[2];
 int mc_sampled(void *site, int what);
