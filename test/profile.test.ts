@@ -109,7 +109,7 @@ for (const f of FLAVORS) {
       assert.match(js[0].location, /profile_sites\.c:\d+ exchange ← profile_sites\.c:\d+ main/);
     });
 
-    it('sampled timing (the default): exact counts, a scaled time that matches what the program measured itself', async () => {
+    it('sampled timing (the default, here one in 8): exact counts, a scaled time that matches what the program measured itself', async () => {
       for (const [sample, tag] of [[8, 'sampled'], [1, 'every']] as const) {
         const { run, stdout, stderr } = await profiled(f, 'profile_sampled', tag, `profile[sample=${sample}]`, 2);
         const own = Number(/recv seconds ([\d.]+)/.exec(stdout)?.[1]);

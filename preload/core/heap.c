@@ -85,6 +85,7 @@ static int resolve(void)
 /* ---- the block table ---- */
 
 static volatile int table_lock;
+static uint64_t table_generation; /* bumped whenever a block comes or goes */
 static mpii_block_t **table; /* sorted by start */
 static size_t table_cap;
 static mpii_block_t *spare;  /* free nodes, linked through `raw` */
@@ -149,21 +150,42 @@ static int insert(mpii_block_t *b)
     memmove(&table[at + 1], &table[at], (mpii_heap_blocks - at) * sizeof *table);
     table[at] = b;
     mpii_heap_blocks++;
+    __atomic_add_fetch(&table_generation, 1, __ATOMIC_RELEASE);
     return 0;
 }
+
+/* The blocks of this thread's recent lookups, valid while no block came or went: a program hands
+ * MPI the same few buffers again and again, and a lookup under the lock costs more than the rest
+ * of a memory tool's per-call work. Nodes are recycled, never freed, so a stale entry is only
+ * ever compared, and the generation check throws it away. */
+#define RECENT 8
+static __thread struct {
+    uint64_t gen;
+    mpii_block_t *b;
+} recent[RECENT] __attribute__((tls_model("initial-exec")));
 
 mpii_block_t *mpii_heap_find(const void *addr)
 {
     if (!mpii_heap_blocks) return NULL;
     uintptr_t a = (uintptr_t) addr;
+    size_t slot = (a >> 12) & (RECENT - 1); /* a hash: 4 KiB steps whatever the page size (no division) */
+    mpii_block_t *c = recent[slot].b;
+    if (c && recent[slot].gen == __atomic_load_n(&table_generation, __ATOMIC_ACQUIRE) && a >= c->start &&
+        a < c->start + c->pages * mpii_page_size)
+        return c;
     mpii_block_t *found = NULL;
     lock();
+    uint64_t gen = table_generation;
     size_t at = upper_bound(a);
     if (at > 0) {
         mpii_block_t *b = table[at - 1];
         if (a < b->start + b->pages * mpii_page_size) found = b;
     }
     unlock();
+    if (found) {
+        recent[slot].gen = gen;
+        recent[slot].b = found;
+    }
     return found;
 }
 
@@ -178,6 +200,7 @@ static mpii_block_t *take(void *p)
         found = table[at - 1];
         memmove(&table[at - 1], &table[at], (mpii_heap_blocks - at) * sizeof *table);
         mpii_heap_blocks--;
+        __atomic_add_fetch(&table_generation, 1, __ATOMIC_RELEASE);
     }
     unlock();
     return found;
