@@ -52,7 +52,8 @@ static uint16_t flags[MPII_NFUNCS];
 #define MC_BUDGET 64
 #define MC_MAX_GAP (1u << 20)
 int mc_sample_mode[2] = { 1, 1 };
-static double check_ns[2]; /* what one check costs, measured at start */
+static double check_ns[2];      /* what one check costs, measured at start ... */
+static double check_page_ns[2]; /* ... plus this per page it covers */
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 typedef struct {
     uint64_t n, skip, n_last, t_last;
@@ -69,12 +70,13 @@ static uint64_t now_ns(void)
     return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
-static __attribute__((noinline)) int check_now(mc_sampler_t *s, int what)
+static __attribute__((noinline)) int check_now(mc_sampler_t *s, int what, size_t bytes)
 {
     uint64_t t = now_ns();
     if (s->n > MC_ALWAYS) {
         double per_op = (double) (t - s->t_last) / (double) (s->n - s->n_last);
-        double gap = check_ns[what] * MC_BUDGET / (per_op > 1 ? per_op : 1);
+        double cost = check_ns[what] + check_page_ns[what] * (double) (bytes / 4096 + 1);
+        double gap = cost * MC_BUDGET / (per_op > 1 ? per_op : 1);
         rng ^= rng << 13;
         rng ^= rng >> 7;
         rng ^= rng << 17;
@@ -86,7 +88,7 @@ static __attribute__((noinline)) int check_now(mc_sampler_t *s, int what)
     return 1;
 }
 
-int mc_sampled(void *site, int what)
+int mc_sampled(void *site, int what, size_t bytes)
 {
     if (mc_sample_mode[what] != 1) return mc_sample_mode[what];
     unsigned h = (unsigned) ((uintptr_t) site >> 3) & (MC_SITES - 1);
@@ -95,40 +97,48 @@ int mc_sampled(void *site, int what)
             sites[h].site = site;
             mc_sampler_t *s = &sites[h].s[what];
             s->n++;
-            if (s->n <= MC_ALWAYS) return s->n < MC_ALWAYS ? 1 : check_now(s, what);
+            if (s->n <= MC_ALWAYS) return s->n < MC_ALWAYS ? 1 : check_now(s, what, bytes);
             if (MPII_LIKELY(s->skip > 0)) {
                 s->skip--;
                 return 0;
             }
-            return check_now(s, what);
+            return check_now(s, what, bytes);
         }
     }
     return 0; /* more call sites than the table holds: the rest are not checked */
 }
 
-/* The cost of a check, in ns, from one mprotect call measured as guards make them (a page inside
- * a mapping: the kernel splits and merges the mapping each time). A guarded pending operation
- * makes ~4 calls (guard, open and close around a progressing call, release); a watched receive
- * ~3, a fault and often a single step, each a kernel round trip that costs about two more in a
- * VM. Measured on this project's VMs: 15-20 us per check in all, 6-8 mprotect calls' worth. */
-static void measure_check_cost(void)
+/* Time of one mprotect of `pages` pages inside a mapping (the kernel splits and merges it each
+ * time, as for a guard), in ns. */
+static double mprotect_ns(size_t pages)
 {
     size_t page = (size_t) sysconf(_SC_PAGESIZE);
-    char *p = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        check_ns[0] = check_ns[1] = 20000;
-        return;
-    }
-    memset(p, 1, 3 * page);
+    char *p = mmap(NULL, (pages + 2) * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return 5000;
+    memset(p, 1, (pages + 2) * page);
     uint64_t t = now_ns();
-    for (int i = 0; i < 16; i++) {
-        mprotect(p + page, page, PROT_READ);
-        mprotect(p + page, page, PROT_READ | PROT_WRITE);
+    for (int i = 0; i < 8; i++) {
+        mprotect(p + page, pages * page, PROT_READ);
+        mprotect(p + page, pages * page, PROT_READ | PROT_WRITE);
     }
-    double one = (double) (now_ns() - t) / 32;
-    munmap(p, 3 * page);
+    double ns = (double) (now_ns() - t) / 16;
+    munmap(p, (pages + 2) * page);
+    return ns;
+}
+
+/* The cost of a check, from mprotect calls measured at start. A guarded pending operation makes
+ * ~4 calls over its pages (guard, open and close around a progressing call, release) and ~2 more
+ * in kernel round trips; a watched receive ~3 calls, and a fault (a kernel round trip, a signal,
+ * an mprotect, often a single step: ~3 calls' worth in a VM) on every page the program reads.
+ * Measured on this project's VMs: 15-20 us for an 8-byte message, milliseconds to watch 1 MiB. */
+static void measure_check_cost(void)
+{
+    double one = mprotect_ns(1), per_page = (mprotect_ns(65) - one) / 64;
+    if (per_page < 0) per_page = 0;
     check_ns[MC_SAMPLE_PENDING] = 6 * one;
-    check_ns[MC_SAMPLE_UNREAD] = 10 * one;
+    check_page_ns[MC_SAMPLE_PENDING] = 4 * per_page;
+    check_ns[MC_SAMPLE_UNREAD] = 6 * one;
+    check_page_ns[MC_SAMPLE_UNREAD] = 3 * per_page + 4 * one;
 }
 
 /* ---- which bytes a call touches, and in which direction ---- */

@@ -62,7 +62,7 @@ extern int mc_tool;
  * `what`: MC_SAMPLE_PENDING or MC_SAMPLE_UNREAD. */
 enum { MC_SAMPLE_PENDING, MC_SAMPLE_UNREAD };
 extern int mc_sample_mode[2];
-int mc_sampled(void *site, int what);
+int mc_sampled(void *site, int what, size_t bytes); /* bytes: what the check covers (its cost grows with it) */
 
 /* ---- pending.c: memory MPI owns until a completion ---- */
 

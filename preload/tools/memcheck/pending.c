@@ -248,6 +248,13 @@ static int table_ready(void)
     return 1;
 }
 
+static size_t bytes_of(const mc_range_t *r, int n)
+{
+    size_t b = 0;
+    for (int k = 0; k < n; k++) b += r[k].hi - r[k].lo;
+    return b;
+}
+
 void mc_pending_start(const mc_origin_t *o, MPI_Request *req, MPI_Win win, int target, int persistent,
                       const mc_range_t *ranges, int nranges)
 {
@@ -263,7 +270,7 @@ void mc_pending_start(const mc_origin_t *o, MPI_Request *req, MPI_Win win, int t
             release(old);
         }
     }
-    int check = !persistent && mc_sampled(o->site, MC_SAMPLE_PENDING);
+    int check = !persistent && mc_sampled(o->site, MC_SAMPLE_PENDING, bytes_of(ranges, nranges));
     if (!persistent && !check) { /* not followed: costs nothing */
         mc_stats[MS_PENDING_SKIPPED]++;
         return;
@@ -290,7 +297,7 @@ void mc_pending_start(const mc_origin_t *o, MPI_Request *req, MPI_Win win, int t
 void mc_pending_activate(MPI_Request *where, MPI_Request req)
 {
     int i = find(where, req);
-    if (i >= 0) activate(i, mc_sampled(ops[i].origin.site, MC_SAMPLE_PENDING));
+    if (i >= 0) activate(i, mc_sampled(ops[i].origin.site, MC_SAMPLE_PENDING, bytes_of(ops[i].r, ops[i].nranges)));
 }
 
 void mc_pending_complete(MPI_Request *where, MPI_Request req, const MPI_Status *st)

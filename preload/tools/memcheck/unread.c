@@ -146,7 +146,7 @@ void mc_unread_received(const mc_origin_t *o, uintptr_t lo, size_t n, unsigned e
     if (n_free < 0) init_free();
     mpii_block_t *b = mpii_heap_find((void *) lo);
     if (!b || b->pins) return;
-    if (!mc_sampled(o->site, MC_SAMPLE_UNREAD)) {
+    if (!mc_sampled(o->site, MC_SAMPLE_UNREAD, n)) {
         mc_stats[MS_TRACK_SKIPPED]++;
         return;
     }
