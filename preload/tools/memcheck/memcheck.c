@@ -317,16 +317,21 @@ static int ok(const void *rc, size_t n)
     return n == sizeof(int) && *(const int *) rc == MPI_SUCCESS;
 }
 
+/* The start of every buffer-aware wrapper: the call's origin, arguments and byte ranges, checked.
+ * (rs is not `= { 0 }`: zeroing three ranges per call costs a rep stos.) */
+#define MC_BEFORE(ID, NAME)                                                                         \
+    mc_origin_t o = { .site = call_site(context), .fn = ID };                                       \
+    mpii_args_t a = MPII_ARGS_##NAME;                                                               \
+    mc_ranges_t rs;                                                                                 \
+    rs.n = 0;                                                                                       \
+    before(ID, &o, &a, &rs)
+
 #define MC_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                   \
     static __attribute__((unused)) RET mcg_##NAME QPARAMS                                           \
     {                                                                                               \
         if (ID == MPI_FINALIZE_T) stop();                                                           \
         if (MPII_UNLIKELY(!live)) return CALL_NEXT(ID, QTYPE, NEXTARGS);                            \
-        mc_origin_t o = { .site = call_site(context), .fn = ID };                                   \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                           \
-        mc_ranges_t rs;                                                                             \
-        rs.n = 0; /* not `= { 0 }`: zeroing three ranges per call costs a rep stos */               \
-        before(ID, &o, &a, &rs);                                                                    \
+        MC_BEFORE(ID, NAME);                                                                        \
         int lifted = (flags[ID] & F_LIFT) && mc_guarded_ops;                                        \
         if (lifted) mc_pending_lift();                                                              \
         RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
@@ -535,11 +540,7 @@ static int mc_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, 
     static __attribute__((unused)) RET mcb_##NAME QPARAMS                                           \
     {                                                                                               \
         if (MPII_UNLIKELY(!live)) return CALL_NEXT(ID, QTYPE, NEXTARGS);                            \
-        mc_origin_t o = { .site = call_site(context), .fn = ID };                                   \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                           \
-        mc_ranges_t rs;                                                                             \
-        rs.n = 0; /* not `= { 0 }`: zeroing three ranges per call costs a rep stos */               \
-        before(ID, &o, &a, &rs);                                                                    \
+        MC_BEFORE(ID, NAME);                                                                        \
         lift();                                                                                     \
         RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
         relower();                                                                                  \
