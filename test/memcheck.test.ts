@@ -110,6 +110,20 @@ for (const f of FLAVORS) {
       }
     });
 
+    it('sampling: a site\'s first 16 operations are checked, then as many as cost ~1/64 of its time; pending=all checks every one', async () => {
+      const ops = 2 * 2 * 20000; // two ranks, a send and a receive each per round trip
+      const sampled = await underMemcheck(f, 2, 'memcheck_many', []);
+      assert.equal(sampled.code, 0, sampled.stderr);
+      assert.equal(sampled.run.findings.length, 0, show(sampled.run.findings));
+      const s = sampled.run.stats;
+      assert.ok(s['buffers checked'] >= 4 * 16 && s['buffers checked'] < ops / 10, JSON.stringify(s));
+      assert.equal(s['buffers checked'] + s['pending operations not checked (sampling)'], ops, JSON.stringify(s));
+      const all = await underMemcheck(f, 2, 'memcheck_many', ['2000'], 'pending=all');
+      assert.equal(all.code, 0, all.stderr);
+      assert.equal(all.run.stats['buffers checked'], 2 * 2 * 2000, JSON.stringify(all.run.stats));
+      assert.equal(all.stdout.match(/sum=\d+/)?.[0], `sum=${(2000 * 1999) / 2}`);
+    });
+
     it('--memcheck-fatal stops the job at the first finding, and the finding is kept', async () => {
       const { code, stderr, run } = await underMemcheck(f, 2, 'memcheck_e5_pending_write', ['isend'], '', ['--memcheck-fatal']);
       assert.notEqual(code, 0);
