@@ -110,7 +110,7 @@ for (const f of FLAVORS) {
       }
     });
 
-    it('sampling: a site\'s first 16 operations are checked, then as many as cost ~1/64 of its time; pending=all checks every one', async () => {
+    it('sampling: a site\'s first 16 operations are checked, then as many as cost ~1/128 of its time; pending=all checks every one', async () => {
       const ops = 2 * 2 * 20000; // two ranks, a send and a receive each per round trip
       const sampled = await underMemcheck(f, 2, 'memcheck_many', []);
       assert.equal(sampled.code, 0, sampled.stderr);

@@ -49,7 +49,7 @@ static uint16_t flags[MPII_NFUNCS];
  * when a check is made. */
 #define MC_SITES 1024
 #define MC_ALWAYS 16
-#define MC_BUDGET 64
+#define MC_BUDGET 128
 #define MC_MAX_GAP (1u << 20)
 int mc_sample_mode[2] = { 1, 1 };
 static double check_ns[2];      /* what one check costs, measured at start ... */

@@ -58,7 +58,7 @@ extern int mc_valgrind;   /* running under Valgrind: client requests instead of 
 extern int mc_tool;
 
 /* Sampling per call site: a site's first 16 operations are checked, then as many as cost about
- * 1/64 of the site's time (mode 1, memcheck.c), or every one (mode 2), or none (mode 0).
+ * 1/128 of the site's time (mode 1, memcheck.c), or every one (mode 2), or none (mode 0).
  * `what`: MC_SAMPLE_PENDING or MC_SAMPLE_UNREAD. */
 enum { MC_SAMPLE_PENDING, MC_SAMPLE_UNREAD };
 extern int mc_sample_mode[2];
