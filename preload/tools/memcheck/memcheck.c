@@ -40,12 +40,12 @@ static uint16_t flags[MPII_NFUNCS];
 
 /* ---- sampling per call site ---- */
 
-/* A checked operation costs a few mprotect calls (and, for a watched receive, a fault): ~10 us
- * on this project's VMs, 30x an 8-byte message. So after a site's first MC_ALWAYS operations,
- * checks are spaced to cost about 1/MC_BUDGET of the site's time: the gap to the next check is
- * the check's cost over the site's time per operation since the last one, jittered (0.5-1.5x)
- * so that no loop period aliases with it. Cheap operations (small messages) are checked rarely,
- * expensive ones (large messages, where a check is noise) every time. The clock is read only
+/* A checked operation costs a few mprotect calls (and, for a watched receive, a fault per page
+ * read): 15-20 us on this project's VMs, 50x an 8-byte message. So after a site's first
+ * MC_ALWAYS operations, checks are spaced to cost about 1/MC_BUDGET of the site's time: the gap
+ * to the next check is the check's cost over the site's time per operation since the last one,
+ * jittered (0.5-1.5x) so that no loop period aliases with it. Operations that are cheap next to
+ * a check (small messages) are checked rarely, expensive ones more often. The clock is read only
  * when a check is made. */
 #define MC_SITES 1024
 #define MC_ALWAYS 16

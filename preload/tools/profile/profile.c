@@ -5,10 +5,11 @@
  * per call. Calls and bytes are exact. Times: a site's first 64 calls are all timed, then (option
  * sample=N, default 16) one in N at random gaps, since reading the clock is most of the tool's
  * cost (an rdtsc is 11-26 ns on this project's VMs, an 8-byte shared-memory round trip ~170 ns);
- * random gaps keep a loop's period from aliasing with the sampling. sample=1 times every call. Per rank: application wall time and the time recording was on;
- * MPI_Pcontrol(0) switches recording off, any other level on. Everything lives in the rank's
- * profile file (layout: profile.h), so a crashed job still reports; the CLI turns addresses into
- * function and file:line with the binaries' debug information (src/report/profile.ts). */
+ * random gaps keep a loop's period from aliasing with the sampling. sample=1 times every call.
+ * Per rank: application wall time and the time recording was on; MPI_Pcontrol(0) switches
+ * recording off, any other level on. Everything lives in the rank's profile file (layout:
+ * profile.h), so a crashed job still reports; the CLI turns addresses into function and
+ * file:line with the binaries' debug information (src/report/profile.ts). */
 #define _GNU_SOURCE
 #include <execinfo.h>
 #include <link.h>
