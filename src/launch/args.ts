@@ -79,7 +79,8 @@ export function defaultLauncher(env: NodeJS.ProcessEnv): LauncherKind {
 }
 
 /** Which launcher's options these are decides which of them take values, so the arguments are
- * split with the default launcher's table first, then again if `--launcher` names another. */
+ * split with the default launcher's table first, then again if `--launcher` names another
+ * (`--launcher` must come before the launcher's options, as mpii's options do). */
 export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = {}): RunArgs {
   const first = split(argv, defaultLauncher(env));
   return first.launcher === defaultLauncher(env) ? first : split(argv, first.launcher);

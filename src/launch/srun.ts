@@ -44,7 +44,9 @@ function translateArgs(args: string[]): string[] {
 
 /** srun for a program of `flavor`, with the user's srun options: checked before the shim is built. */
 export function srunLauncher(flavor: FlavorName, launcherArgs: string[], env: NodeJS.ProcessEnv): Launcher {
-  const srun = findSrun(env);
+  if (launcherArgs.some((a) => a === '--export' || a.startsWith('--export='))) {
+    throw new MpiiError('mpii sets srun\'s --export itself', 'leave --export out and set the variables in mpii\'s environment: srun passes it on');
+  }
   const want = PLUGINS[flavor];
   const label = FLAVORS[flavor].label;
   const given = userPlugin(launcherArgs);
@@ -52,14 +54,12 @@ export function srunLauncher(flavor: FlavorName, launcherArgs: string[], env: No
     throw new MpiiError(`srun --mpi=${given} cannot start ${label} programs (${want.otherwise})`,
       `use --mpi=${want.plugin}, or leave --mpi out and mpii picks it`);
   }
+  const srun = findSrun(env);
   const plugins = srunPlugins(srun, env);
   const plugin = given ?? want.plugin;
   if (!plugins.includes(plugin)) {
     throw new MpiiError(`this Slurm has no ${plugin} MPI plugin (srun --mpi=list: ${plugins.join(', ') || 'none'}), which ${label} needs`,
       `install Slurm with ${plugin} support, or drop --launcher srun to start the job with mpirun`);
-  }
-  if (launcherArgs.some((a) => a === '--export' || a.startsWith('--export='))) {
-    throw new MpiiError('mpii sets srun\'s --export itself', 'leave --export out and set the variables in mpii\'s environment: srun passes it on');
   }
   return (vars, programArgv) => {
     // srun hands its own environment to every task, so the variables go there, except the shim
