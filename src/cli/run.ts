@@ -183,16 +183,17 @@ async function runJob(plan: LaunchPlan, args: RunArgs, tools: ToolInstance[], ou
       process.stderr.write(`${formatSummary(readProfile(outDir), opts)}\n`);
     } catch (e) {
       // the job's exit code stands whatever the report does
-      if (e instanceof MpiiError) process.stderr.write(`mpii: no profile to report: ${e.message}${nothingHere(outDir)}\n`);
+      const hint = code === 0 ? elsewhere(outDir) : '';
+      if (e instanceof MpiiError) process.stderr.write(`mpii: no profile to report: ${e.message}${hint}\n`);
       else process.stderr.write(`mpii: could not make the report (${(e as Error).message ?? e}); mpii report ${outDir} tries again\n`);
     }
   }
   return code;
 }
 
-/** An empty output directory after a job that ran: either no rank started, or no rank ran on this
- * host and the hosts share no filesystem, in which case rank 0 wrote it on its own host. */
-function nothingHere(outDir: string): string {
+/** An empty output directory after a job that succeeded: no rank ran on this host and the hosts
+ * share no filesystem, so rank 0 wrote the profile on its own host (and said so). */
+function elsewhere(outDir: string): string {
   try {
     if (readdirSync(outDir).length) return '';
   } catch {

@@ -37,6 +37,7 @@ const MPIRUN_ONE_VALUE = new Set([
   '--wdir', '-wdir', '--wd', '-wd', '--prefix', '--output-filename', '--npernode', '-npernode', '--npersocket',
   '--timeout', '--tune', '-am', '--app', '--path', '--preload-files', '--report-uri', '--personality',
   '--cpu-set', '--cpus-per-proc', '--cpus-per-rank', '--launch-agent', '--ompi-server', '--stdin',
+  '--rankfile', '-rankfile', '-rf', '--slot-list', '--cpu-list', '-rank-by', '--max-vm-size',
   '-f', '-hosts', '-ppn', '-launcher', '-launcher-exec', '-genvlist', '-envlist', '-configfile', '-iface',
   '-errfile-pattern', '-outfile-pattern', '-rmk', '-demux', '-profile', '-bootstrap', '-bootstrap-exec',
   '-prepend-pattern', '-binding', '-topolib', '-ckpointlib', '-ckpoint-prefix', '-ckpoint-interval',
