@@ -103,6 +103,11 @@ describe('Slurm: mpii run --launcher srun on a real single-node cluster', () => 
     await assertRing(r, out, slurm.node);
   });
 
+  it('doctor lists the plugins and which one each MPI gets', async () => {
+    const r = await mpii(['doctor'], env);
+    assert.match(r.stdout, /ok\s+Slurm: \S+srun, MPI plugins .*pmix.*\(Open MPI via --mpi=pmix, MPICH via --mpi=pmi2\)/);
+  });
+
   it('--copy-shim outside an allocation: one-line error', async () => {
     const r = await mpii(['run', '--launcher', 'srun', '--copy-shim', '-np', '2', program('mpich', 'ring')], env);
     assert.equal(r.code, 2);

@@ -16,6 +16,9 @@ const PLUGINS: Record<FlavorName, { plugin: string; accepts: RegExp; otherwise: 
   mpich: { plugin: 'pmi2', accepts: /^pmi2$/, otherwise: 'every task would start as a separate 1-rank job: it only talks PMI-2 to srun' },
 };
 
+/** The plugin mpii passes for each MPI. */
+export const SRUN_PLUGIN = Object.fromEntries(Object.entries(PLUGINS).map(([f, p]) => [f, p.plugin])) as Record<FlavorName, string>;
+
 export function findSrun(env: NodeJS.ProcessEnv): string {
   const srun = which('srun', env);
   if (!srun) throw new MpiiError('srun not found on PATH', 'install Slurm\'s client (apt-get install -y slurm-client), or drop --launcher srun to use mpirun');
@@ -24,9 +27,10 @@ export function findSrun(env: NodeJS.ProcessEnv): string {
 
 /** The MPI plugins this Slurm has (`srun --mpi=list`: pmix, pmi2, none, pmix_v4 …). */
 export function srunPlugins(srun: string, env: NodeJS.ProcessEnv): string[] {
-  const r = spawnSync(srun, ['--mpi=list'], { env, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(srun, ['--mpi=list'], { env, encoding: 'utf8', timeout: 20_000 });
   if (r.status !== 0) {
-    const why = `${r.stderr ?? ''}${r.error?.message ?? ''}`.split('\n').find((l) => l.trim()) ?? `exit ${r.status}`;
+    // srun's last line is the one that says why it gave up ("fatal: …")
+    const why = `${r.stderr ?? ''}${r.error?.message ?? ''}`.split('\n').filter((l) => l.trim()).pop() ?? `exit ${r.status}`;
     throw new MpiiError(`srun --mpi=list failed (${why.trim()})`, 'check the Slurm configuration (SLURM_CONF) with sinfo');
   }
   const names = [...r.stdout.matchAll(/^\t(\S+)$/gm)].map((m) => m[1]);
