@@ -2,8 +2,8 @@
  * (<out>/rank-<r>.live) from the start, so what was counted survives a crash or a SIGKILL from
  * the launcher. At MPI_Finalize one rank gathers every rank's image through MPI (no shared
  * filesystem needed) and writes <out>/profile.mpii; the per-rank files are then removed. The
- * writer is the first rank on the host `mpii run` reads the profile on (MPII_REPORT_HOST), or
- * rank 0 when no rank runs there.
+ * writer is the first rank that sees the file `mpii run` put in the output directory
+ * (MPII_RUN_MARK), so mpii can read what it writes; rank 0 when none does.
  *
  * Image layout (little endian; src/profile/format.ts reads it):
  *   header  { "MPIIRNK1", u32 version, u32 state, i32 rank, i32 size, i32 pid, i32 ntools,
@@ -269,25 +269,19 @@ static char *compact_image(size_t *len)
     return out;
 }
 
-/* Host names compared up to the first dot: a node may call itself n1 or n1.cluster. */
-static int same_host(const char *a, const char *b)
-{
-    size_t la = strcspn(a, "."), lb = strcspn(b, ".");
-    return la == lb && strncmp(a, b, la) == 0;
-}
-
-/* The rank that writes profile.mpii: the lowest one on mpii's host, so mpii finds the file there
- * even when rank 0's host shares no filesystem with it; rank 0 if none runs there (or no mpii
- * run started the job: a program linked with the installed shim). */
+/* The rank that writes profile.mpii: the lowest one that sees the file mpii run created in the
+ * output directory, so mpii can read the profile even when rank 0's host shares no filesystem
+ * with it. Rank 0 when none does, or no mpii run started the job (a program linked with the
+ * installed shim). */
 static int profile_writer(void)
 {
-    const char *want = getenv("MPII_REPORT_HOST");
-    int here = want && *want && same_host(image->host, want) ? mpii_rank : mpii_size, first = mpii_size;
+    const char *mark = getenv("MPII_RUN_MARK");
+    int here = mark && *mark && access(mark, F_OK) == 0 ? mpii_rank : mpii_size, first = mpii_size;
     MPII_PMPI(MPI_Allreduce, MPI_ALLREDUCE_T)(&here, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (first < mpii_size) return first;
-    if (want && *want && mpii_rank == 0)
-        mpii_error("no rank ran on %s, where mpii run reads the profile: it is written on %s, in %s/profile.mpii",
-                   want, image->host, out_dir);
+    if (mark && *mark && mpii_rank == 0)
+        mpii_error("no rank's host shares the output directory with mpii run's: the profile is written on %s, in %s/profile.mpii",
+                   image->host, out_dir);
     return 0;
 }
 

@@ -1,5 +1,5 @@
 // `mpii run`: config → MPI detection → shim build → launch → report.
-import { accessSync, constants, mkdirSync, readdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, constants as osConstants } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -25,9 +25,9 @@ export function rankEnvironment(shim: Shim, tools: ToolInstance[], outDir: strin
     LD_PRELOAD: [place(shim.library), env.LD_PRELOAD].filter(Boolean).join(':'),
     TOOLS: tools.map((t) => (t.kind === 'external' ? place(t.path!) : t.name)).join(':'),
     MPII_OUT: outDir,
-    // the gathered profile is written by a rank on this host if there is one, so mpii can read
-    // it here without a filesystem shared with rank 0's host
-    MPII_REPORT_HOST: hostname(),
+    // the gathered profile is written by a rank that sees this file, so mpii can read it even
+    // when rank 0's host shares no filesystem with this one (created by runCommand)
+    MPII_RUN_MARK: join(outDir, `.mpii-run-${hostname()}-${process.pid}`),
   };
   tools.forEach((t, i) => {
     const opts = Object.entries(t.options);
@@ -140,10 +140,12 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   if (!args.quiet) {
     process.stderr.write(`mpii: ${FLAVORS[mpi.flavor].label}, tools: ${stack.tools.map((t) => t.name).join(' → ') || '(none)'}, out: ${outDir}\n`);
   }
+  writeFileSync(vars.MPII_RUN_MARK, '');
   try {
     if (copies) copyToNodes(copies, env);
     return await runJob(plan, args, stack.tools, outDir, env);
   } finally {
+    rmSync(vars.MPII_RUN_MARK, { force: true });
     if (copies) {
       const warning = removeFromNodes(copies, env);
       if (warning) process.stderr.write(`mpii: ${warning}\n`);
@@ -191,15 +193,15 @@ async function runJob(plan: LaunchPlan, args: RunArgs, tools: ToolInstance[], ou
   return code;
 }
 
-/** An empty output directory after a job that succeeded: no rank ran on this host and the hosts
- * share no filesystem, so rank 0 wrote the profile on its own host (and said so). */
+/** An empty output directory after a job that succeeded: no rank's host shares it with this one,
+ * so rank 0 wrote the profile on its own host (and said so). */
 function elsewhere(outDir: string): string {
   try {
-    if (readdirSync(outDir).length) return '';
+    if (readdirSync(outDir).some((f) => !f.startsWith('.mpii-run-'))) return '';
   } catch {
     return '';
   }
-  return `; if no rank ran on this host (${hostname()}) and the hosts share no filesystem, rank 0 wrote profile.mpii on its `
+  return `; if no rank's host shares ${outDir} with this one (${hostname()}), rank 0 wrote profile.mpii on its `
     + `own host (its message above says where): copy it into ${outDir} and run mpii report ${outDir}`;
 }
 
