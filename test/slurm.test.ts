@@ -74,6 +74,22 @@ describe('Slurm: mpii run --launcher srun on a real single-node cluster', () => 
     });
   }
 
+  it('SIGTERM to mpii reaches srun, which cancels the step: no task left, the profile marked incomplete', async () => {
+    for (const f of FLAVORS) {
+      const sleeper = program(f, 'sleeper');
+      const out = outDir(`slurm-term-${f}`);
+      const child = execa('node', [MPII, 'run', '--launcher', 'srun', '--tools', 'noop', '--out', out, '-np', '2', sleeper],
+        { env: { ...TEST_ENV, ...env }, reject: false, timeout: 120_000 });
+      await new Promise<void>((ready) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('sleeper ready') && ready()));
+      child.kill('SIGTERM');
+      const r = await child;
+      assert.notEqual(r.exitCode, 0);
+      assert.match(r.stderr, /INCOMPLETE — 2 of 2 ranks left data/);
+      await new Promise((done) => setTimeout(done, 1000));
+      assert.equal((await execa('pgrep', ['-f', sleeper], { reject: false })).stdout.trim(), '', 'no task left running');
+    }
+  });
+
   it('without --launcher, mpii run inside salloc uses mpirun, which starts the ranks through the allocation', async () => {
     for (const f of FLAVORS) {
       const out = outDir(`slurm-mpirun-${f}`);
