@@ -54,10 +54,10 @@ const SRUN_ONE_VALUE = new Set([
   '--ntasks-per-node', '--cpu-bind', '--mem-bind', '--reservation', '--nodefile', '--time-min', '--begin',
   '--comment', '--cores-per-socket', '--sockets-per-node', '--threads-per-core', '--gpus-per-task', '--gpus-per-node',
   '--cpus-per-gpu', '--mem-per-gpu', '--ntasks-per-core', '--ntasks-per-socket', '--ntasks-per-gpu', '--signal',
-  '--switches', '--tmp', '--uid', '--gid', '--kill-on-bad-exit', '--cluster', '-M', '--clusters', '--open-mode',
+  '--switches', '--tmp', '--uid', '--gid', '--cluster', '-M', '--clusters', '--open-mode',
   '--het-group', '--network', '--prolog', '--epilog', '--task-prolog', '--task-epilog', '--wckey', '--mail-type',
-  '--mail-user', '--deadline', '--delay-boot', '--profile', '--power', '--priority', '--nice', '--mincpus',
-]);
+  '--mail-user', '--deadline', '--delay-boot', '--profile', '--power', '--priority', '--mincpus',
+]); // (options whose value is optional, --nice[=n], -K/--kill-on-bad-exit[=n], -I[secs], take it only after `=`)
 const VALUES: Record<LauncherKind, { one: Set<string>; two: Set<string> }> = {
   mpirun: { one: MPIRUN_ONE_VALUE, two: MPIRUN_TWO_VALUES },
   srun: { one: SRUN_ONE_VALUE, two: new Set() },
@@ -83,8 +83,9 @@ export function defaultLauncher(env: NodeJS.ProcessEnv): LauncherKind {
  * split with the default launcher's table first, then again if `--launcher` names another
  * (`--launcher` must come before the launcher's options, as mpii's options do). */
 export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = {}): RunArgs {
-  const first = split(argv, defaultLauncher(env));
-  return first.launcher === defaultLauncher(env) ? first : split(argv, first.launcher);
+  const base = defaultLauncher(env);
+  const first = split(argv, base);
+  return first.launcher === base ? first : split(argv, first.launcher);
 }
 
 function split(argv: string[], launcher: LauncherKind): RunArgs {

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { basename } from 'node:path';
 import { MpiiError } from '../errors.js';
-import { which } from '../mpi/flavors.js';
+import { slurmCommand, slurmFailure } from './srun.js';
 
 export interface SlurmJob {
   jobId: string;
@@ -33,19 +33,12 @@ export function planCopies(libraries: string[], job: SlurmJob): NodeCopies {
   return { ...job, files };
 }
 
-function slurmTool(name: string, env: NodeJS.ProcessEnv): string {
-  const p = which(name, env);
-  if (!p) throw new MpiiError(`${name} not found on PATH (--copy-shim needs it)`, 'install Slurm\'s client (apt-get install -y slurm-client)');
-  return p;
-}
-
 export function copyToNodes(c: NodeCopies, env: NodeJS.ProcessEnv): void {
-  const sbcast = slurmTool('sbcast', env);
+  const sbcast = slurmCommand('sbcast', env);
   for (const [from, to] of c.files) {
     const r = spawnSync(sbcast, ['--force', `--jobid=${c.jobId}`, from, to], { env, encoding: 'utf8', timeout: 300_000 });
     if (r.status !== 0) {
-      const why = `${r.stderr ?? ''}${r.error?.message ?? ''}`.trim().split('\n')[0] || `exit ${r.status}`;
-      throw new MpiiError(`sbcast could not copy ${from} to ${to} on the nodes (${why})`,
+      throw new MpiiError(`sbcast could not copy ${from} to ${to} on the nodes (${slurmFailure(r)})`,
         'check that /tmp is writable on the nodes, or drop --copy-shim if the cache is on a shared filesystem');
     }
   }
@@ -55,9 +48,8 @@ export function copyToNodes(c: NodeCopies, env: NodeJS.ProcessEnv): void {
 export function removeFromNodes(c: NodeCopies, env: NodeJS.ProcessEnv): string | undefined {
   const n = String(c.nodes);
   // --overlap: a step still running in the allocation must not keep the clean-up waiting
-  const r = spawnSync(slurmTool('srun', env), [`--jobid=${c.jobId}`, '--overlap', '--mpi=none', '-N', n, '-n', n, '--ntasks-per-node=1',
+  const r = spawnSync(slurmCommand('srun', env), [`--jobid=${c.jobId}`, '--overlap', '--mpi=none', '-N', n, '-n', n, '--ntasks-per-node=1',
     'rm', '-f', ...c.files.map(([, to]) => to)], { env, encoding: 'utf8', timeout: 120_000 });
   if (r.status === 0) return undefined;
-  return `could not remove the copies of the shim from the nodes' /tmp (${c.files.map(([, to]) => to).join(' ')}): ${
-    `${r.stderr ?? ''}${r.error?.message ?? ''}`.trim().split('\n')[0] || `exit ${r.status}`}`;
+  return `could not remove the copies of the shim from the nodes' /tmp (${c.files.map(([, to]) => to).join(' ')}): ${slurmFailure(r)}`;
 }

@@ -1,7 +1,7 @@
 // `mpii run --launcher srun`: Slurm starts the ranks. What srun needs from mpii: the PMI plugin
 // that really works with the program's MPI, mpirun's -np spelled -n, and the shim's environment
 // in every task.
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, which, type FlavorName } from '../mpi/flavors.js';
 import type { Launcher } from './adapters.js';
@@ -19,20 +19,22 @@ const PLUGINS: Record<FlavorName, { plugin: string; accepts: RegExp; otherwise: 
 /** The plugin mpii passes for each MPI. */
 export const SRUN_PLUGIN = Object.fromEntries(Object.entries(PLUGINS).map(([f, p]) => [f, p.plugin])) as Record<FlavorName, string>;
 
-export function findSrun(env: NodeJS.ProcessEnv): string {
-  const srun = which('srun', env);
-  if (!srun) throw new MpiiError('srun not found on PATH', 'install Slurm\'s client (apt-get install -y slurm-client), or drop --launcher srun to use mpirun');
-  return srun;
+/** srun, sbcast: Slurm's client commands on PATH. */
+export function slurmCommand(name: string, env: NodeJS.ProcessEnv): string {
+  const path = which(name, env);
+  if (!path) throw new MpiiError(`${name} not found on PATH`, 'install Slurm\'s client (apt-get install -y slurm-client), or drop --launcher srun to use mpirun');
+  return path;
+}
+
+/** Why a Slurm command failed: its last line says why it gave up ("srun: fatal: …"). */
+export function slurmFailure(r: SpawnSyncReturns<string>): string {
+  return `${r.stderr ?? ''}${r.error?.message ?? ''}`.split('\n').filter((l) => l.trim()).pop()?.trim() ?? `exit ${r.status}`;
 }
 
 /** The MPI plugins this Slurm has (`srun --mpi=list`: pmix, pmi2, none, pmix_v4 …). */
 export function srunPlugins(srun: string, env: NodeJS.ProcessEnv): string[] {
   const r = spawnSync(srun, ['--mpi=list'], { env, encoding: 'utf8', timeout: 20_000 });
-  if (r.status !== 0) {
-    // srun's last line is the one that says why it gave up ("fatal: …")
-    const why = `${r.stderr ?? ''}${r.error?.message ?? ''}`.split('\n').filter((l) => l.trim()).pop() ?? `exit ${r.status}`;
-    throw new MpiiError(`srun --mpi=list failed (${why.trim()})`, 'check the Slurm configuration (SLURM_CONF) with sinfo');
-  }
+  if (r.status !== 0) throw new MpiiError(`srun --mpi=list failed (${slurmFailure(r)})`, 'check the Slurm configuration (SLURM_CONF) with sinfo');
   const names = [...r.stdout.matchAll(/^\t(\S+)$/gm)].map((m) => m[1]);
   const versions = /versions available: (.*)$/m.exec(r.stdout)?.[1].split(/[\s,]+/).filter(Boolean) ?? [];
   return [...names, ...versions];
@@ -58,7 +60,7 @@ export function srunLauncher(flavor: FlavorName, launcherArgs: string[], env: No
     throw new MpiiError(`srun --mpi=${given} cannot start ${label} programs (${want.otherwise})`,
       `use --mpi=${want.plugin}, or leave --mpi out and mpii picks it`);
   }
-  const srun = findSrun(env);
+  const srun = slurmCommand('srun', env);
   const plugins = srunPlugins(srun, env);
   const plugin = given ?? want.plugin;
   if (!plugins.includes(plugin)) {
