@@ -1,7 +1,7 @@
 // Bad input: one clear line naming the problem and the fix, a non-zero exit, no stack trace.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mpii, outDir, program } from './helpers.js';
@@ -49,6 +49,33 @@ describe('bad input', () => {
   it('a program that is not MPI', async () => {
     const r = await mpii(['run', '-np', '2', program('openmpi', 'notmpi')]);
     oneLineError(r, /not an MPI program.*--mpi/);
+  });
+
+  it('--copy-shim without --launcher srun', async () => {
+    const r = await mpii(['run', '--copy-shim', '-np', '2', ring]);
+    oneLineError(r, /--copy-shim copies with Slurm's sbcast and needs --launcher srun — /);
+  });
+
+  it('--launcher srun without srun on PATH', async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'mpii-nosrun-'));
+    symlinkSync(process.execPath, join(bin, 'node'));
+    const r = await mpii(['run', '--launcher', 'srun', '--mpi', 'openmpi', '-np', '2', ring], { PATH: bin });
+    oneLineError(r, /srun not found on PATH — install Slurm's client/);
+  });
+
+  describe('--launcher srun with a Slurm that cannot start the MPI', () => {
+    // an srun whose --mpi=list has no pmix, like a Slurm built without PMIx
+    const bin = mkdtempSync(join(tmpdir(), 'mpii-fakesrun-'));
+    writeFileSync(join(bin, 'srun'), '#!/bin/sh\n[ "$1" = --mpi=list ] || exit 99\nprintf \'MPI plugin types are...\\n\\tnone\\n\\tpmi2\\n\'\n', { mode: 0o755 });
+    const env = { PATH: `${bin}:${process.env.PATH}` };
+    it('Open MPI needs the pmix plugin', async () => {
+      const r = await mpii(['run', '--launcher', 'srun', '-np', '2', ring], env);
+      oneLineError(r, /this Slurm has no pmix MPI plugin \(srun --mpi=list: none, pmi2\), which Open MPI needs — .*drop --launcher srun/);
+    });
+    it('srun\'s --export is mpii\'s', async () => {
+      const r = await mpii(['run', '--launcher', 'srun', '--export=NONE', '-np', '2', program('mpich', 'ring')], env);
+      oneLineError(r, /mpii sets srun's --export itself — /);
+    });
   });
 
   it('a missing program', async () => {

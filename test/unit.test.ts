@@ -28,6 +28,23 @@ describe('mpii run argument splitting', () => {
   it('a valued option without its value is an error', () => {
     assert.throws(() => parseRunArgs(['--tools']), /--tools needs a value/);
   });
+  it('--launcher srun splits with srun\'s options (-q takes a value there, a flag to mpirun); --mpi PLUGIN is srun\'s', () => {
+    const a = parseRunArgs(['--launcher', 'srun', '-q', 'normal', '--mpi', 'pmix', '-p', 'debug', '--mpi=mpich', '-np', '2', './app', '-x']);
+    assert.equal(a.launcher, 'srun');
+    assert.equal(a.mpi, 'mpich'); // an MPI's name is mpii's override, a plugin's name goes to srun
+    assert.deepEqual(a.launcherArgs, ['-q', 'normal', '--mpi=pmix', '-p', 'debug', '-np', '2']);
+    assert.equal(a.program, './app');
+    assert.deepEqual(a.programArgs, ['-x']);
+    const m = parseRunArgs(['-q', 'normal', './app']); // mpirun: -q is --quiet, normal is the program
+    assert.equal(m.launcher, 'mpirun');
+    assert.equal(m.program, 'normal');
+  });
+  it('MPII_LAUNCHER sets the default launcher; --launcher wins; unknown names are errors', () => {
+    assert.equal(parseRunArgs(['-n', '2', './app'], { MPII_LAUNCHER: 'srun' }).launcher, 'srun');
+    assert.equal(parseRunArgs(['--launcher', 'mpirun', './app'], { MPII_LAUNCHER: 'srun' }).launcher, 'mpirun');
+    assert.throws(() => parseRunArgs(['./app'], { MPII_LAUNCHER: 'aprun' }), /unknown launcher 'aprun' in MPII_LAUNCHER/);
+    assert.throws(() => parseRunArgs(['--launcher', 'mpiexec', './app']), /unknown launcher 'mpiexec'/);
+  });
 });
 
 describe('header parsing', () => {

@@ -1,7 +1,9 @@
 /* The run's profile. Each rank keeps its tools' results in a file-backed shared mapping
  * (<out>/rank-<r>.live) from the start, so what was counted survives a crash or a SIGKILL from
- * the launcher. At MPI_Finalize rank 0 gathers every rank's image through MPI (no shared
- * filesystem needed) and writes <out>/profile.mpii; the per-rank files are then removed.
+ * the launcher. At MPI_Finalize one rank gathers every rank's image through MPI (no shared
+ * filesystem needed) and writes <out>/profile.mpii; the per-rank files are then removed. The
+ * writer is the first rank that sees the file `mpii run` put in the output directory
+ * (MPII_RUN_MARK), so mpii can read what it writes; rank 0 when none does.
  *
  * Image layout (little endian; src/profile/format.ts reads it):
  *   header  { "MPIIRNK1", u32 version, u32 state, i32 rank, i32 size, i32 pid, i32 ntools,
@@ -267,22 +269,39 @@ static char *compact_image(size_t *len)
     return out;
 }
 
-/* Gather every rank's image to rank 0 (through PMPI, so legacy tools below us do not see it). */
+/* The rank that writes profile.mpii: the lowest one that sees the file mpii run created in the
+ * output directory, so mpii can read the profile even when rank 0's host shares no filesystem
+ * with it. Rank 0 when none does, or no mpii run started the job (a program linked with the
+ * installed shim). */
+static int profile_writer(void)
+{
+    const char *mark = getenv("MPII_RUN_MARK");
+    int here = mark && *mark && access(mark, F_OK) == 0 ? mpii_rank : mpii_size, first = mpii_size;
+    MPII_PMPI(MPI_Allreduce, MPI_ALLREDUCE_T)(&here, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first < mpii_size) return first;
+    if (mark && *mark && mpii_rank == 0)
+        mpii_error("no rank's host shares the output directory with mpii run's: the profile is written on %s, in %s/profile.mpii",
+                   image->host, out_dir);
+    return 0;
+}
+
+/* Gather every rank's image to the writer (through PMPI, so legacy tools below us do not see it). */
 void mpii_profile_finish(void)
 {
     if (!image) return;
     image->state = STATE_FINALIZED;
     image->t_end = now();
     if (!image_is_file || mpii_size < 1) return;
+    int writer = profile_writer();
     size_t compact_len = 0;
     char *mine_image = compact_image(&compact_len);
     int mine = (int) (mine_image ? compact_len : pad8(image->used));
     int *sizes = NULL, *displs = NULL;
     char *all = NULL;
-    if (mpii_rank == 0) sizes = calloc((size_t) mpii_size, sizeof *sizes);
-    MPII_PMPI(MPI_Gather, MPI_GATHER_T)(&mine, 1, MPI_INT, sizes, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (mpii_rank == writer) sizes = calloc((size_t) mpii_size, sizeof *sizes);
+    MPII_PMPI(MPI_Gather, MPI_GATHER_T)(&mine, 1, MPI_INT, sizes, 1, MPI_INT, writer, MPI_COMM_WORLD);
     size_t total = 0;
-    if (mpii_rank == 0) {
+    if (mpii_rank == writer) {
         displs = calloc((size_t) mpii_size, sizeof *displs);
         for (int r = 0; r < mpii_size; r++) {
             displs[r] = (int) total;
@@ -291,10 +310,10 @@ void mpii_profile_finish(void)
         all = malloc(total ? total : 1);
     }
     MPII_PMPI(MPI_Gatherv, MPI_GATHERV_T)(mine_image ? (void *) mine_image : (void *) image, mine, MPI_BYTE, all,
-                                          sizes, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+                                          sizes, displs, MPI_BYTE, writer, MPI_COMM_WORLD);
     free(mine_image);
     int ok = 1;
-    if (mpii_rank == 0) {
+    if (mpii_rank == writer) {
         char tmp[4200], final[4200];
         snprintf(tmp, sizeof tmp, "%s/.profile.mpii.%d", out_dir, (int) getpid());
         snprintf(final, sizeof final, "%s/profile.mpii", out_dir);
@@ -309,6 +328,6 @@ void mpii_profile_finish(void)
         free(displs);
     }
     /* everyone learns whether the gathered file exists before dropping its own copy */
-    MPII_PMPI(MPI_Bcast, MPI_BCAST_T)(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPII_PMPI(MPI_Bcast, MPI_BCAST_T)(&ok, 1, MPI_INT, writer, MPI_COMM_WORLD);
     if (ok) unlink(live_path);
 }

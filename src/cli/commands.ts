@@ -5,7 +5,8 @@ import chalk from 'chalk';
 import { cacheRoot } from '../build/shim.js';
 import { listStacks, listTools } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
-import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
+import { FLAVORS, findTool, which, type FlavorName } from '../mpi/flavors.js';
+import { SRUN_PLUGIN, srunPlugins } from '../launch/srun.js';
 import { launcherFlavor } from '../mpi/detect.js';
 import { readProfile } from '../profile/read.js';
 import { formatSummary, summaryJson, wantColor } from '../report/summary.js';
@@ -67,6 +68,7 @@ export async function doctorCommand(): Promise<number> {
   if (installedFlavors(env).length === 0) bad('no MPI installed', `apt-get install -y ${FLAVORS.openmpi.packages}`);
   const lf = launcherFlavor(env);
   if (lf) ok(`mpirun on PATH is ${FLAVORS[lf].label} (used for programs whose MPI cannot be read from the binary)`);
+  slurmLine(env);
   for (const tool of ['cc', 'ar', 'ldd']) {
     const r = await execa('sh', ['-c', `command -v ${tool}`], { reject: false });
     if (r.exitCode === 0) ok(`${tool}: ${r.stdout.trim()}`);
@@ -89,6 +91,20 @@ export async function doctorCommand(): Promise<number> {
   for (const k of ['INJ_IGNORE', 'INJ_DEBUG', 'TOOLS']) if (env[k] !== undefined) ok(`${k}=${env[k]} is set and will be used`);
   console.log(problems ? chalk.red(`${problems} problem(s)`) : chalk.green('all good'));
   return problems ? 1 : 0;
+}
+
+/** Information only: mpirun works without Slurm, and inside an allocation it uses it by itself. */
+function slurmLine(env: NodeJS.ProcessEnv): void {
+  const info = (m: string) => console.log(`${chalk.yellow('--')}    ${m}`);
+  const srun = which('srun', env);
+  if (!srun) return info('Slurm: no srun on PATH (only needed for --launcher srun)');
+  try {
+    const plugins = srunPlugins(srun, env);
+    const usable = (Object.keys(SRUN_PLUGIN) as FlavorName[]).map((f) => `${FLAVORS[f].label} ${plugins.includes(SRUN_PLUGIN[f]) ? 'via' : 'needs'} --mpi=${SRUN_PLUGIN[f]}`);
+    console.log(`${chalk.green('ok')}    Slurm: ${srun}, MPI plugins ${plugins.join(', ')} (${usable.join(', ')})`);
+  } catch (e) {
+    info(`Slurm: ${srun} is there but ${(e as Error).message} (only needed for --launcher srun)`);
+  }
 }
 
 export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string; html?: string }

@@ -14,9 +14,14 @@ mpii options (before the program):
   --out DIR          where the profile goes (default mpii-out/<app>-<time>-<pid>)
   --pvar NAME[,NAME]  sample these MPI library performance variables on every rank at MPI_Finalize
                      (and at each monitor flush) into the profile (mpii pvars lists them)
+  --launcher mpirun|srun  who starts the ranks (default: MPII_LAUNCHER, else the MPI's mpirun);
+                     srun gets -np N as -n N and the --mpi= plugin the MPI needs
+  --copy-shim        srun, inside an allocation: copy the shim and tool libraries to each node's
+                     /tmp with sbcast first (no filesystem shared with the nodes), removed after
   --dry-run          print the launcher command and environment, run nothing
   --quiet            no progress, no report
-Everything else is passed to mpirun/mpiexec unchanged. The exit code is the job's.`;
+Everything else is passed to the launcher unchanged (write --launcher before it). The exit code
+is the job's.`;
 
 export async function main(argv: string[]): Promise<number> {
   try {

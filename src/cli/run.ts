@@ -1,26 +1,33 @@
 // `mpii run`: config → MPI detection → shim build → launch → report.
-import { accessSync, constants, mkdirSync } from 'node:fs';
-import { constants as osConstants } from 'node:os';
+import { accessSync, constants, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, constants as osConstants } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { buildShim, ROOT, type Shim } from '../build/shim.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
-import { ADAPTERS } from '../launch/adapters.js';
-import { parseRunArgs } from '../launch/args.js';
+import { mpirunLauncher, type Launcher, type LaunchPlan } from '../launch/adapters.js';
+import { parseRunArgs, type RunArgs } from '../launch/args.js';
+import { copyToNodes, currentJob, planCopies, removeFromNodes } from '../launch/sbcast.js';
+import { srunLauncher } from '../launch/srun.js';
 import { detectMpi, findLauncher } from '../mpi/detect.js';
 import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
 import type { ReportOptions } from '../report/summary.js';
 
 export const DEFAULTS_FILE = join(ROOT, 'config', 'tools.yaml');
 
-/** The variables every rank needs; INJ_* are passed on only when the user set them. */
-export function rankEnvironment(shim: Shim, tools: ToolInstance[], outDir: string, env: NodeJS.ProcessEnv): Record<string, string> {
+/** The variables every rank needs; INJ_* are passed on only when the user set them. `place`
+ * says where a library of this host is on the nodes (--copy-shim puts copies in their /tmp). */
+export function rankEnvironment(shim: Shim, tools: ToolInstance[], outDir: string, env: NodeJS.ProcessEnv,
+  place: (library: string) => string = (l) => l): Record<string, string> {
   const vars: Record<string, string> = {
     // the user's own preloads stay, after the shim: legacy PMPI tools sit below us
-    LD_PRELOAD: [shim.library, env.LD_PRELOAD].filter(Boolean).join(':'),
-    TOOLS: tools.map((t) => (t.kind === 'external' ? t.path! : t.name)).join(':'),
+    LD_PRELOAD: [place(shim.library), env.LD_PRELOAD].filter(Boolean).join(':'),
+    TOOLS: tools.map((t) => (t.kind === 'external' ? place(t.path!) : t.name)).join(':'),
     MPII_OUT: outDir,
+    // the gathered profile is written by a rank that sees this file, so mpii can read it even
+    // when rank 0's host shares no filesystem with this one (created by runCommand)
+    MPII_RUN_MARK: join(outDir, `.mpii-run-${hostname()}-${process.pid}`),
   };
   tools.forEach((t, i) => {
     const opts = Object.entries(t.options);
@@ -87,14 +94,27 @@ function checkMemcheck(tools: ToolInstance[], fatal: boolean): void {
   for (const t of mc) t.options.fatal = true;
 }
 
+/** The libraries every rank loads from mpii's cache or the configuration: what --copy-shim copies. */
+const rankLibraries = (shim: Shim, tools: ToolInstance[]) => [shim.library, ...tools.filter((t) => t.kind === 'external').map((t) => t.path!)];
+
+function chooseLauncher(args: RunArgs, flavor: FlavorName, env: NodeJS.ProcessEnv): Launcher {
+  if (args.launcher === 'srun') return srunLauncher(flavor, args.launcherArgs, env);
+  return mpirunLauncher(flavor, findLauncher(flavor, env), args.launcherArgs, env);
+}
+
 export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const args = parseRunArgs(argv);
+  const args = parseRunArgs(argv, env);
   if (!args.program) throw new MpiiError('no program to run', 'usage: mpii run [mpii options] [launcher options] ./app [args]');
+  if (args.copyShim && args.launcher !== 'srun') {
+    throw new MpiiError('--copy-shim copies with Slurm\'s sbcast and needs --launcher srun',
+      'with mpirun, install the shim at the same path on every host (mpii install --prefix on a path every host has)');
+  }
   const cwd = process.cwd();
   const stack = resolveStack({ tools: args.tools, stack: args.stack, configFile: args.config, env, cwd, defaultsFile: DEFAULTS_FILE });
   checkMemcheck(stack.tools, args.memcheckFatal);
   const mpi = await detectMpi(args.program, env, args.mpi);
-  const launcher = findLauncher(mpi.flavor, env);
+  const launcher = chooseLauncher(args, mpi.flavor, env);
+  const job = args.copyShim ? currentJob(env) : undefined;
   if (args.pvars.length) {
     // the names are checked with the library before anything runs (loaded only when asked)
     const { findInstall, askMpit } = await import('../mpit/library.js');
@@ -103,22 +123,40 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   }
   const outDir = prepareOutDir(args.out ?? defaultOutDir(args.program));
   const shim = await buildWithSpinner(mpi.flavor, args.quiet || args.dryRun, env);
-  const vars = rankEnvironment(shim, stack.tools, outDir, env);
+  const copies = job && planCopies(rankLibraries(shim, stack.tools), job);
+  const placed = new Map(copies?.files);
+  const vars = rankEnvironment(shim, stack.tools, outDir, env, (l) => placed.get(l) ?? l);
   if (args.pvars.length) vars.MPII_PVARS = [...new Set(args.pvars)].join(',');
-  const command = [...ADAPTERS[mpi.flavor].envArgs(vars), ...args.launcherArgs, args.program, ...args.programArgs];
+  const plan = launcher(vars, [args.program, ...args.programArgs]);
 
   if (args.dryRun) {
     console.log(`# MPI: ${FLAVORS[mpi.flavor].label} (${mpi.how}); shim ${shim.library}${shim.fromCache ? ' (cached)' : ''}`);
     console.log(`# tools: ${stack.tools.map((t) => t.name).join(' ') || '(none)'} (from ${stack.source})`);
+    for (const [from, to] of copies?.files ?? []) console.log(`# --copy-shim: sbcast ${from} ${to}`);
     for (const [k, v] of Object.entries(vars)) console.log(`${k}=${shellQuote(v)}`);
-    console.log([launcher, ...command].map(shellQuote).join(' '));
+    console.log([plan.command, ...plan.args].map(shellQuote).join(' '));
     return 0;
   }
   if (!args.quiet) {
     process.stderr.write(`mpii: ${FLAVORS[mpi.flavor].label}, tools: ${stack.tools.map((t) => t.name).join(' → ') || '(none)'}, out: ${outDir}\n`);
   }
+  writeFileSync(vars.MPII_RUN_MARK, '');
+  try {
+    if (copies) copyToNodes(copies, env);
+    return await runJob(plan, args, stack.tools, outDir, env);
+  } finally {
+    rmSync(vars.MPII_RUN_MARK, { force: true });
+    if (copies) {
+      const warning = removeFromNodes(copies, env);
+      if (warning) process.stderr.write(`mpii: ${warning}\n`);
+    }
+  }
+}
 
-  const child = spawn(launcher, command, { stdio: 'inherit', env });
+/** Starts the launcher, waits for the job, prints the report; returns the job's exit code. */
+async function runJob(plan: LaunchPlan, args: RunArgs, tools: ToolInstance[], outDir: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const launcher = plan.command;
+  const child = spawn(launcher, plan.args, { stdio: 'inherit', env: plan.env });
   // Ctrl-C reaches the launcher through the terminal's process group as well; SIGTERM sent to
   // mpii alone must be passed on so the launcher tears the job down instead of orphaning it.
   let received: NodeJS.Signals | undefined;
@@ -143,15 +181,28 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
       // loaded only now: the job's start does not wait for the report code
       const { readProfile } = await import('../profile/read.js');
       const { formatSummary, wantColor } = await import('../report/summary.js');
-      const opts = { ...toolReportOptions(stack.tools), color: wantColor(process.stderr, env) };
+      const opts = { ...toolReportOptions(tools), color: wantColor(process.stderr, env) };
       process.stderr.write(`${formatSummary(readProfile(outDir), opts)}\n`);
     } catch (e) {
       // the job's exit code stands whatever the report does
-      if (e instanceof MpiiError) process.stderr.write(`mpii: no profile to report: ${e.message}\n`);
+      const hint = code === 0 ? elsewhere(outDir) : '';
+      if (e instanceof MpiiError) process.stderr.write(`mpii: no profile to report: ${e.message}${hint}\n`);
       else process.stderr.write(`mpii: could not make the report (${(e as Error).message ?? e}); mpii report ${outDir} tries again\n`);
     }
   }
   return code;
+}
+
+/** An empty output directory after a job that succeeded: no rank's host shares it with this one,
+ * so rank 0 wrote the profile on its own host (and said so). */
+function elsewhere(outDir: string): string {
+  try {
+    if (readdirSync(outDir).some((f) => !f.startsWith('.mpii-run-'))) return '';
+  } catch {
+    return '';
+  }
+  return `; if no rank's host shares ${outDir} with this one (${hostname()}), rank 0 wrote profile.mpii on its `
+    + `own host (its message above says where): copy it into ${outDir} and run mpii report ${outDir}`;
 }
 
 /** The report options the tools were configured with (their `top`, monitor's `matrix`). */

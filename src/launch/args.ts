@@ -1,7 +1,14 @@
 // Splits `mpii run` arguments into mpii's own options, the launcher's options, and the program.
 import { MpiiError } from '../errors.js';
 
+export type LauncherKind = 'mpirun' | 'srun';
+export const LAUNCHERS: LauncherKind[] = ['mpirun', 'srun'];
+
 export interface RunArgs {
+  /** who starts the ranks: the MPI's own mpirun/mpiexec, or Slurm's srun */
+  launcher: LauncherKind;
+  /** srun: copy the shim and the tools' libraries to node-local /tmp with sbcast first */
+  copyShim: boolean;
   tools?: string;
   stack?: string;
   config?: string;
@@ -19,25 +26,71 @@ export interface RunArgs {
   programArgs: string[];
 }
 
-const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out', '--pvar']);
-const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--memcheck-fatal']);
+const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out', '--pvar', '--launcher']);
+const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--memcheck-fatal', '--copy-shim']);
 
-// Launcher options that take values, so their values are not mistaken for the program.
-// Open MPI (mpirun) and MPICH (hydra) spellings; unknown options are assumed to be flags.
-const ONE_VALUE = new Set([
+// Launcher options that take values, so their values are not mistaken for the program; unknown
+// options are assumed to be flags. Open MPI (mpirun) and MPICH (hydra) spellings:
+const MPIRUN_ONE_VALUE = new Set([
   '-np', '-n', '-c', '--np', '-N', '--n', '-H', '--host', '-host', '--hostfile', '-hostfile', '--machinefile',
   '-machinefile', '--default-hostfile', '-x', '--map-by', '-map-by', '--bind-to', '-bind-to', '--rank-by',
   '--wdir', '-wdir', '--wd', '-wd', '--prefix', '--output-filename', '--npernode', '-npernode', '--npersocket',
   '--timeout', '--tune', '-am', '--app', '--path', '--preload-files', '--report-uri', '--personality',
   '--cpu-set', '--cpus-per-proc', '--cpus-per-rank', '--launch-agent', '--ompi-server', '--stdin',
+  '--rankfile', '-rankfile', '-rf', '--slot-list', '--cpu-list', '-rank-by', '--max-vm-size',
   '-f', '-hosts', '-ppn', '-launcher', '-launcher-exec', '-genvlist', '-envlist', '-configfile', '-iface',
   '-errfile-pattern', '-outfile-pattern', '-rmk', '-demux', '-profile', '-bootstrap', '-bootstrap-exec',
   '-prepend-pattern', '-binding', '-topolib', '-ckpointlib', '-ckpoint-prefix', '-ckpoint-interval',
 ]);
-const TWO_VALUES = new Set(['--mca', '-mca', '--gmca', '-gmca', '-genv', '-env']);
+const MPIRUN_TWO_VALUES = new Set(['--mca', '-mca', '--gmca', '-gmca', '-genv', '-env']);
+// srun's (Slurm 22.05), whose short options differ: -q is a value there (--qos), a flag to mpirun.
+// Its long options also take `--name=value`, which needs no entry. -np is mpirun's, translated.
+const SRUN_ONE_VALUE = new Set([
+  '-np', '--np', '-A', '--account', '-B', '--extra-node-info', '-c', '--cpus-per-task', '-C', '--constraint',
+  '-d', '--dependency', '-D', '--chdir', '-e', '--error', '-G', '--gpus', '-i', '--input', '-J', '--job-name',
+  '-L', '--licenses', '-m', '--distribution', '-n', '--ntasks', '-N', '--nodes', '-o', '--output', '-p', '--partition',
+  '-q', '--qos', '-r', '--relative', '-S', '--core-spec', '-t', '--time', '-T', '--threads', '-w', '--nodelist',
+  '-W', '--wait', '-x', '--exclude', '--export', '--jobid', '--mem', '--mem-per-cpu', '--gres',
+  '--ntasks-per-node', '--cpu-bind', '--mem-bind', '--reservation', '--nodefile', '--time-min', '--begin',
+  '--comment', '--cores-per-socket', '--sockets-per-node', '--threads-per-core', '--gpus-per-task', '--gpus-per-node',
+  '--cpus-per-gpu', '--mem-per-gpu', '--ntasks-per-core', '--ntasks-per-socket', '--ntasks-per-gpu', '--signal',
+  '--switches', '--tmp', '--uid', '--gid', '--cluster', '-M', '--clusters', '--open-mode',
+  '--het-group', '--network', '--prolog', '--epilog', '--task-prolog', '--task-epilog', '--wckey', '--mail-type',
+  '--mail-user', '--deadline', '--delay-boot', '--profile', '--power', '--priority', '--mincpus',
+]); // (options whose value is optional, --nice[=n], -K/--kill-on-bad-exit[=n], -I[secs], take it only after `=`)
+const VALUES: Record<LauncherKind, { one: Set<string>; two: Set<string> }> = {
+  mpirun: { one: MPIRUN_ONE_VALUE, two: MPIRUN_TWO_VALUES },
+  srun: { one: SRUN_ONE_VALUE, two: new Set() },
+};
 
-export function parseRunArgs(argv: string[]): RunArgs {
-  const r: RunArgs = { pvars: [], dryRun: false, quiet: false, memcheckFatal: false, launcherArgs: [], programArgs: [] };
+const MPI_NAMES = new Set(['openmpi', 'mpich']);
+
+function isLauncher(v: string): v is LauncherKind {
+  return (LAUNCHERS as string[]).includes(v);
+}
+
+/** The launcher when `--launcher` is not given: MPII_LAUNCHER (a site or a module file may set
+ * srun), else the MPI's own mpirun, which inside a Slurm allocation starts the ranks through
+ * Slurm by itself. */
+export function defaultLauncher(env: NodeJS.ProcessEnv): LauncherKind {
+  const v = env.MPII_LAUNCHER;
+  if (v === undefined || v === '') return 'mpirun';
+  if (!isLauncher(v)) throw new MpiiError(`unknown launcher '${v}' in MPII_LAUNCHER`, `set it to ${LAUNCHERS.join(' or ')}`);
+  return v;
+}
+
+/** Which launcher's options these are decides which of them take values, so the arguments are
+ * split with the default launcher's table first, then again if `--launcher` names another
+ * (`--launcher` must come before the launcher's options, as mpii's options do). */
+export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = {}): RunArgs {
+  const base = defaultLauncher(env);
+  const first = split(argv, base);
+  return first.launcher === base ? first : split(argv, first.launcher);
+}
+
+function split(argv: string[], launcher: LauncherKind): RunArgs {
+  const r: RunArgs = { launcher, copyShim: false, pvars: [], dryRun: false, quiet: false, memcheckFatal: false, launcherArgs: [], programArgs: [] };
+  const { one, two } = VALUES[launcher];
   let i = 0;
   const value = (opt: string): string => {
     if (i + 1 >= argv.length) throw new MpiiError(`${opt} needs a value`, `write ${opt} <value> before the program`);
@@ -59,15 +112,25 @@ export function parseRunArgs(argv: string[]): RunArgs {
         r.pvars.push(...names);
         continue;
       }
+      if (name === '--mpi' && launcher === 'srun' && !MPI_NAMES.has(v)) {
+        r.launcherArgs.push(`--mpi=${v}`); // srun's own --mpi=pmix: MPI names and plugin names never overlap
+        continue;
+      }
+      if (name === '--launcher') {
+        if (!isLauncher(v)) throw new MpiiError(`unknown launcher '${v}'`, `use --launcher ${LAUNCHERS.join(' or --launcher ')}`);
+        r.launcher = v;
+        continue;
+      }
       const key = name.slice(2) as 'tools' | 'stack' | 'config' | 'mpi' | 'out';
       r[key] = v;
     } else if (MPII_FLAGS.has(a)) {
       if (a === '--dry-run') r.dryRun = true;
       else if (a === '--memcheck-fatal') r.memcheckFatal = true;
+      else if (a === '--copy-shim') r.copyShim = true;
       else r.quiet = true;
     } else if (a.startsWith('-')) {
       r.launcherArgs.push(a);
-      const n = TWO_VALUES.has(a) ? 2 : ONE_VALUE.has(a) ? 1 : 0;
+      const n = two.has(a) ? 2 : one.has(a) ? 1 : 0;
       for (let k = 0; k < n; k++) r.launcherArgs.push(value(a));
     } else {
       break;

@@ -39,7 +39,10 @@ int main(int argc, char *argv[])
     if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
     if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_SIZE, &idx) != MPI_SUCCESS) {
         printf("cannot find monitoring MPI_T \"%s\" pvar, check that you have monitoring pml\n", name);
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        /* every rank gets here (one library): a clean exit, because after MPI_Abort hydra may kill
+         * the ranks before it has forwarded what they printed (seen in 1 of 4 plain mpirun runs) */
+        MPI_Finalize();
+        return 1;
     }
     if (MPI_T_pvar_session_create(&session) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
     void *obj = standard ? (void *) &world : (void *) (intptr_t) MPI_COMM_WORLD;
