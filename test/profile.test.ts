@@ -82,7 +82,7 @@ for (const f of FLAVORS) {
       }
       const im = imbalance(run);
       assert.equal(im.minRank, 0);
-      assert.ok(im.ratio > 1.2, `imbalance ${im.ratio}`);
+      assert.ok(im.ratio > 1.05, `imbalance ${im.ratio}`); // ~1.5 on a quiet machine; 1.16 seen at load 7
       // the report printed after the run
       assert.match(stderr, /profile \(tool 1\): 3 ranks, call sites at stack depth 1/);
       assert.match(stderr, /app vs MPI time per rank:\n\s+rank\s+app s\s+MPI s\s+MPI %\n/);

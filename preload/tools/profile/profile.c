@@ -374,8 +374,8 @@ PF_INLINE uint64_t *pf_enter(pf_state_t *s, int id, QMPI_Context context, int *t
     return f;
 }
 
-PF_INLINE void pf_record(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a,
-                         int timed, uint64_t t0, uint64_t t1, int rc, MPI_Request freed)
+/* The call's count and bytes (rc: how it ended; an early count assumes success). */
+PF_INLINE void pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a, int rc, MPI_Request freed)
 {
     if (MPII_UNLIKELY(s->threaded)) pthread_mutex_lock(&s->lock);
     pf_bytes_t b = { 0, 0 };
@@ -392,14 +392,6 @@ PF_INLINE void pf_record(pf_state_t *s, uint64_t *f, int id, int kind, const mpi
 
     uint64_t size = b.sent + b.recv;
     f[PF_COUNT]++;
-    if (timed) {
-        uint64_t dt = t1 - t0;
-        f[PF_TIMED]++;
-        f[PF_TICKS] += dt;
-        if (dt < f[PF_TMIN]) f[PF_TMIN] = dt;
-        if (dt > f[PF_TMAX]) f[PF_TMAX] = dt;
-        s->clock[PF_LAST_TICKS] = t1;
-    }
     if (moves_data(kind)) {
         f[PF_SENT] += b.sent;
         f[PF_RECV] += b.recv;
@@ -408,6 +400,35 @@ PF_INLINE void pf_record(pf_state_t *s, uint64_t *f, int id, int kind, const mpi
     }
     if (MPII_UNLIKELY(s->threaded)) pthread_mutex_unlock(&s->lock);
 }
+
+/* An early-counted call failed after all: its bytes did not move (the sizes seen stay). */
+static __attribute__((noinline)) void pf_uncount(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a)
+{
+    if (!moves_data(kind)) return;
+    if (s->threaded) pthread_mutex_lock(&s->lock);
+    pf_bytes_t b = pf_bytes(s, kind, id, a);
+    f[PF_SENT] -= b.sent;
+    f[PF_RECV] -= b.recv;
+    if (s->threaded) pthread_mutex_unlock(&s->lock);
+}
+
+PF_INLINE void pf_time(pf_state_t *s, uint64_t *f, uint64_t t0, uint64_t t1)
+{
+    if (MPII_UNLIKELY(s->threaded)) pthread_mutex_lock(&s->lock);
+    uint64_t dt = t1 - t0;
+    f[PF_TIMED]++;
+    f[PF_TICKS] += dt;
+    if (dt < f[PF_TMIN]) f[PF_TMIN] = dt;
+    if (dt > f[PF_TMAX]) f[PF_TMAX] = dt;
+    s->clock[PF_LAST_TICKS] = t1;
+    if (MPII_UNLIKELY(s->threaded)) pthread_mutex_unlock(&s->lock);
+}
+
+/* Calls that wait for someone else (receives, completions, probes) are counted before they run:
+ * then the bookkeeping happens while the rank waits anyway, not between the message's arrival
+ * and the program's next step (in a ping-pong, the next send). Everything else is counted after
+ * it returned, off the path of the message it sent. */
+#define PF_EARLY(KIND) ((KIND) == MPII_KIND_RECV || (KIND) == MPII_KIND_COMPLETE || (KIND) == MPII_KIND_PROBE)
 
 /* ---- start, stop, Pcontrol ---- */
 
@@ -491,10 +512,13 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
         MPI_Request freed = ID == MPI_REQUEST_FREE_T && a.request ? *a.request : MPI_REQUEST_NULL; \
         int timed;                                                                                 \
         uint64_t *f = pf_enter(s, ID, context, &timed);                                            \
+        if (PF_EARLY(KIND)) pf_count(s, f, ID, KIND, &a, MPI_SUCCESS, freed);                      \
         uint64_t t0 = timed ? pf_ticks() : 0;                                                      \
         RET rc = ((QTYPE *) next) NEXTARGS;                                                        \
         uint64_t t1 = timed ? pf_ticks() : 0;                                                      \
-        pf_record(s, f, ID, KIND, &a, timed, t0, t1, (int) (intptr_t) rc, freed);                 \
+        if (!PF_EARLY(KIND)) pf_count(s, f, ID, KIND, &a, (int) (intptr_t) rc, freed);             \
+        else if (MPII_UNLIKELY((int) (intptr_t) rc != MPI_SUCCESS)) pf_uncount(s, f, ID, KIND, &a); \
+        if (timed) pf_time(s, f, t0, t1);                                                          \
         return rc;                                                                                 \
     }
 MPII_FOREACH_FUNC(PF_WRAPPER)
