@@ -1,11 +1,8 @@
-// Raw code addresses from a rank (call sites, faulting instructions, backtraces) to
-// function and file:line, with the rank's load map ("lo hi bias path" lines written by the
-// shim) and binutils' addr2line, one batch per object file.
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+// Raw code addresses from a rank (call sites, faulting instructions, backtraces) to function and
+// file:line, for memcheck's findings: the rank's load map ("lo hi bias path" lines written by the
+// shim) and the batch resolver of addr2line.ts, which the profile's call sites use too.
 import { basename } from 'node:path';
-
-export interface LoadedObject { lo: bigint; hi: bigint; bias: bigint; path: string }
+import { parseModules, placeOf, Symbolizer as Batch, type Module, type Place } from './addr2line.js';
 
 export interface CodeLocation {
   /** object+0xoffset: always available */
@@ -15,66 +12,41 @@ export interface CodeLocation {
   line?: string;
 }
 
-export function parseObjects(text: string): LoadedObject[] {
-  const out: LoadedObject[] = [];
-  for (const l of text.split('\n')) {
-    const m = /^([0-9a-f]+) ([0-9a-f]+) ([0-9a-f]+) (.+)$/.exec(l.trim());
-    if (m) out.push({ lo: BigInt(`0x${m[1]}`), hi: BigInt(`0x${m[2]}`), bias: BigInt(`0x${m[3]}`), path: m[4] });
-  }
-  return out;
+export function parseObjects(text: string): Module[] {
+  return parseModules(text.split('\n'));
 }
+
+type Wanted = { addr: bigint; returnAddress: boolean };
 
 /** One resolver per load map; remembers what addr2line said. */
 export class Symbolizer {
-  private cache = new Map<string, CodeLocation>();
+  /** return addresses (backtrace frames, call sites: the call is the byte before) and exact ones */
+  private calls = new Batch(true);
+  private exact = new Batch(false);
 
-  constructor(private objects: LoadedObject[]) {}
+  constructor(private objects: Module[]) {}
 
-  private objectOf(addr: bigint): LoadedObject | undefined {
-    return this.objects.find((o) => addr >= o.lo && addr < o.hi);
-  }
-
-  /**
-   * Resolve many addresses at once. `returnAddress` marks addresses that are where a call returns
-   * to (backtrace frames, call sites): the call instruction is the byte before.
-   */
-  resolve(addrs: { addr: bigint; returnAddress: boolean }[]): Map<string, CodeLocation> {
-    const key = (a: { addr: bigint; returnAddress: boolean }) => `${a.addr.toString(16)}${a.returnAddress ? 'r' : ''}`;
-    const todo = new Map<string, { file: string; offset: bigint; keys: string[] }[]>();
-    for (const a of addrs) {
-      const k = key(a);
-      if (this.cache.has(k)) continue;
-      const o = this.objectOf(a.addr);
-      if (!o) {
-        this.cache.set(k, { raw: `0x${a.addr.toString(16)}` });
-        continue;
-      }
-      const offset = a.addr - o.bias;
-      this.cache.set(k, { raw: `${basename(o.path)}+0x${offset.toString(16)}` });
-      const lookup = a.returnAddress && offset > 0n ? offset - 1n : offset;
-      const list = todo.get(o.path) ?? [];
-      list.push({ file: o.path, offset: lookup, keys: [k] });
-      todo.set(o.path, list);
-    }
-    for (const [path, list] of todo) {
-      if (!existsSync(path)) continue;
-      const r = spawnSync('addr2line', ['-f', '-C', '-e', path, ...list.map((x) => `0x${x.offset.toString(16)}`)],
-        { encoding: 'utf8', timeout: 20000 });
-      if (r.status !== 0 || !r.stdout) continue;
-      const lines = r.stdout.split('\n');
-      list.forEach((x, i) => {
-        const fn = lines[2 * i];
-        const where = lines[2 * i + 1];
-        const loc = this.cache.get(x.keys[0])!;
-        if (fn && fn !== '??') loc.fn = fn;
-        if (where && !where.startsWith('??')) loc.line = `${basename(where.split(':')[0])}:${where.split(':')[1]?.split(' ')[0]}`;
-      });
-    }
-    return new Map(addrs.map((a) => [key(a), this.cache.get(key(a))!]));
+  /** Resolve many addresses at once (one addr2line run per object file). */
+  resolve(addrs: Wanted[]): Map<string, CodeLocation> {
+    const key = (a: Wanted) => `${a.addr.toString(16)}${a.returnAddress ? 'r' : ''}`;
+    const places = addrs.map((a) => ({ a, p: placeOf(this.objects, Number(a.addr)) }));
+    for (const { a, p } of places) (a.returnAddress ? this.calls : this.exact).add(p);
+    this.calls.resolve();
+    this.exact.resolve();
+    return new Map(places.map(({ a, p }) => [key(a), this.location(a, p)]));
   }
 
   one(addr: bigint, returnAddress: boolean): CodeLocation {
     return [...this.resolve([{ addr, returnAddress }]).values()][0];
+  }
+
+  private location(a: Wanted, p: Place): CodeLocation {
+    if (!p.path) return { raw: `0x${a.addr.toString(16)}` };
+    const l = (a.returnAddress ? this.calls : this.exact).get(p);
+    const loc: CodeLocation = { raw: `${basename(p.path)}+0x${p.offset.toString(16)}` };
+    if (l.func) loc.fn = l.func;
+    if (l.file) loc.line = `${basename(l.file)}:${l.line}`;
+    return loc;
   }
 }
 
