@@ -123,7 +123,10 @@ for (const f of FLAVORS) {
           assert.ok(recv.timed >= 64 + 35 && recv.timed <= 64 + 140, `timed ${recv.timed}`);
           assert.match(stderr, new RegExp(`times: \\d+ of \\d+ calls timed .*sample=1 times every call`));
         }
-        assert.ok(Math.abs(recv.time - own) <= 0.15 * own, `sample=${sample}: profile says ${recv.time} s in MPI_Recv, the program measured ${own} s`);
+        // sampled: a scheduler stall in a timed call counts ~4.5 times, one in an untimed call not at
+        // all, so a loaded machine needs room; a missing or doubled scale would be 4.5x off
+        const tolerance = sample === 1 ? 0.15 : 0.3;
+        assert.ok(Math.abs(recv.time - own) <= tolerance * own, `sample=${sample}: profile says ${recv.time} s in MPI_Recv, the program measured ${own} s`);
       }
     });
 
