@@ -3,6 +3,7 @@
 #define MPII_CORE_H
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include "mpii_gen.h"
 
 #define MPII_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -37,6 +38,24 @@ extern void (*const mpii_bottom_fn[MPII_NFUNCS])(void);
 static inline void *mpii_tool_storage(int tool_id)
 {
     return mpii_storage[tool_id];
+}
+
+/* CLOCK_MONOTONIC in nanoseconds (the tools' clock where the TSC is not wanted). */
+static inline uint64_t mpii_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
+}
+
+/* The next number of a xorshift64 sequence (state != 0): cheap randomness for sampling gaps. */
+static inline uint64_t mpii_xorshift(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
 }
 
 /* hooks called by the generated wrappers */

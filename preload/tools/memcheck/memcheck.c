@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 #include "memcheck.h"
 #include "mpii_tool.h"
@@ -63,24 +62,14 @@ static struct {
     mc_sampler_t s[2];
 } sites[MC_SITES];
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
 static __attribute__((noinline)) int check_now(mc_sampler_t *s, int what, size_t bytes)
 {
-    uint64_t t = now_ns();
+    uint64_t t = mpii_now_ns();
     if (s->n > MC_ALWAYS) {
         double per_op = (double) (t - s->t_last) / (double) (s->n - s->n_last);
         double cost = check_ns[what] + check_page_ns[what] * (double) (bytes / 4096 + 1);
         double gap = cost * MC_BUDGET / (per_op > 1 ? per_op : 1);
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        gap *= 0.5 + (double) (rng >> 11) / (double) (1ull << 53);
+        gap *= 0.5 + (double) (mpii_xorshift(&rng) >> 11) / (double) (1ull << 53);
         s->skip = gap < 1 ? 0 : gap > MC_MAX_GAP ? MC_MAX_GAP : (uint64_t) gap;
     }
     s->t_last = t;
@@ -116,12 +105,12 @@ static double mprotect_ns(size_t pages)
     char *p = mmap(NULL, (pages + 2) * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return 5000;
     memset(p, 1, (pages + 2) * page);
-    uint64_t t = now_ns();
+    uint64_t t = mpii_now_ns();
     for (int i = 0; i < 8; i++) {
         mprotect(p + page, pages * page, PROT_READ);
         mprotect(p + page, pages * page, PROT_READ | PROT_WRITE);
     }
-    double ns = (double) (now_ns() - t) / 16;
+    double ns = (double) (mpii_now_ns() - t) / 16;
     munmap(p, (pages + 2) * page);
     return ns;
 }

@@ -78,7 +78,7 @@ static int site_on(void *addr)
     if (ov_mode != OV_ADAPTIVE) return 1;
     ov_site_t *s = site_of(addr);
     if (!s) return 1;
-    uint64_t t = ov_now_ns();
+    uint64_t t = mpii_now_ns();
     /* the interval since the previous call belongs to that call's mode, unless it just switched */
     if (s->t_last && s->state == EXPLORE && s->mode_prev == s->mode_prev2) {
         uint64_t dt = t - s->t_last;

@@ -4,7 +4,6 @@
 #ifndef MPII_OVERLAP_H
 #define MPII_OVERLAP_H
 #include <stdint.h>
-#include <time.h>
 #include "mpii_core.h"
 #include "heap.h"
 #include "guard.h"
@@ -70,10 +69,4 @@ void ov_type_freed(MPI_Datatype type);
 void ov_chain_call(uint64_t signature);
 void ov_chain_fault(void);
 
-static inline uint64_t ov_now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
-}
 #endif

@@ -105,7 +105,7 @@ static void unpack(ov_req_t *r, MPI_Status *st)
 static void complete(const int *which, int n, ov_cause_t cause)
 {
     if (n <= 0) return;
-    uint64_t t0 = ov_now_ns();
+    uint64_t t0 = mpii_now_ns();
     MPI_Request reqs[OV_SLOTS];
     MPI_Status sts[OV_SLOTS];
     for (int i = 0; i < n; i++) reqs[i] = slots[which[i]].req;
@@ -130,7 +130,7 @@ static void complete(const int *which, int n, ov_cause_t cause)
     for (int i = 0; i < n; i++) received += slots[which[i]].recv;
     for (int i = 0; i < n; i++) drop_active(which[i]);
     ov_stats[cause] += (uint64_t) received;
-    ov_stats[ST_WAIT_NS] += ov_now_ns() - t0;
+    ov_stats[ST_WAIT_NS] += mpii_now_ns() - t0;
 }
 
 /* Complete the pending receives for which `cond` holds, and the sends posted before the last

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -51,19 +50,12 @@ typedef struct {
 
 static int use_tsc;
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
 PF_INLINE uint64_t pf_ticks(void)
 {
 #if defined(__x86_64__)
     if (MPII_LIKELY(use_tsc)) return __rdtsc();
 #endif
-    return mono_ns();
+    return mpii_now_ns();
 }
 
 /* The kernel picks the TSC as clocksource only when it is invariant and synchronised across
@@ -348,10 +340,7 @@ PF_INLINE pf_bytes_t pf_bytes(pf_state_t *s, int kind, int id, const mpii_args_t
 static __attribute__((noinline)) uint64_t pf_next_gap(pf_state_t *s, const uint64_t *f)
 {
     if (s->sample <= 1 || f[PF_TIMED] + 1 < PF_ALWAYS_TIMED) return 1;
-    s->rng ^= s->rng << 13;
-    s->rng ^= s->rng >> 7;
-    s->rng ^= s->rng << 17;
-    return 1 + (((s->rng >> 32) * (2 * s->sample - 1)) >> 32); /* no division */
+    return 1 + ((mpii_xorshift(&s->rng) >> 32) * (2 * s->sample - 1) >> 32); /* no division */
 }
 
 /* The row of this call's site, and whether to time the call (before it runs: the calling
@@ -443,10 +432,10 @@ static void pf_start(pf_state_t *s)
     c[PF_TIMER] = use_tsc ? 1 : 2;
     /* a millisecond's calibration: the tick rate of a run that never reaches MPI_Finalize */
     c[PF_CAL_TICKS] = pf_ticks();
-    c[PF_CAL_NS] = mono_ns();
-    while (mono_ns() - c[PF_CAL_NS] < 1000000) {}
+    c[PF_CAL_NS] = mpii_now_ns();
+    while (mpii_now_ns() - c[PF_CAL_NS] < 1000000) {}
     c[PF_T0_TICKS] = pf_ticks();
-    c[PF_T0_NS] = mono_ns();
+    c[PF_T0_NS] = mpii_now_ns();
     c[PF_LAST_TICKS] = c[PF_T0_TICKS];
     c[PF_ON_SINCE] = c[PF_T0_TICKS];
     s->started = 1;
@@ -469,7 +458,7 @@ static void pf_stop(pf_state_t *s)
     uint64_t t = pf_ticks();
     pf_off(s, t);
     s->clock[PF_END_TICKS] = t;
-    s->clock[PF_END_NS] = mono_ns();
+    s->clock[PF_END_NS] = mpii_now_ns();
     s->stopped = 1;
     if (s->threaded) pthread_mutex_unlock(&s->lock);
 }
