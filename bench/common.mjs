@@ -1,6 +1,7 @@
 // bench/common.mjs - what the benchmark scripts share: the MPIs, a clean environment, running a
-// command (timed, retried), and the statistics of interleaved rounds.
+// command (timed, retried), one run per MPI, and the statistics of interleaved rounds.
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -75,6 +76,28 @@ export function installedFlavors() {
     console.log(`${fl.label}: not installed (${fl.cc}/${fl.run} not found), skipped\n`);
     return false;
   });
+}
+
+/**
+ * Runs `body(fl)` for every installed MPI: one MPI's failure is printed and the others still run.
+ * `body` may return how many failures it printed itself. Removes `tmp` at the end and sets the
+ * exit code (1 when anything failed).
+ */
+export function forEachFlavor(tmp, body) {
+  let failed = 0;
+  try {
+    for (const fl of installedFlavors()) {
+      try {
+        failed += body(fl) ?? 0;
+      } catch (e) {
+        failed++;
+        console.log(`${fl.label}: benchmark failed: ${e.message}\n`);
+      }
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  process.exitCode = failed ? 1 : 0;
 }
 
 /** The results header of one MPI, with its version line. */

@@ -15,10 +15,10 @@
 // Knobs (environment): ROUNDS (latency rounds, default 25, cut short after BUDGET_S=140 s),
 // ITERS (ping-pongs per run, default 100000), LAUNCH_ROUNDS (default 10), MPI=openmpi|mpich.
 // Plain text on stdout; progress on stderr.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MPII, ROOT, flavorHeader, installedFlavors, log, lpad, median, pad, run, runRetry, shuffle } from './common.mjs';
+import { MPII, ROOT, flavorHeader, forEachFlavor, log, lpad, median, pad, run, runRetry, shuffle } from './common.mjs';
 
 const PINGPONG = join(ROOT, 'bench', 'pingpong.c');
 const ROUNDS = Number(process.env.ROUNDS ?? 25);
@@ -120,26 +120,15 @@ const HELLO = `#include <mpi.h>
 int main(int argc, char **argv) { MPI_Init(&argc, &argv); MPI_Finalize(); return 0; }
 `;
 
-let failed = 0;
-try {
-  writeFileSync(join(tmp, 'hello.c'), HELLO);
-  for (const fl of installedFlavors()) {
-    try {
-      const exe = join(tmp, `pingpong-${fl.name}`);
-      const hello = join(tmp, `hello-${fl.name}`);
-      run([fl.cc, '-O2', '-o', exe, PINGPONG]);
-      run([fl.cc, '-O2', '-o', hello, join(tmp, 'hello.c')]);
-      console.log(flavorHeader(fl));
-      for (const l of latency(fl, exe)) console.log(l);
-      console.log('');
-      for (const l of launch(fl, hello)) console.log(l);
-      console.log('');
-    } catch (e) {
-      failed++;
-      console.log(`${fl.label}: benchmark failed: ${e.message}\n`);
-    }
-  }
-} finally {
-  rmSync(tmp, { recursive: true, force: true });
-}
-process.exitCode = failed ? 1 : 0;
+writeFileSync(join(tmp, 'hello.c'), HELLO);
+forEachFlavor(tmp, (fl) => {
+  const exe = join(tmp, `pingpong-${fl.name}`);
+  const hello = join(tmp, `hello-${fl.name}`);
+  run([fl.cc, '-O2', '-o', exe, PINGPONG]);
+  run([fl.cc, '-O2', '-o', hello, join(tmp, 'hello.c')]);
+  console.log(flavorHeader(fl));
+  for (const l of latency(fl, exe)) console.log(l);
+  console.log('');
+  for (const l of launch(fl, hello)) console.log(l);
+  console.log('');
+});

@@ -18,10 +18,10 @@
 // benchmark), ITERS (ping-pongs and -np 2 all-to-alls per run, default 100000; -np 4 runs ITERS/10),
 // MPI=openmpi|mpich.
 // Plain text on stdout; progress on stderr.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MPII, ROOT, flavorHeader, installedFlavors, log, lpad, median, pad, run, runRetry, shuffle } from './common.mjs';
+import { MPII, ROOT, flavorHeader, forEachFlavor, log, lpad, median, pad, run, runRetry, shuffle } from './common.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 40);
 const ITERS = Number(process.env.ITERS ?? 100000);
@@ -155,34 +155,25 @@ function benchmarks(fl, pingpong, alltoall) {
   return list;
 }
 
-let failed = 0;
-try {
-  for (const fl of installedFlavors()) {
+forEachFlavor(tmp, (fl) => {
+  const pingpong = join(tmp, `pingpong-${fl.name}`);
+  const alltoall = join(tmp, `alltoall-${fl.name}`);
+  run([fl.cc, '-O2', '-o', pingpong, join(ROOT, 'bench', 'pingpong.c')]);
+  run([fl.cc, '-O2', '-o', alltoall, join(ROOT, 'bench', 'alltoall.c')]);
+  console.log(flavorHeader(fl));
+  let failed = 0;
+  for (const b of benchmarks(fl, pingpong, alltoall)) {
+    // one failed benchmark should not cost the others their results
     try {
-      const pingpong = join(tmp, `pingpong-${fl.name}`);
-      const alltoall = join(tmp, `alltoall-${fl.name}`);
-      run([fl.cc, '-O2', '-o', pingpong, join(ROOT, 'bench', 'pingpong.c')]);
-      run([fl.cc, '-O2', '-o', alltoall, join(ROOT, 'bench', 'alltoall.c')]);
-      console.log(flavorHeader(fl));
-      for (const b of benchmarks(fl, pingpong, alltoall)) {
-        // one failed benchmark should not cost the others their results
-        try {
-          for (const l of measure(fl, b)) console.log(l);
-        } catch (e) {
-          failed++;
-          console.log(`${fl.label} ${b.short}: benchmark failed: ${e.message}`);
-        }
-        console.log('');
-      }
-      if (!np4Ok(fl)) {
-        console.log(`${fl.label}: alltoall -np 4 skipped: ${availableParallelism()} cores, and ${fl.label} busy-polls when oversubscribed\n`);
-      }
+      for (const l of measure(fl, b)) console.log(l);
     } catch (e) {
       failed++;
-      console.log(`${fl.label}: benchmark failed: ${e.message}\n`);
+      console.log(`${fl.label} ${b.short}: benchmark failed: ${e.message}`);
     }
+    console.log('');
   }
-} finally {
-  rmSync(tmp, { recursive: true, force: true });
-}
-process.exitCode = failed ? 1 : 0;
+  if (!np4Ok(fl)) {
+    console.log(`${fl.label}: alltoall -np 4 skipped: ${availableParallelism()} cores, and ${fl.label} busy-polls when oversubscribed\n`);
+  }
+  return failed;
+});

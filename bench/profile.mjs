@@ -21,7 +21,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MPII, ROOT, flavorHeader, installedFlavors, log, lpad, median, pad, run, runRetry, shuffle } from './common.mjs';
+import { MPII, ROOT, flavorHeader, forEachFlavor, log, lpad, median, pad, run, runRetry, shuffle } from './common.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 40);
 const ITERS = Number(process.env.ITERS ?? 100000);
@@ -131,29 +131,18 @@ function perCall(fl, exe) {
     `profile adds ${(min('profile') - min('empty stack')).toFixed(1)} ns per call (from minima; timing every call: ${(min('every call') - min('empty stack')).toFixed(1)} ns; a noop layer: ${(min('noop') - min('empty stack')).toFixed(1)} ns)`];
 }
 
-let failed = 0;
-try {
-  for (const fl of installedFlavors()) {
-    try {
-      const exe = join(tmp, `pingpong-${fl.name}`);
-      run([fl.cc, '-O2', '-g', '-o', exe, join(ROOT, 'bench', 'pingpong.c')]);
-      console.log(flavorHeader(fl));
-      // MPICH's TCP (UCX_TLS=tcp) hangs now and then in MPI_Finalize here (see bench/README.md)
-      const transports = (process.env.TRANSPORT ?? 'shm,tcp').split(',').filter((t) => TRANSPORTS[t] && (t === 'shm' || fl.ompi));
-      for (const t of transports) {
-        for (const l of measure(fl, exe, t)) console.log(l);
-        console.log('');
-      }
-      const calls = join(tmp, `calls-${fl.name}`);
-      run([fl.cc, '-O2', '-o', calls, join(ROOT, 'bench', 'calls.c')]);
-      for (const l of perCall(fl, calls)) console.log(l);
-      console.log('');
-    } catch (e) {
-      failed++;
-      console.log(`${fl.label}: benchmark failed: ${e.message}\n`);
-    }
+forEachFlavor(tmp, (fl) => {
+  const exe = join(tmp, `pingpong-${fl.name}`);
+  run([fl.cc, '-O2', '-g', '-o', exe, join(ROOT, 'bench', 'pingpong.c')]);
+  console.log(flavorHeader(fl));
+  // MPICH's TCP (UCX_TLS=tcp) hangs now and then in MPI_Finalize here (see bench/README.md)
+  const transports = (process.env.TRANSPORT ?? 'shm,tcp').split(',').filter((t) => TRANSPORTS[t] && (t === 'shm' || fl.ompi));
+  for (const t of transports) {
+    for (const l of measure(fl, exe, t)) console.log(l);
+    console.log('');
   }
-} finally {
-  rmSync(tmp, { recursive: true, force: true });
-}
-process.exitCode = failed ? 1 : 0;
+  const calls = join(tmp, `calls-${fl.name}`);
+  run([fl.cc, '-O2', '-o', calls, join(ROOT, 'bench', 'calls.c')]);
+  for (const l of perCall(fl, calls)) console.log(l);
+  console.log('');
+});
