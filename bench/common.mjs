@@ -55,6 +55,14 @@ export const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
+/** The q-quantile (0..1) of xs, interpolated between the two nearest samples. */
+export const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const i = (s.length - 1) * q;
+  const lo = Math.floor(i);
+  return lo + 1 < s.length ? s[lo] + (s[lo + 1] - s[lo]) * (i - lo) : s[lo];
+};
+
 /** a fresh order every round, so no configuration always runs right after another */
 export const shuffle = (xs) => {
   const a = [...xs];

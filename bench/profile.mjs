@@ -8,7 +8,13 @@
 //      (`plain`), `mpii run --tools ''` (`empty stack`: the shim alone) and `mpii run --tools
 //      profile` (times sampled, the default) and `--tools 'profile[sample=1]'` (every call
 //      timed); configurations interleaved in rounds (order shuffled every round), median each;
-//   3. a table + `profile / plain` against the target (<= 1.05x), and where an excess comes from;
+//   3. a table + `profile / plain` against the target (<= 1.05x), and where an excess comes from.
+//      The verdict compares lower quartiles: on the project's 2-vCPU VMs a whole run now and then
+//      lands in a slow state (~2x, every chunk of the run alike, runs in a row, any configuration;
+//      the host's placement of the vCPUs), so medians of 20-40 runs jump by the share of slow
+//      runs each configuration happened to get. The quartile is the typical fast-state run; the
+//      medians, the median of per-round ratios and each configuration's count of slow runs
+//      (> 1.5x its own quartile) are printed beside it, so a tool that caused slow runs shows;
 //   4. the cost per MPI call without a network (bench/calls.c: one process, MPI_Send to
 //      MPI_PROC_NULL) under an empty stack, a noop layer, profile and profile[sample=1], minima of CALL_ROUNDS rounds.
 // Every `profile` run's own profile is checked too: rank 0's MPI_Send and MPI_Recv call sites
@@ -21,7 +27,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MPII, ROOT, flavorHeader, forEachFlavor, log, lpad, median, pad, run, runRetry, shuffle } from './common.mjs';
+import { MPII, ROOT, flavorHeader, forEachFlavor, log, lpad, median, pad, quantile, run, runRetry, shuffle } from './common.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 40);
 const ITERS = Number(process.env.ITERS ?? 100000);
@@ -93,18 +99,25 @@ function measure(fl, exe, transport) {
   }
   const med = (k) => median(samples.get(k));
   const min = (k) => Math.min(...samples.get(k));
-  const lines = [`${fl.label}: ${SIZE}-byte ping-pong, -np 2, ${TRANSPORTS[transport].label}, ${iters} iters/run, ${rounds} interleaved rounds, median half round trip`];
-  lines.push(`  ${pad('config', 12)} ${lpad('median ns', 10)} ${lpad('vs plain', 9)}  ${lpad('min ns', 9)}   all samples (ns, sorted)`);
+  const q1 = (k) => quantile(samples.get(k), 0.25);
+  const slow = (k) => samples.get(k).filter((x) => x > 1.5 * q1(k)).length;
+  // per round: each configuration against the plain run of the same round
+  const paired = (k) => median(samples.get(k).map((x, i) => x / samples.get('plain')[i]));
+  const lines = [`${fl.label}: ${SIZE}-byte ping-pong, -np 2, ${TRANSPORTS[transport].label}, ${iters} iters/run, ${rounds} interleaved rounds, half round trip`];
+  lines.push(`  ${pad('config', 12)} ${lpad('quartile', 9)} ${lpad('vs plain', 9)} ${lpad('median', 8)} ${lpad('vs plain', 9)} ${lpad('paired', 7)} ${lpad('slow', 5)}   all samples (ns, sorted)`);
   for (const c of configs) {
     const sorted = [...samples.get(c.name)].sort((a, b) => a - b);
-    lines.push(`  ${pad(c.name, 12)} ${lpad(med(c.name).toFixed(1), 10)} ${lpad((med(c.name) / med('plain')).toFixed(3) + 'x', 9)}  ${lpad(sorted[0].toFixed(1), 9)}   ${sorted.map((x) => x.toFixed(0)).join(' ')}`);
+    lines.push(`  ${pad(c.name, 12)} ${lpad(q1(c.name).toFixed(1), 9)} ${lpad((q1(c.name) / q1('plain')).toFixed(3) + 'x', 9)} `
+      + `${lpad(med(c.name).toFixed(1), 8)} ${lpad((med(c.name) / med('plain')).toFixed(3) + 'x', 9)} ${lpad(paired(c.name).toFixed(3) + 'x', 7)} `
+      + `${lpad(slow(c.name), 5)}   ${sorted.map((x) => x.toFixed(0)).join(' ')}`);
   }
-  const ratio = med('profile') / med('plain');
-  lines.push(`profile / plain = ${ratio.toFixed(3)}x (target <= ${TARGET}x)${ratio <= TARGET ? '' : '  <-- ABOVE TARGET'}`);
-  lines.push(`  (empty stack / plain = ${(med('empty stack') / med('plain')).toFixed(3)}x, profile / empty stack = ${(med('profile') / med('empty stack')).toFixed(3)}x, `
-    + `profile adds ${(med('profile') - med('empty stack')).toFixed(1)} ns per half round trip)`);
-  lines.push(`  (from minima: profile / plain = ${(min('profile') / min('plain')).toFixed(3)}x)`);
-  lines.push(`  (every call timed, profile[sample=1] / plain = ${(med('every call') / med('plain')).toFixed(3)}x; from minima ${(min('every call') / min('plain')).toFixed(3)}x)`);
+  const ratio = q1('profile') / q1('plain');
+  lines.push(`profile / plain = ${ratio.toFixed(3)}x from lower quartiles (target <= ${TARGET}x)${ratio <= TARGET ? '' : '  <-- ABOVE TARGET'}`);
+  lines.push(`  (medians ${(med('profile') / med('plain')).toFixed(3)}x, per-round ratios ${paired('profile').toFixed(3)}x, minima ${(min('profile') / min('plain')).toFixed(3)}x; `
+    + `slow runs: plain ${slow('plain')}, profile ${slow('profile')} of ${rounds})`);
+  lines.push(`  (empty stack / plain = ${(q1('empty stack') / q1('plain')).toFixed(3)}x, profile / empty stack = ${(q1('profile') / q1('empty stack')).toFixed(3)}x, `
+    + `profile adds ${(q1('profile') - q1('empty stack')).toFixed(1)} ns per half round trip; quartiles)`);
+  lines.push(`  (every call timed, profile[sample=1] / plain = ${(q1('every call') / q1('plain')).toFixed(3)}x; medians ${(med('every call') / med('plain')).toFixed(3)}x)`);
   lines.push(`  (check: every profile run counted exactly its ${2 * (iters + 1000)} sends and receives)`);
   return lines;
 }

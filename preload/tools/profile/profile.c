@@ -38,13 +38,16 @@ typedef struct {
     int depth, tool, started, stopped, threaded;
     uint64_t sample; /* time one call in `sample` on average after a site's first PF_ALWAYS_TIMED */
     uint64_t rng;    /* xorshift state for the gaps between timed calls */
-    volatile int recording; /* after MPI_Init, before MPI_Finalize, Pcontrol level != 0 */
+    int recording; /* after MPI_Init, before MPI_Finalize, Pcontrol level != 0 */
+    volatile int path; /* how the wrappers record: PF_OFF, PF_FAST or PF_GENERAL (set_recording) */
     pthread_mutex_t lock;   /* MPI_THREAD_MULTIPLE only */
     handle_map_t persistent; /* persistent request -> pf_bytes_t moved by each MPI_Start */
     struct { uintptr_t lo, hi; } modules[PF_MAX_MODULES]; /* code already described in the profile */
     int nmodules;
     unsigned char named[MPII_NFUNCS]; /* function names already in the profile */
 } pf_state_t;
+
+enum { PF_OFF, PF_FAST, PF_GENERAL };
 
 /* ---- the timer: the TSC where the kernel trusts it as its clock source, else CLOCK_MONOTONIC ---- */
 
@@ -215,17 +218,16 @@ static __attribute__((noinline)) uint64_t *pf_row_deep(pf_state_t *s, int id, co
     }
 }
 
-/* Stack depth 1, every call's path: one address, rows of PF_NFIELDS + 2. */
-PF_INLINE uint64_t *pf_row(pf_state_t *s, int id, const uint64_t *addr)
+/* Stack depth 1, the common case: one address, rows of PF_NFIELDS + 2. */
+PF_INLINE uint64_t *pf_row1(pf_state_t *s, int id, uint64_t addr)
 {
-    if (MPII_UNLIKELY(s->depth > 1)) return pf_row_deep(s, id, addr);
-    uint64_t h = (addr[0] ^ ((uint64_t) id << 40)) * 0x9E3779B97F4A7C15ull;
+    uint64_t h = (addr ^ ((uint64_t) id << 40)) * 0x9E3779B97F4A7C15ull;
     size_t i = (size_t) (h ^ (h >> 31)) & s->mask;
     for (;;) {
         uint64_t *r = s->sites + i * (2 + PF_NFIELDS);
-        if (MPII_LIKELY(r[1] == addr[0] && r[0] == (uint64_t) id + 1)) return r + 2;
+        if (MPII_LIKELY(r[1] == addr && r[0] == (uint64_t) id + 1)) return r + 2;
         if (r[0] == 0) {
-            r = new_row(s, r, id, addr);
+            r = new_row(s, r, id, &addr);
             return r ? r + 2 : s->overflow + (size_t) id * PF_NFIELDS;
         }
         i = (i + 1) & s->mask;
@@ -343,30 +345,20 @@ static __attribute__((noinline)) uint64_t pf_next_gap(pf_state_t *s, const uint6
     return 1 + ((mpii_xorshift(&s->rng) >> 32) * (2 * s->sample - 1) >> 32); /* no division */
 }
 
-/* The row of this call's site, and whether to time the call (before it runs: the calling
- * address is known at entry). */
-PF_INLINE uint64_t *pf_enter(pf_state_t *s, int id, QMPI_Context context, int *timed)
+/* Whether to time this call: the site's countdown (the calling address is known at entry). */
+PF_INLINE int pf_take_turn(pf_state_t *s, uint64_t *f)
 {
-    if (MPII_UNLIKELY(s->threaded)) pthread_mutex_lock(&s->lock);
-    uint64_t addr[PF_MAX_DEPTH];
-    addr[0] = pf_calling_address(context);
-    if (MPII_UNLIKELY(s->depth > 1)) pf_stack(addr[0], addr, s->depth);
-    uint64_t *f = pf_row(s, id, addr);
     if (MPII_LIKELY(f[PF_GAP] > 1)) {
         f[PF_GAP]--;
-        *timed = 0;
-    } else {
-        f[PF_GAP] = pf_next_gap(s, f);
-        *timed = 1;
+        return 0;
     }
-    if (MPII_UNLIKELY(s->threaded)) pthread_mutex_unlock(&s->lock);
-    return f;
+    f[PF_GAP] = pf_next_gap(s, f);
+    return 1;
 }
 
 /* The call's count and bytes (rc: how it ended; an early count assumes success). */
 PF_INLINE void pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a, int rc, MPI_Request freed)
 {
-    if (MPII_UNLIKELY(s->threaded)) pthread_mutex_lock(&s->lock);
     pf_bytes_t b = { 0, 0 };
     if (moves_data(kind) && rc == MPI_SUCCESS) b = pf_bytes(s, kind, id, a);
     if (MPII_UNLIKELY(kind == MPII_KIND_SEND_INIT || kind == MPII_KIND_RECV_INIT) && rc == MPI_SUCCESS && a->request) {
@@ -387,30 +379,25 @@ PF_INLINE void pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii
         if (size < f[PF_SMIN]) f[PF_SMIN] = size;
         if (size > f[PF_SMAX]) f[PF_SMAX] = size;
     }
-    if (MPII_UNLIKELY(s->threaded)) pthread_mutex_unlock(&s->lock);
 }
 
 /* An early-counted call failed after all: its bytes did not move (the sizes seen stay). */
 static __attribute__((noinline)) void pf_uncount(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a)
 {
     if (!moves_data(kind)) return;
-    if (s->threaded) pthread_mutex_lock(&s->lock);
     pf_bytes_t b = pf_bytes(s, kind, id, a);
     f[PF_SENT] -= b.sent;
     f[PF_RECV] -= b.recv;
-    if (s->threaded) pthread_mutex_unlock(&s->lock);
 }
 
 PF_INLINE void pf_time(pf_state_t *s, uint64_t *f, uint64_t t0, uint64_t t1)
 {
-    if (MPII_UNLIKELY(s->threaded)) pthread_mutex_lock(&s->lock);
     uint64_t dt = t1 - t0;
     f[PF_TIMED]++;
     f[PF_TICKS] += dt;
     if (dt < f[PF_TMIN]) f[PF_TMIN] = dt;
     if (dt > f[PF_TMAX]) f[PF_TMAX] = dt;
     s->clock[PF_LAST_TICKS] = t1;
-    if (MPII_UNLIKELY(s->threaded)) pthread_mutex_unlock(&s->lock);
 }
 
 /* Calls that wait for someone else (receives, completions, probes) are counted before they run:
@@ -419,7 +406,41 @@ PF_INLINE void pf_time(pf_state_t *s, uint64_t *f, uint64_t t0, uint64_t t1)
  * it returned, off the path of the message it sent. */
 #define PF_EARLY(KIND) ((KIND) == MPII_KIND_RECV || (KIND) == MPII_KIND_COMPLETE || (KIND) == MPII_KIND_PROBE)
 
+/* The general path, for MPI_THREAD_MULTIPLE (one lock around the bookkeeping, never around the
+ * MPI call) and stack depth > 1: one copy for every function (the kind is a run-time value here),
+ * so the wrappers' own path has no lock and no depth to test. */
+static __attribute__((noinline)) uint64_t *pf_enter_general(pf_state_t *s, int id, int kind, QMPI_Context context,
+                                                            const mpii_args_t *a, MPI_Request freed, int *timed)
+{
+    uint64_t addr[PF_MAX_DEPTH];
+    addr[0] = pf_calling_address(context);
+    if (s->depth > 1) pf_stack(addr[0], addr, s->depth);
+    if (s->threaded) pthread_mutex_lock(&s->lock);
+    uint64_t *f = s->depth > 1 ? pf_row_deep(s, id, addr) : pf_row1(s, id, addr[0]);
+    *timed = pf_take_turn(s, f);
+    if (PF_EARLY(kind)) pf_count(s, f, id, kind, a, MPI_SUCCESS, freed);
+    if (s->threaded) pthread_mutex_unlock(&s->lock);
+    return f;
+}
+
+static __attribute__((noinline)) void pf_exit_general(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a,
+                                                      int rc, MPI_Request freed, int timed, uint64_t t0, uint64_t t1)
+{
+    if (s->threaded) pthread_mutex_lock(&s->lock);
+    if (!PF_EARLY(kind)) pf_count(s, f, id, kind, a, rc, freed);
+    else if (rc != MPI_SUCCESS) pf_uncount(s, f, id, kind, a);
+    if (timed) pf_time(s, f, t0, t1);
+    if (s->threaded) pthread_mutex_unlock(&s->lock);
+}
+
 /* ---- start, stop, Pcontrol ---- */
+
+/* Recording on or off, and the wrappers' path that goes with it. */
+static void set_recording(pf_state_t *s, int on)
+{
+    s->recording = on;
+    s->path = !on ? PF_OFF : s->threaded || s->depth > 1 ? PF_GENERAL : PF_FAST;
+}
 
 static void pf_start(pf_state_t *s)
 {
@@ -439,14 +460,14 @@ static void pf_start(pf_state_t *s)
     c[PF_LAST_TICKS] = c[PF_T0_TICKS];
     c[PF_ON_SINCE] = c[PF_T0_TICKS];
     s->started = 1;
-    s->recording = 1;
+    set_recording(s, 1);
 }
 
 /* Close the recording interval that is open at `t`. */
 static void pf_off(pf_state_t *s, uint64_t t)
 {
     if (!s->recording) return;
-    s->recording = 0;
+    set_recording(s, 0);
     s->clock[PF_ON_TICKS] += t - s->clock[PF_ON_SINCE];
     s->clock[PF_ON_SINCE] = 0;
 }
@@ -474,7 +495,7 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
             pf_off(s, t);
         } else if (!s->recording) {
             s->clock[PF_ON_SINCE] = t;
-            s->recording = 1;
+            set_recording(s, 1);
         }
         if (s->threaded) pthread_mutex_unlock(&s->lock);
     }
@@ -484,31 +505,44 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
 }
 
 /* The wrapper of every MPI function. KIND and ID are constants in each, so each keeps only its
- * own cases; with recording off it is a load, a test and the call. */
-#define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                 \
-    static RET pf_##NAME QPARAMS                                                                   \
-    {                                                                                              \
-        pf_state_t *s = mpii_tool_storage(tool_id);                                                \
-        int next_id;                                                                               \
-        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                                     \
-        if (ID == MPI_FINALIZE_T) pf_stop(s);                                                      \
-        if (MPII_UNLIKELY(!s->recording) || KIND == MPII_KIND_INIT) {                              \
-            RET rc = ((QTYPE *) next) NEXTARGS;                                                    \
-            if (KIND == MPII_KIND_INIT && (int) (intptr_t) rc == MPI_SUCCESS) pf_start(s);         \
-            return rc;                                                                             \
-        }                                                                                          \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                          \
-        MPI_Request freed = ID == MPI_REQUEST_FREE_T && a.request ? *a.request : MPI_REQUEST_NULL; \
-        int timed;                                                                                 \
-        uint64_t *f = pf_enter(s, ID, context, &timed);                                            \
-        if (PF_EARLY(KIND)) pf_count(s, f, ID, KIND, &a, MPI_SUCCESS, freed);                      \
-        uint64_t t0 = timed ? pf_ticks() : 0;                                                      \
-        RET rc = ((QTYPE *) next) NEXTARGS;                                                        \
-        uint64_t t1 = timed ? pf_ticks() : 0;                                                      \
-        if (!PF_EARLY(KIND)) pf_count(s, f, ID, KIND, &a, (int) (intptr_t) rc, freed);             \
-        else if (MPII_UNLIKELY((int) (intptr_t) rc != MPI_SUCCESS)) pf_uncount(s, f, ID, KIND, &a); \
-        if (timed) pf_time(s, f, t0, t1);                                                          \
-        return rc;                                                                                 \
+ * own cases; with recording off it is a load, a test and the call. On the fast path (one thread,
+ * depth 1) an untimed call costs a hash probe, a countdown and the counters: no lock, no clock,
+ * and the argument view stays in registers (the general path takes its address: its own copy). */
+#define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                  \
+    static RET pf_##NAME QPARAMS                                                                    \
+    {                                                                                               \
+        pf_state_t *s = mpii_tool_storage(tool_id);                                                 \
+        int next_id, timed;                                                                         \
+        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                                      \
+        if (ID == MPI_FINALIZE_T) pf_stop(s);                                                       \
+        int path = s->path;                                                                         \
+        if (MPII_UNLIKELY(path != PF_FAST) || KIND == MPII_KIND_INIT) {                             \
+            if (path == PF_OFF || KIND == MPII_KIND_INIT) {                                         \
+                RET rc = ((QTYPE *) next) NEXTARGS;                                                 \
+                if (KIND == MPII_KIND_INIT && (int) (intptr_t) rc == MPI_SUCCESS) pf_start(s);      \
+                return rc;                                                                          \
+            }                                                                                       \
+            mpii_args_t ga = MPII_ARGS_##NAME;                                                      \
+            MPI_Request gfreed = ID == MPI_REQUEST_FREE_T && ga.request ? *ga.request : MPI_REQUEST_NULL; \
+            uint64_t *gf = pf_enter_general(s, ID, KIND, context, &ga, gfreed, &timed);             \
+            uint64_t t0 = timed ? pf_ticks() : 0;                                                   \
+            RET rc = ((QTYPE *) next) NEXTARGS;                                                     \
+            uint64_t t1 = timed ? pf_ticks() : 0;                                                   \
+            pf_exit_general(s, gf, ID, KIND, &ga, (int) (intptr_t) rc, gfreed, timed, t0, t1);      \
+            return rc;                                                                              \
+        }                                                                                           \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                           \
+        MPI_Request freed = ID == MPI_REQUEST_FREE_T && a.request ? *a.request : MPI_REQUEST_NULL;  \
+        uint64_t *f = pf_row1(s, ID, pf_calling_address(context));                                  \
+        timed = pf_take_turn(s, f);                                                                 \
+        if (PF_EARLY(KIND)) pf_count(s, f, ID, KIND, &a, MPI_SUCCESS, freed);                       \
+        uint64_t t0 = timed ? pf_ticks() : 0;                                                       \
+        RET rc = ((QTYPE *) next) NEXTARGS;                                                         \
+        uint64_t t1 = timed ? pf_ticks() : 0;                                                       \
+        if (!PF_EARLY(KIND)) pf_count(s, f, ID, KIND, &a, (int) (intptr_t) rc, freed);              \
+        else if (MPII_UNLIKELY((int) (intptr_t) rc != MPI_SUCCESS)) pf_uncount(s, f, ID, KIND, &a);  \
+        if (timed) pf_time(s, f, t0, t1);                                                           \
+        return rc;                                                                                  \
     }
 MPII_FOREACH_FUNC(PF_WRAPPER)
 
