@@ -16,7 +16,9 @@
 //      medians, the median of per-round ratios and each configuration's count of slow runs
 //      (> 1.5x its own quartile) are printed beside it, so a tool that caused slow runs shows;
 //   4. the cost per MPI call without a network (bench/calls.c: one process, MPI_Send to
-//      MPI_PROC_NULL) under an empty stack, a noop layer, profile and profile[sample=1], minima of CALL_ROUNDS rounds.
+//      MPI_PROC_NULL) under an empty stack, a noop layer, profile and profile[sample=1], minima of CALL_ROUNDS rounds;
+//      and, where valgrind is installed, the instructions per call counted by callgrind (the
+//      difference of a 200000- and a 600000-call run): exact however busy the machine is.
 // Every `profile` run's own profile is checked too: rank 0's MPI_Send and MPI_Recv call sites
 // must hold exactly the ping-pongs of the run (warm-up included), so the tool measured really ran.
 //
@@ -24,10 +26,10 @@
 // Knobs (environment): ROUNDS (default 40, cut short after BUDGET_S=90 s per MPI), ITERS
 // (ping-pongs per run, default 100000), MPI=openmpi|mpich, TRANSPORT=shm|tcp (default both).
 // Plain text on stdout; progress on stderr.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MPII, ROOT, flavorHeader, forEachFlavor, log, lpad, median, pad, quantile, run, runRetry, shuffle } from './common.mjs';
+import { MPII, ROOT, flavorHeader, forEachFlavor, log, lpad, median, pad, quantile, run, runRetry, shuffle, which } from './common.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 40);
 const ITERS = Number(process.env.ITERS ?? 100000);
@@ -144,6 +146,19 @@ function perCall(fl, exe) {
     `profile adds ${(min('profile') - min('empty stack')).toFixed(1)} ns per call (from minima; timing every call: ${(min('every call') - min('empty stack')).toFixed(1)} ns; a noop layer: ${(min('noop') - min('empty stack')).toFixed(1)} ns)`];
 }
 
+/** Instructions per MPI call under `tools`, counted by callgrind: no noise, but no cycles either. */
+function instructionsPerCall(fl, exe, tools) {
+  const total = (n) => {
+    const file = join(tmp, `callgrind-${++outSeq}`);
+    run([process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, '-np', '1', ...fl.extra,
+      'valgrind', '--tool=callgrind', `--callgrind-out-file=${file}`, exe, String(n)], 600_000);
+    const m = /^summary: (\d+)/m.exec(readFileSync(file, 'utf8'));
+    if (!m) throw new Error(`no summary line in ${file}`);
+    return Number(m[1]);
+  };
+  return (total(600000) - total(200000)) / 400000;
+}
+
 forEachFlavor(tmp, (fl) => {
   const exe = join(tmp, `pingpong-${fl.name}`);
   run([fl.cc, '-O2', '-g', '-o', exe, join(ROOT, 'bench', 'pingpong.c')]);
@@ -157,5 +172,10 @@ forEachFlavor(tmp, (fl) => {
   const calls = join(tmp, `calls-${fl.name}`);
   run([fl.cc, '-O2', '-o', calls, join(ROOT, 'bench', 'calls.c')]);
   for (const l of perCall(fl, calls)) console.log(l);
+  if (which('valgrind')) {
+    const counts = [['empty stack', ''], ['noop', 'noop'], ['profile', 'profile'], ['every call', 'profile[sample=1]']]
+      .map(([name, tools]) => `${name} ${instructionsPerCall(fl, calls, tools).toFixed(0)}`);
+    console.log(`${fl.label}: instructions per MPI_Send to MPI_PROC_NULL (callgrind, whole call): ${counts.join(', ')}`);
+  }
   console.log('');
 });

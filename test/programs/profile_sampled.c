@@ -1,12 +1,24 @@
 /* profile_sampled.c - receives whose time the program measures itself, for the profile tool's
  * sampled timing. Rank 0 sleeps ~1 ms before each of ITERS sends; rank 1 times each of its
- * receives with MPI_Wtime (not profiled) and prints "recv seconds <total>". Argument: ITERS
- * (default 600). */
+ * receives with MPI_Wtime (not profiled) and prints "recv seconds <total>". The receives take
+ * turns between two call sites of MPI_Recv, so each site's countdown must survive the other
+ * site's calls. Argument: ITERS (default 600). */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+/* Two functions with different tags: the compiler cannot fold them into one call site. */
+static __attribute__((noinline)) void recv_even(double *v)
+{
+    MPI_Recv(v, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static __attribute__((noinline)) void recv_odd(double *v)
+{
+    MPI_Recv(v, 1, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
 
 int main(int argc, char **argv)
 {
@@ -18,10 +30,11 @@ int main(int argc, char **argv)
         if (rank == 0) {
             struct timespec ts = { 0, 1000000L };
             nanosleep(&ts, NULL);
-            MPI_Send(&v, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+            MPI_Send(&v, 1, MPI_DOUBLE, 1, i % 2, MPI_COMM_WORLD);
         } else if (rank == 1) {
             double t = MPI_Wtime();
-            MPI_Recv(&v, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (i % 2 == 0) recv_even(&v);
+            else recv_odd(&v);
             waited += MPI_Wtime() - t;
         }
     }
