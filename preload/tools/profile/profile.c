@@ -540,8 +540,9 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
 
 /* The wrapper of every MPI function. KIND and ID are constants in each, so each keeps only its
  * own cases; with recording off it is a load, a test and the call. On the fast path (one thread,
- * depth 1) an untimed call costs a hash probe, a countdown and the counters: no lock, no clock,
- * and the argument view stays in registers (the general path takes its address: its own copy). */
+ * depth 1) an untimed call from its function's latest site costs a compare, a countdown and the
+ * counters: no hash probe, no lock, no clock, and the argument view stays in registers (the
+ * general path takes its address: it builds its own copy). */
 #define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                  \
     static RET pf_##NAME QPARAMS                                                                    \
     {                                                                                               \

@@ -26,7 +26,8 @@ enum {
     PF_SMIN,      /* smallest sent + received bytes of one call (UINT64_MAX: none) */
     PF_SMAX,      /* largest */
     PF_TIMED,     /* calls that were timed: PF_TICKS, PF_TMIN and PF_TMAX are theirs */
-    PF_GAP,       /* calls until the next timed one (the tool's countdown) */
+    PF_GAP,       /* calls until the next timed one (the tool's countdown; on the fast path the
+                   * latest site of each function counts down in the tool's memory instead) */
     PF_NFIELDS
 };
 #define PF_FIELD_LABELS "count\nticks\nticks_min\nticks_max\nbytes_sent\nbytes_recv\nsize_min\nsize_max\ntimed\ngap"
