@@ -150,7 +150,8 @@ function perCall(fl, exe) {
 function instructionsPerCall(fl, exe, tools) {
   const total = (n) => {
     const file = join(tmp, `callgrind-${++outSeq}`);
-    run([process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, '-np', '1', ...fl.extra,
+    // the program is valgrind, so mpii is told which MPI the real program uses
+    run([process.execPath, MPII, 'run', '--quiet', '--mpi', fl.name, '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, '-np', '1', ...fl.extra,
       'valgrind', '--tool=callgrind', `--callgrind-out-file=${file}`, exe, String(n)], 600_000);
     const m = /^summary: (\d+)/m.exec(readFileSync(file, 'utf8'));
     if (!m) throw new Error(`no summary line in ${file}`);
