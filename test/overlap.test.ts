@@ -44,6 +44,7 @@ const PROGRAMS: Array<[string, number, string[], string]> = [
   ['overlap_alg8', 2, ['10'], 'heap-min=1'],
   ['overlap_loop', 2, ['100'], ''],
   ['overlap_loop', 2, ['100', 'break'], ''],
+  ['overlap_adaptive', 2, ['60'], ''],
 ];
 
 for (const f of FLAVORS) {
@@ -77,6 +78,16 @@ for (const f of FLAVORS) {
       assert.ok(chaining.totals['chain ends learned'] >= 1, JSON.stringify(chaining.totals));
       assert.ok(chaining.totals['waits: chain end'] > 0, JSON.stringify(chaining.totals));
       assert.ok(chaining.totals.faults * 4 < paging.totals.faults, `chaining faults ${chaining.totals.faults} vs paging ${paging.totals.faults}`);
+    });
+
+    it('adaptive keeps a receive in the background where that hides its wait', async () => {
+      const prog = program(f, 'overlap_adaptive');
+      const want = await plain(f, 2, prog, ['150']);
+      const r = await underOverlap(f, 2, prog, ['150'], 'mode=adaptive');
+      assert.deepEqual(r.lines, want);
+      // rank 1's 150 receives: ~12 explored without the method, the rest in the background
+      // (rank 0's receives, read at once, may go either way)
+      assert.ok(r.totals['receives converted'] >= 110, JSON.stringify(r.totals));
     });
 
     it('Algorithm 8 (the thesis\'s failing chain) gives the right b under chaining', async () => {

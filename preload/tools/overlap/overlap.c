@@ -30,7 +30,10 @@ static uint8_t flags[MPII_NFUNCS];
 /* ---- adaptive: per call site, is the background version faster? ---- */
 
 #define OV_SITES 256
-#define OV_SAMPLES 8
+#define OV_BLOCK 4        /* calls per exploration block; the modes take turns */
+#define OV_SAMPLES 12     /* periods per mode before a decision (4 blocks each) */
+#define OV_EARLY 3        /* periods per mode after which a clear loser is dropped at once */
+#define OV_MAX_PERIOD 1000000000ull /* a period above 1 s is a stall, not the method's doing */
 enum { EXPLORE, EXPLOIT };
 
 typedef struct {
@@ -38,8 +41,8 @@ typedef struct {
     uint8_t state, on, mode_prev, mode_prev2;
     uint32_t calls, until, backoff;
     uint64_t t_last;
-    uint32_t sample[2][OV_SAMPLES];
-    uint8_t n[2];
+    uint64_t sum[2]; /* nanoseconds of the periods that followed a call in each mode */
+    uint32_t n[2];
 } ov_site_t;
 
 static ov_site_t sites[OV_SITES];
@@ -57,59 +60,56 @@ static ov_site_t *site_of(void *addr)
     return NULL;
 }
 
-static uint32_t median(const uint32_t *v, int n)
+/* `quick`: decided on the first blocks, which carry the method's warm-up (first faults, first
+ * pack buffers): looked at again soon, with everything warm. */
+static void decide(ov_site_t *s, int on, int quick)
 {
-    uint32_t s[OV_SAMPLES];
-    memcpy(s, v, (size_t) n * sizeof *s);
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && s[j - 1] > s[j]; j--) {
-            uint32_t t = s[j];
-            s[j] = s[j - 1];
-            s[j - 1] = t;
-        }
-    return s[n / 2];
+    int was = s->on;
+    s->on = (uint8_t) on;
+    if (s->on != was) ov_stats[ST_SITES_OFF] += s->on ? (uint64_t) -1 : 1; /* sites off now */
+    ov_stats[ST_DECISIONS]++;
+    /* a stable answer is re-checked less and less often */
+    s->backoff = (was == s->on && s->backoff < (1u << 16)) ? s->backoff * 2 : 256;
+    s->state = EXPLOIT;
+    s->until = s->calls + (quick ? 64 : s->backoff);
 }
 
-/* Whether this call at `addr` runs in the background. Sites in one loop are called equally
- * often, so their exploration blocks line up: the comparison is "this loop with the
- * optimisation" against "this loop without it", timed by the period between calls. */
+/* Whether this call at `addr` runs in the background. The period from one call of a site to its
+ * next is charged to the first call's mode (unless the mode just switched); the modes take turns
+ * in blocks of OV_BLOCK calls, and their mean periods are compared. A site is called several
+ * times per iteration of a loop, so single periods differ by orders of magnitude (back-to-back
+ * calls, then the computation): means over whole blocks compare the loop with and without the
+ * method; medians of single periods would compare arbitrary phases of it. */
 static int site_on(void *addr)
 {
     if (ov_mode != OV_ADAPTIVE) return 1;
     ov_site_t *s = site_of(addr);
     if (!s) return 1;
+    s->calls++;
+    if (s->state == EXPLOIT) {
+        if (MPII_LIKELY(s->calls < s->until)) return s->on; /* decided: no clock */
+        s->state = EXPLORE;
+        s->sum[0] = s->sum[1] = 0;
+        s->n[0] = s->n[1] = 0;
+        s->t_last = 0; /* the period since the last decided call is not charged, */
+        s->mode_prev = 2; /* nor the one after the first call of the new exploration */
+    }
     uint64_t t = mpii_now_ns();
-    /* the interval since the previous call belongs to that call's mode, unless it just switched */
-    if (s->t_last && s->state == EXPLORE && s->mode_prev == s->mode_prev2) {
+    if (s->t_last && s->mode_prev == s->mode_prev2) {
         uint64_t dt = t - s->t_last;
         int m = s->mode_prev;
-        if (s->n[m] < OV_SAMPLES) s->sample[m][s->n[m]++] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t) dt;
+        s->sum[m] += dt < OV_MAX_PERIOD ? dt : OV_MAX_PERIOD;
+        s->n[m]++;
     }
     s->t_last = t;
-    s->calls++;
-    int mode;
-    if (s->state == EXPLORE) {
-        if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) {
-            uint32_t off = median(s->sample[0], OV_SAMPLES), on = median(s->sample[1], OV_SAMPLES);
-            int was = s->on;
-            s->on = on < off - off / 100; /* the background version must win by 1 % */
-            if (s->on != was) ov_stats[ST_SITES_OFF] += s->on ? (uint64_t) -1 : 1; /* sites off now */
-            ov_stats[ST_DECISIONS]++;
-            /* a stable answer is re-checked less and less often */
-            s->backoff = (was == s->on && s->backoff < (1u << 16)) ? s->backoff * 2 : 256;
-            s->state = EXPLOIT;
-            s->until = s->calls + s->backoff;
-            mode = s->on;
-        } else {
-            mode = (s->calls / 4) % 2 == 0; /* blocks of four calls, background first */
-        }
-    } else {
-        mode = s->on;
-        if (s->calls >= s->until) {
-            s->state = EXPLORE;
-            s->n[0] = s->n[1] = 0;
-        }
+    if (s->n[0] >= OV_EARLY && s->n[1] >= OV_EARLY) {
+        /* mean on / mean off, without division: on * n_off vs off * n_on */
+        uint64_t on = s->sum[1] * s->n[0], off = s->sum[0] * s->n[1];
+        if (on > off + off / 2) decide(s, 0, s->n[1] < OV_SAMPLES); /* 1.5x slower in the background: stop looking */
+        else if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) decide(s, on < off - off / 100, 0); /* must win by 1 % */
+        if (s->state == EXPLOIT) return s->on;
     }
+    int mode = (s->calls / OV_BLOCK) % 2 == 0; /* blocks of four calls, background first */
     s->mode_prev2 = s->mode_prev;
     s->mode_prev = (uint8_t) mode;
     return mode;
