@@ -60,9 +60,7 @@ static ov_site_t *site_of(void *addr)
     return NULL;
 }
 
-/* `quick`: decided on the first blocks, which carry the method's warm-up (first faults, first
- * pack buffers): looked at again soon, with everything warm. */
-static void decide(ov_site_t *s, int on, int quick)
+static void decide(ov_site_t *s, int on)
 {
     int was = s->on;
     s->on = (uint8_t) on;
@@ -71,7 +69,7 @@ static void decide(ov_site_t *s, int on, int quick)
     /* a stable answer is re-checked less and less often */
     s->backoff = (was == s->on && s->backoff < (1u << 16)) ? s->backoff * 2 : 256;
     s->state = EXPLOIT;
-    s->until = s->calls + (quick ? 64 : s->backoff);
+    s->until = s->calls + s->backoff;
 }
 
 /* Whether this call at `addr` runs in the background. The period from one call of a site to its
@@ -105,8 +103,8 @@ static int site_on(void *addr)
     if (s->n[0] >= OV_EARLY && s->n[1] >= OV_EARLY) {
         /* mean on / mean off, without division: on * n_off vs off * n_on */
         uint64_t on = s->sum[1] * s->n[0], off = s->sum[0] * s->n[1];
-        if (on > off + off / 2) decide(s, 0, s->n[1] < OV_SAMPLES); /* 1.5x slower in the background: stop looking */
-        else if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) decide(s, on < off - off / 100, 0); /* must win by 1 % */
+        if (on > off + off / 2) decide(s, 0); /* 1.5x slower in the background: stop looking */
+        else if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) decide(s, on < off - off / 100); /* must win by 1 % */
         if (s->state == EXPLOIT) return s->on;
     }
     int mode = (s->calls / OV_BLOCK) % 2 == 0; /* blocks of four calls, background first */
