@@ -32,17 +32,19 @@ static uint8_t flags[MPII_NFUNCS];
 #define OV_SITES 256
 #define OV_BLOCK 4        /* calls per exploration block; the modes take turns */
 #define OV_SAMPLES 12     /* periods per mode before a decision (4 blocks each) */
+#define OV_PAIRS 4        /* blocks per mode compared pairwise: background block i vs plain block i */
 #define OV_EARLY 3        /* periods per mode after which a clear loser is dropped at once */
 #define OV_MAX_PERIOD 1000000000ull /* a period above 1 s is a stall, not the method's doing */
 enum { EXPLORE, EXPLOIT };
 
 typedef struct {
     void *addr;
-    uint8_t state, on, mode_prev, mode_prev2;
+    uint8_t state, on, mode_prev, mode_prev2, decided;
     uint32_t calls, until, backoff;
     uint64_t t_last;
     uint64_t sum[2]; /* nanoseconds of the periods that followed a call in each mode */
     uint64_t max[2]; /* the longest of them (left out of the final comparison: one stall) */
+    uint64_t block[2][OV_PAIRS]; /* the same periods by block (three per block) */
     uint32_t n[2];
 } ov_site_t;
 
@@ -61,7 +63,8 @@ static ov_site_t *site_of(void *addr)
     return NULL;
 }
 
-static void decide(ov_site_t *s, int on)
+/* `soon`: look again after 64 calls instead of the backoff (a site's first, marginal decision). */
+static void decide(ov_site_t *s, int on, int soon)
 {
     int was = s->on;
     s->on = (uint8_t) on;
@@ -70,7 +73,8 @@ static void decide(ov_site_t *s, int on)
     /* a stable answer is re-checked less and less often */
     s->backoff = (was == s->on && s->backoff < (1u << 16)) ? s->backoff * 2 : 256;
     s->state = EXPLOIT;
-    s->until = s->calls + s->backoff;
+    s->until = s->calls + (soon && !s->decided ? 64 : s->backoff);
+    s->decided = 1;
 }
 
 /* Whether this call at `addr` runs in the background. The period from one call of a site to its
@@ -89,6 +93,7 @@ static int site_on(void *addr)
         if (MPII_LIKELY(s->calls < s->until)) return s->on; /* decided: no clock */
         s->state = EXPLORE;
         s->sum[0] = s->sum[1] = s->max[0] = s->max[1] = 0;
+        memset(s->block, 0, sizeof s->block);
         s->n[0] = s->n[1] = 0;
         s->t_last = 0; /* the period since the last decided call is not charged, */
         s->mode_prev = 2; /* nor the one after the first call of the new exploration */
@@ -100,6 +105,7 @@ static int site_on(void *addr)
         if (dt > OV_MAX_PERIOD) dt = OV_MAX_PERIOD;
         s->sum[m] += dt;
         if (dt > s->max[m]) s->max[m] = dt;
+        s->block[m][s->n[m] / 3 < OV_PAIRS ? s->n[m] / 3 : OV_PAIRS - 1] += dt;
         s->n[m]++;
     }
     s->t_last = t;
@@ -107,13 +113,20 @@ static int site_on(void *addr)
         /* mean on / mean off, without division: on * n_off vs off * n_on */
         uint64_t on = s->sum[1] * s->n[0], off = s->sum[0] * s->n[1];
         if (on > off + off / 2) {
-            decide(s, 0); /* 1.5x slower in the background: stop looking */
+            /* 1.5x slower in the background: stop looking. Under 3x the first blocks may have
+             * been the method's warm-up (first faults, first pack buffers) or a stall: the site's
+             * first such decision is looked at again soon, warm; a clear loser is not (a short
+             * run would pay a second background block for nothing). */
+            decide(s, 0, on < 3 * off);
         } else if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) {
-            /* each mode without its longest period (a time slice lost to another process would
-             * decide alone), and the background must win by 5 %: when in doubt, stay plain */
+            /* the background must win each block against the plain block after it (the two ran
+             * under the same load), and by 5 % over all, each mode without its longest period
+             * (a time slice lost to another process would decide alone): in doubt, stay plain */
+            int wins = 0;
+            for (int i = 0; i < OV_PAIRS; i++) wins += s->block[1][i] < s->block[0][i];
             on = (s->sum[1] - s->max[1]) * (s->n[0] - 1);
             off = (s->sum[0] - s->max[0]) * (s->n[1] - 1);
-            decide(s, on < off - off / 20);
+            decide(s, wins == OV_PAIRS && on < off - off / 20, 0);
         }
         if (s->state == EXPLOIT) return s->on;
     }
