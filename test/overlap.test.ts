@@ -82,12 +82,13 @@ for (const f of FLAVORS) {
 
     it('adaptive keeps a receive in the background where that hides its wait', async () => {
       const prog = program(f, 'overlap_adaptive');
-      const want = await plain(f, 2, prog, ['150']);
-      const r = await underOverlap(f, 2, prog, ['150'], 'mode=adaptive');
+      const want = await plain(f, 2, prog, ['600']);
+      const r = await underOverlap(f, 2, prog, ['600'], 'mode=adaptive');
       assert.deepEqual(r.lines, want);
-      // rank 1's 150 receives: ~12 explored without the method, the rest in the background
-      // (rank 0's receives, read at once, may go either way)
-      assert.ok(r.totals['receives converted'] >= 110, JSON.stringify(r.totals));
+      // rank 1's 600 receives: ~12 explored without the method, the rest in the background; a
+      // first look spoiled by a stall (1 run in ~16 here) is corrected by the re-check after 256
+      // calls, which still leaves ~300 in the background (rank 0's, read at once, go either way)
+      assert.ok(r.totals['receives converted'] >= 250, JSON.stringify(r.totals));
     });
 
     it('Algorithm 8 (the thesis\'s failing chain) gives the right b under chaining', async () => {

@@ -39,7 +39,7 @@ enum { EXPLORE, EXPLOIT };
 
 typedef struct {
     void *addr;
-    uint8_t state, on, mode_prev, mode_prev2, decided;
+    uint8_t state, on, mode_prev, mode_prev2;
     uint32_t calls, until, backoff;
     uint64_t t_last;
     uint64_t sum[2]; /* nanoseconds of the periods that followed a call in each mode */
@@ -63,8 +63,7 @@ static ov_site_t *site_of(void *addr)
     return NULL;
 }
 
-/* `soon`: look again after 64 calls instead of the backoff (a site's first, marginal decision). */
-static void decide(ov_site_t *s, int on, int soon)
+static void decide(ov_site_t *s, int on)
 {
     int was = s->on;
     s->on = (uint8_t) on;
@@ -73,8 +72,7 @@ static void decide(ov_site_t *s, int on, int soon)
     /* a stable answer is re-checked less and less often */
     s->backoff = (was == s->on && s->backoff < (1u << 16)) ? s->backoff * 2 : 256;
     s->state = EXPLOIT;
-    s->until = s->calls + (soon && !s->decided ? 64 : s->backoff);
-    s->decided = 1;
+    s->until = s->calls + s->backoff;
 }
 
 /* Whether this call at `addr` runs in the background. The period from one call of a site to its
@@ -113,11 +111,9 @@ static int site_on(void *addr)
         /* mean on / mean off, without division: on * n_off vs off * n_on */
         uint64_t on = s->sum[1] * s->n[0], off = s->sum[0] * s->n[1];
         if (on > off + off / 2) {
-            /* 1.5x slower in the background: stop looking. Under 3x the first blocks may have
-             * been the method's warm-up (first faults, first pack buffers) or a stall: the site's
-             * first such decision is looked at again soon, warm; a clear loser is not (a short
-             * run would pay a second background block for nothing). */
-            decide(s, 0, on < 3 * off);
+            /* 1.5x slower in the background: stop looking (the re-check after the backoff
+             * corrects a first block that only paid the method's warm-up or a stall) */
+            decide(s, 0);
         } else if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) {
             /* the background must win each block against the plain block after it (the two ran
              * under the same load), and by 5 % over all, each mode without its longest period
@@ -126,7 +122,7 @@ static int site_on(void *addr)
             for (int i = 0; i < OV_PAIRS; i++) wins += s->block[1][i] < s->block[0][i];
             on = (s->sum[1] - s->max[1]) * (s->n[0] - 1);
             off = (s->sum[0] - s->max[0]) * (s->n[1] - 1);
-            decide(s, wins == OV_PAIRS && on < off - off / 20, 0);
+            decide(s, wins == OV_PAIRS && on < off - off / 20);
         }
         if (s->state == EXPLOIT) return s->on;
     }
