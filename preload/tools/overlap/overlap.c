@@ -41,6 +41,7 @@ typedef struct {
     void *addr;
     uint8_t state, on, mode_prev, mode_prev2;
     uint32_t calls, until, backoff;
+    uint32_t phase; /* calls since this exploration began: its blocks start at 0 */
     uint64_t t_last;
     uint64_t sum[2]; /* nanoseconds of the periods that followed a call in each mode */
     uint64_t max[2]; /* the longest of them (left out of the final comparison: one stall) */
@@ -95,6 +96,7 @@ static int site_on(void *addr)
         s->n[0] = s->n[1] = 0;
         s->t_last = 0; /* the period since the last decided call is not charged, */
         s->mode_prev = 2; /* nor the one after the first call of the new exploration */
+        s->phase = 0;
     }
     uint64_t t = mpii_now_ns();
     if (s->t_last && s->mode_prev == s->mode_prev2) {
@@ -126,7 +128,9 @@ static int site_on(void *addr)
         }
         if (s->state == EXPLOIT) return s->on;
     }
-    int mode = (s->calls / OV_BLOCK) % 2 == 0; /* blocks of four calls, background first */
+    /* blocks of four calls, background first: each block then has three periods counted,
+     * and block i of one mode is compared with block i of the other */
+    int mode = (s->phase++ / OV_BLOCK) % 2 == 0;
     s->mode_prev2 = s->mode_prev;
     s->mode_prev = (uint8_t) mode;
     return mode;
