@@ -49,12 +49,6 @@ export function runRetry(argv, tries = 3) {
   }
 }
 
-export const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
 /** The q-quantile (0..1) of xs, interpolated between the two nearest samples. */
 export const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -62,6 +56,8 @@ export const quantile = (xs, q) => {
   const lo = Math.floor(i);
   return lo + 1 < s.length ? s[lo] + (s[lo + 1] - s[lo]) * (i - lo) : s[lo];
 };
+
+export const median = (xs) => quantile(xs, 0.5);
 
 /** a fresh order every round, so no configuration always runs right after another */
 export const shuffle = (xs) => {

@@ -48,8 +48,9 @@ typedef struct {
     int depth, tool, started, stopped, threaded;
     uint64_t sample; /* time one call in `sample` on average after a site's first PF_ALWAYS_TIMED */
     uint64_t rng;    /* xorshift state for the gaps between timed calls */
-    int recording; /* after MPI_Init, before MPI_Finalize, Pcontrol level != 0 */
-    volatile int path; /* how the wrappers record: PF_OFF, PF_FAST or PF_GENERAL (set_recording) */
+    /* PF_OFF before MPI_Init, after MPI_Finalize and after Pcontrol(0); else how the wrappers
+     * record: PF_FAST or PF_GENERAL (set_recording) */
+    volatile int path;
     pthread_mutex_t lock;   /* MPI_THREAD_MULTIPLE only */
     handle_map_t persistent; /* persistent request -> pf_bytes_t moved by each MPI_Start */
     struct { uintptr_t lo, hi; } modules[PF_MAX_MODULES]; /* code already described in the profile */
@@ -356,14 +357,15 @@ static __attribute__((noinline)) uint64_t pf_next_gap(pf_state_t *s, const uint6
     return 1 + ((mpii_xorshift(&s->rng) >> 32) * (2 * s->sample - 1) >> 32); /* no division */
 }
 
-/* Whether to time this call: the site's countdown (the calling address is known at entry). */
-PF_INLINE int pf_take_turn(pf_state_t *s, uint64_t *f)
+/* Whether to time this call: a countdown (`gap`) of the site whose row is `f` (the calling
+ * address is known at entry). */
+PF_INLINE int pf_take_turn(pf_state_t *s, uint64_t *gap, const uint64_t *f)
 {
-    if (MPII_LIKELY(f[PF_GAP] > 1)) {
-        f[PF_GAP]--;
+    if (MPII_LIKELY(*gap > 1)) {
+        --*gap;
         return 0;
     }
-    f[PF_GAP] = pf_next_gap(s, f);
+    *gap = pf_next_gap(s, f);
     return 1;
 }
 
@@ -380,13 +382,7 @@ PF_INLINE uint64_t *pf_site_fast(pf_state_t *s, int id, uint64_t addr, int *time
 {
     pf_latest_t *l = &s->latest[id];
     if (MPII_UNLIKELY(l->addr != addr)) pf_switch_site(s, l, id, addr);
-    if (MPII_LIKELY(l->gap > 1)) {
-        l->gap--;
-        *timed = 0;
-    } else {
-        l->gap = pf_next_gap(s, l->row);
-        *timed = 1;
-    }
+    *timed = pf_take_turn(s, &l->gap, l->row);
     return l->row;
 }
 
@@ -451,7 +447,7 @@ static __attribute__((noinline)) uint64_t *pf_enter_general(pf_state_t *s, int i
     if (s->depth > 1) pf_stack(addr[0], addr, s->depth);
     if (s->threaded) pthread_mutex_lock(&s->lock);
     uint64_t *f = s->depth > 1 ? pf_row_deep(s, id, addr) : pf_row1(s, id, addr[0]);
-    *timed = pf_take_turn(s, f);
+    *timed = pf_take_turn(s, &f[PF_GAP], f);
     if (PF_EARLY(kind)) pf_count(s, f, id, kind, a, MPI_SUCCESS, freed);
     if (s->threaded) pthread_mutex_unlock(&s->lock);
     return f;
@@ -472,7 +468,6 @@ static __attribute__((noinline)) void pf_exit_general(pf_state_t *s, uint64_t *f
 /* Recording on or off, and the wrappers' path that goes with it. */
 static void set_recording(pf_state_t *s, int on)
 {
-    s->recording = on;
     s->path = !on ? PF_OFF : s->threaded || s->depth > 1 ? PF_GENERAL : PF_FAST;
 }
 
@@ -500,7 +495,7 @@ static void pf_start(pf_state_t *s)
 /* Close the recording interval that is open at `t`. */
 static void pf_off(pf_state_t *s, uint64_t t)
 {
-    if (!s->recording) return;
+    if (s->path == PF_OFF) return;
     set_recording(s, 0);
     s->clock[PF_ON_TICKS] += t - s->clock[PF_ON_SINCE];
     s->clock[PF_ON_SINCE] = 0;
@@ -527,7 +522,7 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
         s->clock[PF_PCONTROL]++;
         if (level == 0) {
             pf_off(s, t);
-        } else if (!s->recording) {
+        } else if (s->path == PF_OFF) {
             s->clock[PF_ON_SINCE] = t;
             set_recording(s, 1);
         }
