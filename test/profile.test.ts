@@ -130,6 +130,25 @@ for (const f of FLAVORS) {
       }
     });
 
+    it('thousands of calls per site (the tail path): exact counts, bytes and sizes across datatypes and a freed type; a send that fails under MPI_ERRORS_RETURN moves no bytes', async () => {
+      const at = markers('profile_counts');
+      const { run, stdout } = await profiled(f, 'profile_counts', 'counts', 'profile', 2);
+      assert.match(stdout, /failed 100\b/, 'the MPI returned an error for every send to a rank that does not exist');
+      const sites = siteTotals(run);
+      const row = (name: string, fn: string) => {
+        const t = site(sites, fn, at[name]);
+        return [t.count, t.sent, t.recv, t.smin, t.smax];
+      };
+      // 500 x 64 B, then 250 x 16 B and 250 x 24 B (a second type, maybe under the freed type's handle)
+      assert.deepEqual(row('send-mixed', 'MPI_Send'), [1000, 500 * 64 + 250 * 16 + 250 * 24, 0, 16, 64]);
+      assert.deepEqual(row('send-null', 'MPI_Send'), [1000, 0, 0, 0, 0]);
+      assert.deepEqual(row('recv', 'MPI_Recv'), [1000, 0, 1000 * 64, 64, 64]);
+      const bad = site(sites, 'MPI_Send', at['send-bad']);
+      assert.deepEqual([bad.count, bad.sent], [100, 0]);
+      assert.deepEqual(row('send-after', 'MPI_Send'), [1000, 1000 * 64, 0, 64, 64]);
+      assert.deepEqual(row('recv-after', 'MPI_Recv'), [1000, 0, 1000 * 64, 64, 64]);
+    });
+
     it('a full site table files further calls under their function; nothing is lost', async () => {
       const { run } = await profiled(f, 'profile_sites', 'full', 'profile[sites=3]');
       const sites = siteTotals(run);

@@ -31,9 +31,8 @@
 #define PF_MAX_MODULES 64
 
 /* A function's latest call site on the fast path, with that site's countdown: a loop calling the
- * function from the same place again needs this one cache line before the call instead of a
- * probe through the table (the row's counters are updated after the call). The row keeps the
- * countdown while another site of the function is the latest. */
+ * function from the same place again needs this one cache line instead of a probe through the
+ * table. The row keeps the countdown while another site of the function is the latest. */
 typedef struct {
     uint64_t addr, gap;
     uint64_t *row;
@@ -46,10 +45,11 @@ typedef struct {
     uint64_t *clock;    /* PF_CLOCK_FIELDS */
     size_t mask, row_len, used, limit;
     int depth, tool, started, stopped, threaded;
+    int errors_return; /* an MPI error may return instead of aborting: count from how calls end */
     uint64_t sample; /* time one call in `sample` on average after a site's first PF_ALWAYS_TIMED */
     uint64_t rng;    /* xorshift state for the gaps between timed calls */
     /* PF_OFF before MPI_Init, after MPI_Finalize and after Pcontrol(0); else how the wrappers
-     * record: PF_FAST or PF_GENERAL (set_recording) */
+     * record: PF_FAST (with the tail path) or PF_GENERAL (set_recording) */
     volatile int path;
     pthread_mutex_t lock;   /* MPI_THREAD_MULTIPLE only */
     handle_map_t persistent; /* persistent request -> pf_bytes_t moved by each MPI_Start */
@@ -107,10 +107,15 @@ static __attribute__((noinline)) uint64_t pf_type_size_slow(MPI_Datatype type, s
     return pf_types[slot].size;
 }
 
+PF_INLINE size_t pf_type_slot(uintptr_t key)
+{
+    return (key ^ (key >> 6) ^ (key >> 12)) & (PF_TYPE_SLOTS - 1);
+}
+
 static inline uint64_t pf_type_size(MPI_Datatype type)
 {
     uintptr_t key = (uintptr_t) type;
-    size_t slot = (key ^ (key >> 6) ^ (key >> 12)) & (PF_TYPE_SLOTS - 1);
+    size_t slot = pf_type_slot(key);
     if (MPII_LIKELY(pf_types[slot].key == key && key != 0)) return pf_types[slot].size;
     return pf_type_size_slow(type, slot);
 }
@@ -118,6 +123,7 @@ static inline uint64_t pf_type_size(MPI_Datatype type)
 #include "bytes.h" /* collectives; uses pf_type_size */
 
 static unsigned char pf_alltoall[MPII_NFUNCS]; /* send buffer holds one block per peer */
+static unsigned char pf_sets_errhandler[MPII_NFUNCS]; /* may give a communicator or window a handler that returns */
 
 /* ---- call sites ---- */
 
@@ -411,8 +417,33 @@ PF_INLINE void pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii
     }
 }
 
-/* An early-counted call failed after all: its bytes did not move (the sizes seen stay). */
-static __attribute__((noinline)) void pf_uncount(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a)
+/* The tail path's count, all or nothing: a point-to-point call whose datatype's size is cached, or
+ * a call that moves no data. 0: nothing counted, the full wrapper must do it (it may call MPI). */
+PF_INLINE int pf_count_quick(uint64_t *f, int id, int kind, const mpii_args_t *a)
+{
+    if (kind == MPII_KIND_SEND || kind == MPII_KIND_RECV) {
+        uint64_t n = 0;
+        if (a->peer != MPI_PROC_NULL) {
+            uintptr_t key = (uintptr_t) a->datatype;
+            size_t slot = pf_type_slot(key);
+            if (pf_types[slot].key != key || key == 0) return 0;
+            n = pf_times(a->count, pf_types[slot].size);
+        }
+        f[PF_COUNT]++;
+        f[kind == MPII_KIND_SEND ? PF_SENT : PF_RECV] += n;
+        if (n < f[PF_SMIN]) f[PF_SMIN] = n;
+        if (n > f[PF_SMAX]) f[PF_SMAX] = n;
+        return 1;
+    }
+    if (moves_data(kind) || id == MPI_TYPE_FREE_T) return 0;
+    f[PF_COUNT]++;
+    return 1;
+}
+
+/* An early-counted call failed after all: its bytes did not move (the sizes seen stay). Inlined
+ * (rarely run): a call taking the argument view's address would make every receive build the
+ * 192-byte view in memory. */
+PF_INLINE void pf_uncount(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a)
 {
     if (!moves_data(kind)) return;
     pf_bytes_t b = pf_bytes(s, kind, id, a);
@@ -468,7 +499,30 @@ static __attribute__((noinline)) void pf_exit_general(pf_state_t *s, uint64_t *f
 /* Recording on or off, and the wrappers' path that goes with it. */
 static void set_recording(pf_state_t *s, int on)
 {
-    s->path = !on ? PF_OFF : s->threaded || s->depth > 1 ? PF_GENERAL : PF_FAST;
+    s->path = !on ? PF_OFF : s->threaded || s->depth > 1 || s->errors_return ? PF_GENERAL : PF_FAST;
+}
+
+/* From now on an MPI call may fail and return: the tail path, which counts bytes before the call
+ * as if it succeeds, is off for good (the general path counts from the return code). Called
+ * before any function that sets an error handler runs, whichever handler it sets. */
+static void pf_errors_may_return(pf_state_t *s)
+{
+    if (s->errors_return) return;
+    s->errors_return = 1;
+    if (s->path != PF_OFF) set_recording(s, 1);
+}
+
+/* Whether an error on `comm` aborts the job (MPI 4's mpi_initial_errhandler can say otherwise). */
+static int errors_abort(MPI_Comm comm)
+{
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    if (MPII_PMPI(MPI_Comm_get_errhandler, MPI_COMM_GET_ERRHANDLER_T)(comm, &eh) != MPI_SUCCESS) return 0;
+    int fatal = eh == MPI_ERRORS_ARE_FATAL;
+#ifdef MPI_ERRORS_ABORT
+    fatal = fatal || eh == MPI_ERRORS_ABORT;
+#endif
+    if (eh != MPI_ERRHANDLER_NULL) MPII_PMPI(MPI_Errhandler_free, MPI_ERRHANDLER_FREE_T)(&eh); /* get took a reference */
+    return fatal;
 }
 
 static void pf_start(pf_state_t *s)
@@ -477,6 +531,7 @@ static void pf_start(pf_state_t *s)
     int provided = MPI_THREAD_SINGLE;
     MPII_PMPI(MPI_Query_thread, MPI_QUERY_THREAD_T)(&provided);
     s->threaded = provided == MPI_THREAD_MULTIPLE;
+    s->errors_return = s->errors_return || !errors_abort(MPI_COMM_WORLD) || !errors_abort(MPI_COMM_SELF);
     use_tsc = tsc_trusted();
     uint64_t *c = s->clock;
     c[PF_TIMER] = use_tsc ? 1 : 2;
@@ -533,18 +588,52 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
     return ((QMPI_Pcontrol_t *) next)(context, next_id, level);
 }
 
-/* The wrapper of every MPI function. KIND and ID are constants in each, so each keeps only its
- * own cases; with recording off it is a load, a test and the call. On the fast path (one thread,
- * depth 1) an untimed call from its function's latest site costs a compare, a countdown and the
- * counters: no hash probe, no lock, no clock, and the argument view stays in registers (the
- * general path takes its address: it builds its own copy). */
+/* Calls that may take the tail path: all but the ones with work after the call (MPI_Init starts
+ * the tool, MPI_Finalize stops it, persistent inits read the request they made, MPI_Request_free
+ * reads the request it frees). A function that sets an error handler reaches pf_full_NAME on its
+ * first call (no latest site yet), which switches the tail path off before it runs. */
+#define PF_TAILABLE(ID, KIND) ((KIND) != MPII_KIND_INIT && (ID) != MPI_FINALIZE_T && (KIND) != MPII_KIND_SEND_INIT && \
+                               (KIND) != MPII_KIND_RECV_INIT && (ID) != MPI_REQUEST_FREE_T)
+
+/* The wrapper of every MPI function, in two parts; KIND and ID are constants in each, so each
+ * keeps only its own cases.
+ * pf_NAME, the common case: a call from its function's latest site that is not timed (after a
+ * site's first 64, all but one in `sample`) and needs no MPI call to be counted (pf_count_quick)
+ * is counted and handed to the next layer as a tail call: no frame, no register saved, nothing
+ * left to do after the call, so in a ping-pong the tool adds a compare, a countdown and the
+ * counters between a message's arrival and the next send. Its bytes are counted before the
+ * call, as if it succeeds: taken only while an error cannot return (path PF_FAST: see
+ * pf_errors_may_return).
+ * pf_full_NAME, everything else. With recording off it is a load, a test and the call. On the
+ * fast path (one thread, depth 1): the site, the turn, the clock around the call if timed;
+ * receives are counted before they run, the rest after they returned, from how they ended. The
+ * general path (threads, deep stacks) takes the argument view's address: it builds its own copy,
+ * so the fast path's view stays in registers. */
 #define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                  \
+    static __attribute__((noinline)) RET pf_full_##NAME QPARAMS;                                    \
     static RET pf_##NAME QPARAMS                                                                    \
+    {                                                                                               \
+        pf_state_t *s = mpii_tool_storage(tool_id);                                                 \
+        int next_id = tool_id; /* NEXTARGS pass it: to pf_full_NAME unchanged */                    \
+        if (PF_TAILABLE(ID, KIND) && MPII_LIKELY(s->path == PF_FAST)) {                             \
+            pf_latest_t *l = &s->latest[ID];                                                        \
+            mpii_args_t a = MPII_ARGS_##NAME;                                                       \
+            if (MPII_LIKELY(l->addr == pf_calling_address(context) && l->gap > 1 &&                 \
+                            pf_count_quick(l->row, ID, KIND, &a))) {                                \
+                l->gap--;                                                                           \
+                void (*next)(void) = mpii_next(tool_id, ID, &next_id);                              \
+                return ((QTYPE *) next) NEXTARGS;                                                   \
+            }                                                                                       \
+        }                                                                                           \
+        return pf_full_##NAME NEXTARGS;                                                             \
+    }                                                                                               \
+    static RET pf_full_##NAME QPARAMS                                                               \
     {                                                                                               \
         pf_state_t *s = mpii_tool_storage(tool_id);                                                 \
         int next_id, timed;                                                                         \
         void (*next)(void) = mpii_next(tool_id, ID, &next_id);                                      \
         if (ID == MPI_FINALIZE_T) pf_stop(s);                                                       \
+        if (MPII_UNLIKELY(pf_sets_errhandler[ID])) pf_errors_may_return(s);                         \
         int path = s->path;                                                                         \
         if (MPII_UNLIKELY(path != PF_FAST) || KIND == MPII_KIND_INIT) {                             \
             if (path == PF_OFF || KIND == MPII_KIND_INIT) {                                         \
@@ -625,8 +714,13 @@ void mpii_profile_init(int tool_id)
         void *warm[2];
         backtrace(warm, 2); /* loads the unwinder now, not inside the first MPI call */
     }
-    for (int i = 0; i < MPII_NFUNCS; i++)
-        pf_alltoall[i] = mpii_fn_info[i].name && strcasestr(mpii_fn_info[i].name, "_alltoall") != NULL;
+    for (int i = 0; i < MPII_NFUNCS; i++) {
+        const char *n = mpii_fn_info[i].name;
+        pf_alltoall[i] = n && strcasestr(n, "_alltoall") != NULL;
+        pf_sets_errhandler[i] = n && (!strcmp(n, "MPI_Comm_set_errhandler") || !strcmp(n, "MPI_Win_set_errhandler") ||
+                                      !strcmp(n, "MPI_Errhandler_set") || !strcmp(n, "MPI_Comm_create_from_group") ||
+                                      !strcmp(n, "MPI_Intercomm_create_from_groups"));
+    }
     QMPI_Register_tool_storage(tool_id, s);
 #define PF_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                          \
     if (wanted(ID))                                                                                         \
