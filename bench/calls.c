@@ -1,10 +1,26 @@
 /* calls.c - the cost of a tool per MPI call, without a network: one process calls MPI_Send to
  * MPI_PROC_NULL `iters` times (argv[1], default 10000000; MPI returns at once) and prints
  *     calls iters=<n> ns_per_call=<float>
- * Any -np works; every rank does the same, rank 0 prints. */
+ * With argv[2] = "self", each iteration is instead an 8-byte message to the rank itself: MPI_Isend,
+ * MPI_Recv, MPI_Wait (the library's real point-to-point path, datatype size and all; ns_per_call
+ * is then per iteration of three calls). Any -np works; every rank does the same, rank 0 prints. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+static void once(char *buf, int self)
+{
+    if (self < 0) {
+        MPI_Send(buf, 8, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
+        return;
+    }
+    char in[8];
+    MPI_Request req;
+    MPI_Isend(buf, 8, MPI_BYTE, self, 0, MPI_COMM_WORLD, &req); /* a blocking send to oneself may wait for the receive */
+    MPI_Recv(in, 8, MPI_BYTE, self, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
 
 int main(int argc, char **argv)
 {
@@ -13,9 +29,10 @@ int main(int argc, char **argv)
     char buf[8] = { 0 };
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    for (long i = 0; i < 100000; i++) MPI_Send(buf, 8, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD); /* warm-up */
+    int self = argc > 2 && strcmp(argv[2], "self") == 0 ? rank : -1;
+    for (long i = 0; i < 100000; i++) once(buf, self); /* warm-up */
     double t0 = MPI_Wtime();
-    for (long i = 0; i < iters; i++) MPI_Send(buf, 8, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
+    for (long i = 0; i < iters; i++) once(buf, self);
     double t = MPI_Wtime() - t0;
     if (rank == 0) printf("calls iters=%ld ns_per_call=%.2f\n", iters, t * 1e9 / (double) iters);
     MPI_Finalize();

@@ -2,29 +2,33 @@
 // bench/profile.mjs - what does the `profile` tool cost on the smallest messages?
 //
 // For each installed MPI (Open MPI, MPICH):
-//   1. compile bench/pingpong.c with that MPI's mpicc;
-//   2. 8-byte ping-pong half round-trip time, -np 2, over shared memory (and, for Open MPI, over
-//      TCP on loopback: `--mca pml ob1 --mca btl tcp,self`), under: the launcher alone
-//      (`plain`), `mpii run --tools ''` (`empty stack`: the shim alone) and `mpii run --tools
-//      profile` (times sampled, the default) and `--tools 'profile[sample=1]'` (every call
-//      timed); configurations interleaved in rounds (order shuffled every round), median each;
-//   3. a table + `profile / plain` against the target (<= 1.05x), and where an excess comes from.
-//      The verdict compares lower quartiles: on the project's 2-vCPU VMs a whole run now and then
-//      lands in a slow state (~2x, every chunk of the run alike, runs in a row, any configuration;
-//      the host's placement of the vCPUs), so medians of 20-40 runs jump by the share of slow
-//      runs each configuration happened to get. The quartile is the typical fast-state run; the
-//      medians, the median of per-round ratios and each configuration's count of slow runs
-//      (> 1.5x its own quartile) are printed beside it, so a tool that caused slow runs shows;
-//   4. the cost per MPI call without a network (bench/calls.c: one process, MPI_Send to
+//   1. side by side in one run, the verdict (bench/pingpong_paired.c): an 8-byte ping-pong, -np 2,
+//      shared memory, in pairs of 1000-round-trip chunks, one chunk through MPI_Send/MPI_Recv (the
+//      stack: `mpii run --tools ''` = the shim alone, `noop`, `profile` (times sampled, the
+//      default), `profile[sample=1]` (every call timed)), the other through PMPI_Send/PMPI_Recv
+//      (the MPI library directly: the shim defines no PMPI_ symbols); a run's figure is the median
+//      of its pairs' ratios, PAIRED_RUNS runs per configuration, interleaved. The two chunks of a
+//      pair run a millisecond apart on the same cores, so the VM's swings between runs (whole runs
+//      ~2x slower now and then: the host's placement of the vCPUs) cancel out. Printed for all
+//      runs and split by the run's direct half round trip into the fast and the slow state: a
+//      fixed cost per call weighs most in the fast state;
+//   2. the same ping-pong across runs (bench/pingpong.c), for shared memory and, for Open MPI,
+//      TCP on loopback (`--mca pml ob1 --mca btl tcp,self`): the launcher alone (`plain`) against
+//      the stack configurations, interleaved in rounds; lower quartiles, medians, per-round
+//      ratios and counts of slow runs (> 1.5x the configuration's quartile), since medians of
+//      20-40 runs jump by the share of slow runs each configuration happened to get;
+//   3. the cost per MPI call without a network (bench/calls.c: one process, MPI_Send to
 //      MPI_PROC_NULL) under an empty stack, a noop layer, profile and profile[sample=1], minima of CALL_ROUNDS rounds;
 //      and, where valgrind is installed, the instructions per call counted by callgrind (the
-//      difference of a 200000- and a 600000-call run): exact however busy the machine is.
+//      difference of a 200000- and a 600000-call run; also for an 8-byte Isend + Recv + Wait to
+//      itself, the library's real point-to-point path): exact however busy the machine is.
 // Every `profile` run's own profile is checked too: rank 0's MPI_Send and MPI_Recv call sites
 // must hold exactly the ping-pongs of the run (warm-up included), so the tool measured really ran.
 //
 // Usage (after `npm run build`): node bench/profile.mjs
-// Knobs (environment): ROUNDS (default 40, cut short after BUDGET_S=90 s per MPI), ITERS
-// (ping-pongs per run, default 100000), MPI=openmpi|mpich, TRANSPORT=shm|tcp (default both).
+// Knobs (environment): PAIRED_RUNS (default 12), PAIRS (pairs of chunks per run, default 150),
+// ROUNDS (default 40, cut short after BUDGET_S=90 s per MPI), ITERS (ping-pongs per run,
+// default 100000), MPI=openmpi|mpich, TRANSPORT=shm|tcp (default both).
 // Plain text on stdout; progress on stderr.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +42,8 @@ const TIME_BUDGET_MS = Number(process.env.BUDGET_S ?? 90) * 1000;
 const TARGET = 1.05;
 const CALLS = Number(process.env.CALLS ?? 10000000);
 const CALL_ROUNDS = Number(process.env.CALL_ROUNDS ?? 10);
+const PAIRED_RUNS = Number(process.env.PAIRED_RUNS ?? 12);
+const PAIRS = Number(process.env.PAIRS ?? 150);
 
 const { readProfile } = await import('../dist/src/profile/read.js');
 const { profileRuns, siteTotals } = await import('../dist/src/report/profile.js');
@@ -114,13 +120,48 @@ function measure(fl, exe, transport) {
       + `${lpad(slow(c.name), 5)}   ${sorted.map((x) => x.toFixed(0)).join(' ')}`);
   }
   const ratio = q1('profile') / q1('plain');
-  lines.push(`profile / plain = ${ratio.toFixed(3)}x from lower quartiles (target <= ${TARGET}x)${ratio <= TARGET ? '' : '  <-- ABOVE TARGET'}`);
+  lines.push(`profile / plain = ${ratio.toFixed(3)}x from lower quartiles across runs`);
   lines.push(`  (medians ${(med('profile') / med('plain')).toFixed(3)}x, per-round ratios ${paired('profile').toFixed(3)}x, minima ${(min('profile') / min('plain')).toFixed(3)}x; `
     + `slow runs: plain ${slow('plain')}, profile ${slow('profile')} of ${rounds})`);
   lines.push(`  (empty stack / plain = ${(q1('empty stack') / q1('plain')).toFixed(3)}x, profile / empty stack = ${(q1('profile') / q1('empty stack')).toFixed(3)}x, `
     + `profile adds ${(q1('profile') - q1('empty stack')).toFixed(1)} ns per half round trip; quartiles)`);
   lines.push(`  (every call timed, profile[sample=1] / plain = ${(q1('every call') / q1('plain')).toFixed(3)}x; medians ${(med('every call') / med('plain')).toFixed(3)}x)`);
   lines.push(`  (check: every profile run counted exactly its ${2 * (iters + 1000)} sends and receives)`);
+  return lines;
+}
+
+/** Side by side in one run (bench/pingpong_paired.c): pairs of 1000-round-trip chunks, one
+ *  through MPI_Send/MPI_Recv (the stack under test), one through PMPI_Send/PMPI_Recv (the library
+ *  directly), a millisecond apart; each run's figure is the median of its pairs' ratios. Runs of
+ *  the configurations interleaved. A run's direct half round trip tells the VM's state it ran in:
+ *  the fast state (the two vCPUs close) is where a fixed cost per call weighs most. */
+function sideBySide(fl, exe) {
+  const configs = [['empty stack', ''], ['noop', 'noop'], ['profile', 'profile'], ['every call', 'profile[sample=1]']];
+  const runs = new Map(configs.map(([n]) => [n, []]));
+  for (let round = 0; round < PAIRED_RUNS; round++) {
+    for (const [name, tools] of shuffle(configs)) {
+      const argv = [process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, '-np', '2', ...fl.extra, exe, String(PAIRS), '1000', String(SIZE)];
+      const m = /direct_ns=([\d.]+) stack_ns=[\d.]+ ratio=([\d.]+)/.exec(runRetry(argv).stdout);
+      if (!m) throw new Error('no ratio in the output of bench/pingpong_paired.c');
+      runs.get(name).push({ direct: Number(m[1]), ratio: Number(m[2]) });
+    }
+    log(`${fl.label} side by side: round ${round + 1}/${PAIRED_RUNS} done`);
+  }
+  const all = [...runs.values()].flat().map((r) => r.direct);
+  const split = quantile(all, 0.5); // below: the faster half of all runs
+  const stat = (rs) => rs.length ? `${lpad(median(rs.map((r) => r.ratio)).toFixed(3) + 'x', 7)} ${lpad(median(rs.map((r) => (r.ratio - 1) * r.direct)).toFixed(1), 6)} ns ${lpad(rs.length, 3)} runs` : lpad('-', 28);
+  const lines = [`${fl.label}: ${SIZE}-byte ping-pong side by side in one run, ${PAIRS} pairs of 1000-round-trip chunks per run, ${PAIRED_RUNS} rounds;`,
+    `  per configuration: median over runs of (stack / direct) and of the ns it adds per half round trip; split at the median direct half round trip (${split.toFixed(0)} ns)`,
+    `  ${pad('config', 12)} ${pad('all runs', 28)}   ${pad('fast state', 28)}   ${pad('slow state', 28)}`];
+  for (const [k] of configs) {
+    const rs = runs.get(k);
+    lines.push(`  ${pad(k, 12)} ${stat(rs)}   ${stat(rs.filter((r) => r.direct < split))}   ${stat(rs.filter((r) => r.direct >= split))}`);
+  }
+  const ratio = median(runs.get('profile').map((r) => r.ratio));
+  const fast = runs.get('profile').filter((r) => r.direct < split);
+  const fastRatio = fast.length ? median(fast.map((r) => r.ratio)) : NaN;
+  lines.push(`profile / direct = ${ratio.toFixed(3)}x side by side (target <= ${TARGET}x)${ratio <= TARGET ? '' : '  <-- ABOVE TARGET'}; `
+    + `in the fast state ${fastRatio.toFixed(3)}x${fastRatio <= TARGET ? '' : '  <-- ABOVE TARGET'}`);
   return lines;
 }
 
@@ -146,13 +187,14 @@ function perCall(fl, exe) {
     `profile adds ${(min('profile') - min('empty stack')).toFixed(1)} ns per call (from minima; timing every call: ${(min('every call') - min('empty stack')).toFixed(1)} ns; a noop layer: ${(min('noop') - min('empty stack')).toFixed(1)} ns)`];
 }
 
-/** Instructions per MPI call under `tools`, counted by callgrind: no noise, but no cycles either. */
-function instructionsPerCall(fl, exe, tools) {
+/** Instructions per MPI call (per iteration with `mode` self) under `tools`, counted by callgrind:
+ *  no noise, but no cycles either. */
+function instructionsPerCall(fl, exe, tools, mode = '') {
   const total = (n) => {
     const file = join(tmp, `callgrind-${++outSeq}`);
     // the program is valgrind, so mpii is told which MPI the real program uses
     run([process.execPath, MPII, 'run', '--quiet', '--mpi', fl.name, '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, '-np', '1', ...fl.extra,
-      'valgrind', '--tool=callgrind', `--callgrind-out-file=${file}`, exe, String(n)], 600_000);
+      'valgrind', '--tool=callgrind', `--callgrind-out-file=${file}`, exe, String(n), ...(mode ? [mode] : [])], 600_000);
     const m = /^summary: (\d+)/m.exec(readFileSync(file, 'utf8'));
     if (!m) throw new Error(`no summary line in ${file}`);
     return Number(m[1]);
@@ -166,6 +208,10 @@ forEachFlavor(tmp, (fl) => {
   console.log(flavorHeader(fl));
   // MPICH's TCP (UCX_TLS=tcp) hangs now and then in MPI_Finalize here (see bench/README.md)
   const transports = (process.env.TRANSPORT ?? 'shm,tcp').split(',').filter((t) => TRANSPORTS[t] && (t === 'shm' || fl.ompi));
+  const paired = join(tmp, `pingpong-paired-${fl.name}`);
+  run([fl.cc, '-O2', '-o', paired, join(ROOT, 'bench', 'pingpong_paired.c')]);
+  for (const l of sideBySide(fl, paired)) console.log(l);
+  console.log('');
   for (const t of transports) {
     for (const l of measure(fl, exe, t)) console.log(l);
     console.log('');
@@ -174,9 +220,11 @@ forEachFlavor(tmp, (fl) => {
   run([fl.cc, '-O2', '-o', calls, join(ROOT, 'bench', 'calls.c')]);
   for (const l of perCall(fl, calls)) console.log(l);
   if (which('valgrind')) {
-    const counts = [['empty stack', ''], ['noop', 'noop'], ['profile', 'profile'], ['every call', 'profile[sample=1]']]
-      .map(([name, tools]) => `${name} ${instructionsPerCall(fl, calls, tools).toFixed(0)}`);
-    console.log(`${fl.label}: instructions per MPI_Send to MPI_PROC_NULL (callgrind, whole call): ${counts.join(', ')}`);
+    for (const [mode, what] of [['', 'MPI_Send to MPI_PROC_NULL'], ['self', 'Isend + Recv + Wait of 8 bytes to itself']]) {
+      const counts = [['empty stack', ''], ['noop', 'noop'], ['profile', 'profile'], ['every call', 'profile[sample=1]']]
+        .map(([name, tools]) => `${name} ${instructionsPerCall(fl, calls, tools, mode).toFixed(0)}`);
+      console.log(`${fl.label}: instructions per ${what} (callgrind, whole calls): ${counts.join(', ')}`);
+    }
   }
   console.log('');
 });
