@@ -599,9 +599,9 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
  * keeps only its own cases.
  * pf_NAME, the common case: a call from its function's latest site that is not timed (after a
  * site's first 64, all but one in `sample`) and needs no MPI call to be counted (pf_count_quick)
- * is counted and handed to the next layer as a tail call: no frame, no register saved, nothing
- * left to do after the call, so in a ping-pong the tool adds a compare, a countdown and the
- * counters between a message's arrival and the next send. Its bytes are counted before the
+ * is counted and handed to the next layer as a tail call (a jump: nothing left to do after the
+ * call, no return through the tool), so in a ping-pong the tool adds a compare, a countdown and
+ * the counters between a message's arrival and the next send. Its bytes are counted before the
  * call, as if it succeeds: taken only while an error cannot return (path PF_FAST: see
  * pf_errors_may_return).
  * pf_full_NAME, everything else. With recording off it is a load, a test and the call. On the
