@@ -33,7 +33,6 @@ static uint8_t flags[MPII_NFUNCS];
 #define OV_BLOCK 4        /* calls per exploration block; the modes take turns */
 #define OV_SAMPLES 12     /* periods per mode before a decision (4 blocks each) */
 #define OV_PAIRS 4        /* blocks per mode compared pairwise: background block i vs plain block i */
-#define OV_EARLY 3        /* periods per mode after which a clear loser is dropped at once */
 #define OV_MAX_PERIOD 1000000000ull /* a period above 1 s is a stall, not the method's doing */
 enum { EXPLORE, EXPLOIT };
 
@@ -109,25 +108,21 @@ static int site_on(void *addr)
         s->n[m]++;
     }
     s->t_last = t;
-    if (s->n[0] >= OV_EARLY && s->n[1] >= OV_EARLY) {
-        /* mean on / mean off, without division: on * n_off vs off * n_on */
-        uint64_t on = s->sum[1] * s->n[0], off = s->sum[0] * s->n[1];
-        if (on > off + off / 2) {
-            /* 1.5x slower in the background: stop looking (the re-check after the backoff
-             * corrects a first block that only paid the method's warm-up or a stall) */
-            decide(s, 0);
-        } else if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) {
-            /* the background must win each block against the plain block after it (the two ran
-             * under the same load), and by 5 % over all, each mode without its longest period
-             * (a time slice lost to another process would decide alone): in doubt, stay plain */
-            int wins = 0;
-            for (int i = 0; i < OV_PAIRS; i++) wins += s->block[1][i] < s->block[0][i];
-            on = (s->sum[1] - s->max[1]) * (s->n[0] - 1);
-            off = (s->sum[0] - s->max[0]) * (s->n[1] - 1);
-            decide(s, wins == OV_PAIRS && on < off - off / 20);
-        }
-        if (s->state == EXPLOIT) return s->on;
+    /* the background must win each block against the plain block after it (the two ran under
+     * the same load): the first block pair it loses decides, at once (the re-check after the
+     * backoff corrects a first block that only paid the method's warm-up or a stall) */
+    unsigned pairs = (s->n[0] < s->n[1] ? s->n[0] : s->n[1]) / 3; /* block pairs complete */
+    if (pairs > 0 && pairs <= OV_PAIRS && s->block[1][pairs - 1] >= s->block[0][pairs - 1]) {
+        decide(s, 0);
+    } else if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) {
+        /* won every pair: and by 5 % over all, each mode without its longest period (a time
+         * slice lost to another process would decide alone); in doubt, stay plain. Means
+         * compared without division: on * n_off vs off * n_on */
+        uint64_t on = (s->sum[1] - s->max[1]) * (s->n[0] - 1);
+        uint64_t off = (s->sum[0] - s->max[0]) * (s->n[1] - 1);
+        decide(s, on < off - off / 20);
     }
+    if (s->state == EXPLOIT) return s->on;
     /* blocks of four calls, background first: each block then has three periods counted,
      * and block i of one mode is compared with block i of the other */
     int mode = (s->phase++ / OV_BLOCK) % 2 == 0;
