@@ -107,16 +107,21 @@ static __attribute__((noinline)) uint64_t pf_type_size_slow(MPI_Datatype type, s
     return pf_types[slot].size;
 }
 
-PF_INLINE size_t pf_type_slot(uintptr_t key)
+/* The cached size of `type` in *size, or 0 with *slot where to cache it (no MPI call here). */
+PF_INLINE int pf_type_cached(MPI_Datatype type, uint64_t *size, size_t *slot)
 {
-    return (key ^ (key >> 6) ^ (key >> 12)) & (PF_TYPE_SLOTS - 1);
+    uintptr_t key = (uintptr_t) type;
+    *slot = (key ^ (key >> 6) ^ (key >> 12)) & (PF_TYPE_SLOTS - 1);
+    if (pf_types[*slot].key != key || key == 0) return 0;
+    *size = pf_types[*slot].size;
+    return 1;
 }
 
 static inline uint64_t pf_type_size(MPI_Datatype type)
 {
-    uintptr_t key = (uintptr_t) type;
-    size_t slot = pf_type_slot(key);
-    if (MPII_LIKELY(pf_types[slot].key == key && key != 0)) return pf_types[slot].size;
+    uint64_t size;
+    size_t slot;
+    if (MPII_LIKELY(pf_type_cached(type, &size, &slot))) return size;
     return pf_type_size_slow(type, slot);
 }
 
@@ -392,6 +397,17 @@ PF_INLINE uint64_t *pf_site_fast(pf_state_t *s, int id, uint64_t addr, int *time
     return l->row;
 }
 
+/* One call that moves data, into its site's row: count, bytes, smallest and largest. */
+PF_INLINE void pf_add_data(uint64_t *f, pf_bytes_t b)
+{
+    uint64_t size = b.sent + b.recv;
+    f[PF_COUNT]++;
+    f[PF_SENT] += b.sent;
+    f[PF_RECV] += b.recv;
+    if (size < f[PF_SMIN]) f[PF_SMIN] = size;
+    if (size > f[PF_SMAX]) f[PF_SMAX] = size;
+}
+
 /* The call's count and bytes (rc: how it ended; an early count assumes success). */
 PF_INLINE void pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a, int rc, MPI_Request freed)
 {
@@ -407,14 +423,8 @@ PF_INLINE void pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii
     if (MPII_UNLIKELY(id == MPI_REQUEST_FREE_T) && freed != MPI_REQUEST_NULL) free(handle_map_take(&s->persistent, MON_KEY(freed)));
     if (MPII_UNLIKELY(id == MPI_TYPE_FREE_T)) memset(pf_types, 0, sizeof pf_types);
 
-    uint64_t size = b.sent + b.recv;
-    f[PF_COUNT]++;
-    if (moves_data(kind)) {
-        f[PF_SENT] += b.sent;
-        f[PF_RECV] += b.recv;
-        if (size < f[PF_SMIN]) f[PF_SMIN] = size;
-        if (size > f[PF_SMAX]) f[PF_SMAX] = size;
-    }
+    if (moves_data(kind)) pf_add_data(f, b);
+    else f[PF_COUNT]++;
 }
 
 /* The tail path's count, all or nothing: a point-to-point call whose datatype's size is cached, or
@@ -422,17 +432,13 @@ PF_INLINE void pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii
 PF_INLINE int pf_count_quick(uint64_t *f, int id, int kind, const mpii_args_t *a)
 {
     if (kind == MPII_KIND_SEND || kind == MPII_KIND_RECV) {
-        uint64_t n = 0;
+        uint64_t n = 0, size;
+        size_t slot;
         if (a->peer != MPI_PROC_NULL) {
-            uintptr_t key = (uintptr_t) a->datatype;
-            size_t slot = pf_type_slot(key);
-            if (pf_types[slot].key != key || key == 0) return 0;
-            n = pf_times(a->count, pf_types[slot].size);
+            if (!pf_type_cached(a->datatype, &size, &slot)) return 0;
+            n = pf_times(a->count, size);
         }
-        f[PF_COUNT]++;
-        f[kind == MPII_KIND_SEND ? PF_SENT : PF_RECV] += n;
-        if (n < f[PF_SMIN]) f[PF_SMIN] = n;
-        if (n > f[PF_SMAX]) f[PF_SMAX] = n;
+        pf_add_data(f, kind == MPII_KIND_SEND ? (pf_bytes_t) { n, 0 } : (pf_bytes_t) { 0, n });
         return 1;
     }
     if (moves_data(kind) || id == MPI_TYPE_FREE_T) return 0;
