@@ -42,9 +42,9 @@ typedef struct {
     uint32_t calls, until, backoff;
     uint32_t phase; /* calls since this exploration began: its blocks start at 0 */
     uint64_t t_last;
-    uint64_t sum[2]; /* nanoseconds of the periods that followed a call in each mode */
+    uint64_t block[2][OV_PAIRS]; /* nanoseconds of the periods that followed a call in each mode,
+                                  * by block (three per block) */
     uint64_t max[2]; /* the longest of them (left out of the final comparison: one stall) */
-    uint64_t block[2][OV_PAIRS]; /* the same periods by block (three per block) */
     uint32_t n[2];
 } ov_site_t;
 
@@ -90,7 +90,7 @@ static int site_on(void *addr)
     if (s->state == EXPLOIT) {
         if (MPII_LIKELY(s->calls < s->until)) return s->on; /* decided: no clock */
         s->state = EXPLORE;
-        s->sum[0] = s->sum[1] = s->max[0] = s->max[1] = 0;
+        s->max[0] = s->max[1] = 0;
         memset(s->block, 0, sizeof s->block);
         s->n[0] = s->n[1] = 0;
         s->t_last = 0; /* the period since the last decided call is not charged, */
@@ -102,7 +102,6 @@ static int site_on(void *addr)
         uint64_t dt = t - s->t_last;
         int m = s->mode_prev;
         if (dt > OV_MAX_PERIOD) dt = OV_MAX_PERIOD;
-        s->sum[m] += dt;
         if (dt > s->max[m]) s->max[m] = dt;
         s->block[m][s->n[m] / 3 < OV_PAIRS ? s->n[m] / 3 : OV_PAIRS - 1] += dt;
         s->n[m]++;
@@ -118,8 +117,10 @@ static int site_on(void *addr)
         /* won every pair: and by 5 % over all, each mode without its longest period (a time
          * slice lost to another process would decide alone); in doubt, stay plain. Means
          * compared without division: on * n_off vs off * n_on */
-        uint64_t on = (s->sum[1] - s->max[1]) * (s->n[0] - 1);
-        uint64_t off = (s->sum[0] - s->max[0]) * (s->n[1] - 1);
+        uint64_t sum[2] = { 0, 0 };
+        for (int i = 0; i < OV_PAIRS; i++) sum[0] += s->block[0][i], sum[1] += s->block[1][i];
+        uint64_t on = (sum[1] - s->max[1]) * (s->n[0] - 1);
+        uint64_t off = (sum[0] - s->max[0]) * (s->n[1] - 1);
         decide(s, on < off - off / 20);
     }
     if (s->state == EXPLOIT) return s->on;
