@@ -130,24 +130,35 @@ for (const f of FLAVORS) {
       }
     });
 
-    it('thousands of calls per site (the tail path): exact counts, bytes and sizes across datatypes and a freed type; a send that fails under MPI_ERRORS_RETURN moves no bytes', async () => {
+    it('thousands of calls per site (the tail path): exact counts, bytes and sizes across datatypes, a freed type and a new site; a send that fails under MPI_ERRORS_RETURN moves no bytes', async () => {
       const at = markers('profile_counts');
-      const { run, stdout } = await profiled(f, 'profile_counts', 'counts', 'profile', 2);
+      // by default, and with (after a site's first 64 calls) no call timed: then every further call
+      // of a site takes the tail path
+      for (const tools of ['profile', 'profile[sample=1048576]']) await countsExact(at, tools);
+    });
+
+    async function countsExact(at: Record<string, number>, tools: string) {
+      const { run, stdout } = await profiled(f, 'profile_counts', tools === 'profile' ? 'counts' : 'counts-untimed', tools, 2);
       assert.match(stdout, /failed 100\b/, 'the MPI returned an error for every send to a rank that does not exist');
       const sites = siteTotals(run);
       const row = (name: string, fn: string) => {
         const t = site(sites, fn, at[name]);
         return [t.count, t.sent, t.recv, t.smin, t.smax];
       };
-      // 500 x 64 B, then 250 x 16 B and 250 x 24 B (a second type, maybe under the freed type's handle)
-      assert.deepEqual(row('send-mixed', 'MPI_Send'), [1000, 500 * 64 + 250 * 16 + 250 * 24, 0, 16, 64]);
+      // 125 x 64 B and 125 x 16 B in turn, 250 x 16 B, 250 x 24 B (a second type, maybe under the
+      // freed type's handle, with the same count), 250 x 64 B
+      assert.deepEqual(row('send-mixed', 'MPI_Send'), [1000, 125 * 64 + 125 * 16 + 250 * 16 + 250 * 24 + 250 * 64, 0, 16, 64]);
+      assert.deepEqual(row('send-null-first', 'MPI_Send'), [1000, 999 * 64, 0, 0, 64]);
       assert.deepEqual(row('send-null', 'MPI_Send'), [1000, 0, 0, 0, 0]);
       assert.deepEqual(row('recv', 'MPI_Recv'), [1000, 0, 1000 * 64, 64, 64]);
+      assert.deepEqual(row('recv-2', 'MPI_Recv'), [999, 0, 999 * 64, 64, 64]);
       const bad = site(sites, 'MPI_Send', at['send-bad']);
       assert.deepEqual([bad.count, bad.sent], [100, 0]);
       assert.deepEqual(row('send-after', 'MPI_Send'), [1000, 1000 * 64, 0, 64, 64]);
       assert.deepEqual(row('recv-after', 'MPI_Recv'), [1000, 0, 1000 * 64, 64, 64]);
-    });
+      assert.deepEqual(row('send-between', 'MPI_Send'), [100, 100 * 64, 0, 64, 64]);
+      assert.deepEqual(row('send-back', 'MPI_Send'), [201, 100 * 8 + 100 * 64, 0, 0, 64], tools);
+    }
 
     it('a full site table files further calls under their function; nothing is lost', async () => {
       const { run } = await profiled(f, 'profile_sites', 'full', 'profile[sites=3]');

@@ -1,9 +1,14 @@
 /* profile_counts.c - exact counts and bytes far past a site's first timed calls, and calls that
  * fail and return. 2 ranks.
- * Phase 1 (errors abort, the default): ROUNDS rounds; rank 0 sends, from one call site, 8 doubles
- * (64 B) on even rounds and one `pair` (2 doubles, 16 B) on odd ones, then sends to MPI_PROC_NULL;
- * rank 1 receives into 8 doubles. Half-way `pair` is freed and replaced by a 3-double type (24 B),
- * which the MPI may give the same handle: a size remembered for the handle would be wrong.
+ * Phase 1 (errors abort, the default): ROUNDS rounds; rank 0 sends from one call site: for the first
+ * quarter 8 doubles (64 B) and one `pair` (2 doubles, 16 B) in turn, then one `pair` per round,
+ * then (the last quarter) 8 doubles again. Half-way `pair` is freed and replaced by a 3-double type
+ * (24 B), which the MPI may give the same handle: a size or a call's signature remembered for the
+ * handle would be wrong. Rank 1 receives into 8 doubles. Then rank 0 sends 8 doubles ROUNDS times
+ * from a new site whose first call goes to MPI_PROC_NULL, and ROUNDS times to MPI_PROC_NULL from a
+ * third site. Then one site (in send_to) sends SHORT single doubles, another SHORT x 8 doubles, and
+ * the first again: one call to MPI_PROC_NULL, then SHORT x 8 doubles (what the other site knew of
+ * 64-byte sends is not this site's: its largest send must become 64 B).
  * Phase 2: MPI_ERRORS_RETURN on MPI_COMM_WORLD; ROUNDS more 64-byte sends from another site, then
  * BAD sends to rank `size` (no such rank: each fails and returns).
  * Rank 0 prints "failed <n>" (how many of the bad sends returned an error). */
@@ -12,6 +17,12 @@
 
 #define ROUNDS 1000
 #define BAD 100
+#define SHORT 100
+
+static __attribute__((noinline)) void send_to(int dest, int count)
+{
+    MPI_Send((double[8]) { 0 }, count, MPI_DOUBLE, dest, 3, MPI_COMM_WORLD); /* site:send-back */
+}
 
 int main(int argc, char **argv)
 {
@@ -29,14 +40,27 @@ int main(int argc, char **argv)
             MPI_Type_contiguous(3, MPI_DOUBLE, &pair);
             MPI_Type_commit(&pair);
         }
-        if (rank == 0) {
-            MPI_Send(v, i % 2 ? 1 : 8, i % 2 ? pair : MPI_DOUBLE, 1, 0, MPI_COMM_WORLD); /* site:send-mixed */
-            MPI_Send(v, 8, MPI_DOUBLE, MPI_PROC_NULL, 0, MPI_COMM_WORLD); /* site:send-null */
-        } else if (rank == 1) {
+        int single = i < ROUNDS / 4 ? i % 2 : i < ROUNDS * 3 / 4;
+        if (rank == 0)
+            MPI_Send(v, single ? 1 : 8, single ? pair : MPI_DOUBLE, 1, 0, MPI_COMM_WORLD); /* site:send-mixed */
+        else if (rank == 1)
             MPI_Recv(v, 8, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* site:recv */
-        }
     }
     MPI_Type_free(&pair);
+    for (int i = 0; i < ROUNDS; i++) {
+        if (rank == 0) MPI_Send(v, 8, MPI_DOUBLE, i == 0 ? MPI_PROC_NULL : 1, 2, MPI_COMM_WORLD); /* site:send-null-first */
+        else if (rank == 1 && i > 0) MPI_Recv(v, 8, MPI_DOUBLE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* site:recv-2 */
+    }
+    for (int i = 0; i < ROUNDS && rank == 0; i++)
+        MPI_Send(v, 8, MPI_DOUBLE, MPI_PROC_NULL, 0, MPI_COMM_WORLD); /* site:send-null */
+    if (rank == 0) {
+        for (int i = 0; i < SHORT; i++) send_to(1, 1);
+        for (int i = 0; i < SHORT; i++) MPI_Send(v, 8, MPI_DOUBLE, 1, 3, MPI_COMM_WORLD); /* site:send-between */
+        send_to(MPI_PROC_NULL, 8);
+        for (int i = 0; i < SHORT; i++) send_to(1, 8);
+    } else if (rank == 1) {
+        for (int i = 0; i < 3 * SHORT; i++) MPI_Recv(v, 8, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     for (int i = 0; i < ROUNDS; i++) {

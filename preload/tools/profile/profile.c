@@ -32,11 +32,17 @@
 
 /* A function's latest call site on the fast path, with that site's countdown: a loop calling the
  * function from the same place again needs this one cache line instead of a probe through the
- * table. The row keeps the countdown while another site of the function is the latest. */
+ * table. The row keeps the countdown while another site of the function is the latest.
+ * A point-to-point function's latest site also keeps the signature of its last call counted in
+ * full, (count, datatype) and the bytes they make: a call with the same signature adds the same
+ * bytes, and its size is already among the row's smallest and largest. */
 typedef struct {
     uint64_t addr, gap;
     uint64_t *row;
-    uint64_t unused; /* 32 bytes: two to a cache line */
+    uintptr_t sig_type; /* 0: no signature (no datatype handle is 0) */
+    int64_t sig_count;
+    uint64_t sig_bytes;
+    uint64_t unused[2]; /* 64 bytes: one cache line each */
 } pf_latest_t;
 
 typedef struct {
@@ -56,7 +62,7 @@ typedef struct {
     struct { uintptr_t lo, hi; } modules[PF_MAX_MODULES]; /* code already described in the profile */
     int nmodules;
     unsigned char named[MPII_NFUNCS]; /* function names already in the profile */
-    pf_latest_t latest[MPII_NFUNCS];  /* fast path only */
+    pf_latest_t latest[MPII_NFUNCS] __attribute__((aligned(64))); /* fast path only */
 } pf_state_t;
 
 enum { PF_OFF, PF_FAST, PF_GENERAL };
@@ -126,6 +132,13 @@ static inline uint64_t pf_type_size(MPI_Datatype type)
 }
 
 #include "bytes.h" /* collectives; uses pf_type_size */
+
+/* A freed type's handle may come back as another type: forget every size known by handle. */
+static __attribute__((noinline)) void pf_forget_types(pf_state_t *s)
+{
+    memset(pf_types, 0, sizeof pf_types);
+    for (int i = 0; i < MPII_NFUNCS; i++) s->latest[i].sig_type = 0;
+}
 
 static unsigned char pf_alltoall[MPII_NFUNCS]; /* send buffer holds one block per peer */
 static unsigned char pf_sets_errhandler[MPII_NFUNCS]; /* may give a communicator or window a handler that returns */
@@ -387,6 +400,7 @@ static __attribute__((noinline)) void pf_switch_site(pf_state_t *s, pf_latest_t 
     l->row = pf_row1(s, id, addr);
     l->addr = addr;
     l->gap = l->row[PF_GAP];
+    l->sig_type = 0; /* the signature's size may be new to this row */
 }
 
 PF_INLINE uint64_t *pf_site_fast(pf_state_t *s, int id, uint64_t addr, int *timed)
@@ -421,29 +435,41 @@ PF_INLINE void pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii
         remember(s, *a->request, p);
     }
     if (MPII_UNLIKELY(id == MPI_REQUEST_FREE_T) && freed != MPI_REQUEST_NULL) free(handle_map_take(&s->persistent, MON_KEY(freed)));
-    if (MPII_UNLIKELY(id == MPI_TYPE_FREE_T)) memset(pf_types, 0, sizeof pf_types);
+    if (MPII_UNLIKELY(id == MPI_TYPE_FREE_T)) pf_forget_types(s);
 
     if (moves_data(kind)) pf_add_data(f, b);
     else f[PF_COUNT]++;
 }
 
-/* The tail path's count, all or nothing: a point-to-point call whose datatype's size is cached, or
- * a call that moves no data. 0: nothing counted, the full wrapper must do it (it may call MPI). */
-PF_INLINE int pf_count_quick(uint64_t *f, int id, int kind, const mpii_args_t *a)
+/* The tail path's count, all or nothing: a point-to-point call to a real peer with its site's
+ * signature (pf_latest_t), or a call that moves no data. 0: nothing counted, the full wrapper must
+ * do it (it may call MPI). */
+PF_INLINE int pf_count_quick(const pf_latest_t *l, int id, int kind, const mpii_args_t *a)
 {
+    uint64_t *f = l->row;
     if (kind == MPII_KIND_SEND || kind == MPII_KIND_RECV) {
-        uint64_t n = 0, size;
-        size_t slot;
-        if (a->peer != MPI_PROC_NULL) {
-            if (!pf_type_cached(a->datatype, &size, &slot)) return 0;
-            n = pf_times(a->count, size);
-        }
-        pf_add_data(f, kind == MPII_KIND_SEND ? (pf_bytes_t) { n, 0 } : (pf_bytes_t) { 0, n });
+        if ((uintptr_t) a->datatype != l->sig_type || (int64_t) a->count != l->sig_count || a->peer == MPI_PROC_NULL)
+            return 0;
+        f[PF_COUNT]++;
+        f[kind == MPII_KIND_SEND ? PF_SENT : PF_RECV] += l->sig_bytes;
         return 1;
     }
     if (moves_data(kind) || id == MPI_TYPE_FREE_T) return 0;
     f[PF_COUNT]++;
     return 1;
+}
+
+/* After a point-to-point call was counted in full with its bytes: its signature, for the tail path. */
+PF_INLINE void pf_remember_signature(pf_latest_t *l, int kind, const mpii_args_t *a, int rc)
+{
+    uint64_t size;
+    size_t slot;
+    if ((kind != MPII_KIND_SEND && kind != MPII_KIND_RECV) || rc != MPI_SUCCESS || a->peer == MPI_PROC_NULL ||
+        !pf_type_cached(a->datatype, &size, &slot))
+        return;
+    l->sig_type = (uintptr_t) a->datatype;
+    l->sig_count = (int64_t) a->count;
+    l->sig_bytes = pf_times(a->count, size);
 }
 
 /* An early-counted call failed after all: its bytes did not move (the sizes seen stay). Inlined
@@ -625,7 +651,7 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
             pf_latest_t *l = &s->latest[ID];                                                        \
             mpii_args_t a = MPII_ARGS_##NAME;                                                       \
             if (MPII_LIKELY(l->addr == pf_calling_address(context) && l->gap > 1 &&                 \
-                            pf_count_quick(l->row, ID, KIND, &a))) {                                \
+                            pf_count_quick(l, ID, KIND, &a))) {                                     \
                 l->gap--;                                                                           \
                 void (*next)(void) = mpii_next(tool_id, ID, &next_id);                              \
                 return ((QTYPE *) next) NEXTARGS;                                                   \
@@ -665,6 +691,7 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
         uint64_t t1 = timed ? pf_ticks() : 0;                                                       \
         if (!PF_EARLY(KIND)) pf_count(s, f, ID, KIND, &a, (int) (intptr_t) rc, freed);              \
         else if (MPII_UNLIKELY((int) (intptr_t) rc != MPI_SUCCESS)) pf_uncount(s, f, ID, KIND, &a);  \
+        pf_remember_signature(&s->latest[ID], KIND, &a, (int) (intptr_t) rc);                       \
         if (timed) pf_time(s, f, t0, t1);                                                           \
         return rc;                                                                                  \
     }
@@ -688,8 +715,9 @@ static long option(int tool_id, const char *key, long fallback, long lo, long hi
 
 void mpii_profile_init(int tool_id)
 {
-    pf_state_t *s = calloc(1, sizeof *s);
+    pf_state_t *s = aligned_alloc(64, (sizeof *s + 63) & ~(size_t) 63);
     if (!s) return;
+    memset(s, 0, sizeof *s);
     s->tool = tool_id;
     for (int i = 0; i < MPII_NFUNCS; i++) s->latest[i].addr = UINT64_MAX; /* no call comes from there */
     s->depth = (int) option(tool_id, "depth", 1, 1, PF_MAX_DEPTH);
