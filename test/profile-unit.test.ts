@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { execaSync } from 'execa';
 import { readProfile } from '../src/profile/read.js';
 import { SYNTH_SITES, synthAppSeconds, synthSiteCalls, synthSiteNs, synthMessages, writeSyntheticJob } from '../src/profile/synthetic.js';
-import { imbalance, profileRuns, siteTotals } from '../src/report/profile.js';
+import { imbalance, profileRuns, scaledTicks, siteTotals } from '../src/report/profile.js';
 import { formatProfile, humanTime } from '../src/report/profile-text.js';
 import { describe as describeLocation, parseModules, placeOf, Symbolizer } from '../src/report/addr2line.js';
 import { binnedMatrix, binnedMatrices, matrix, monitorRuns } from '../src/report/monitor.js';
@@ -87,6 +87,18 @@ describe('profile report (synthetic jobs)', () => {
     assert.equal(humanTime(0.0125), '12.500 ms');
     assert.equal(humanTime(3.2e-6), '3.20 µs');
     assert.equal(humanTime(4e-8), '40 ns');
+  });
+
+  it('sampled times: a site\'s first 64 calls count once, the later timed calls stand for the later calls', () => {
+    // 64 timed first calls, one of them 1,000,000 ticks (a connection set up), 63 of 100; then
+    // 10,000 calls of 100 ticks, 160 of them timed
+    const first = 1_000_000 + 63 * 100, later = 160 * 100;
+    assert.equal(scaledTicks(64 + 10_000, 64 + 160, first + later, first), first + 10_000 * 100);
+    // the old estimate would have multiplied the slow first call by 45
+    assert.ok(Math.abs(scaledTicks(64 + 10_000, 64 + 160, first + later) - (first + later) * (10_064 / 224)) < 1e-6);
+    assert.equal(scaledTicks(50, 50, 5000, 5000), 5000); // all timed
+    assert.equal(scaledTicks(70, 64, 6400, 6400), 7000); // none of the later calls timed yet: the first calls' mean
+    assert.equal(scaledTicks(0, 0, 0, 0), 0);
   });
 });
 

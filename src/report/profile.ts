@@ -57,6 +57,7 @@ export interface ProfileRun {
 }
 
 const NONE = 2 ** 63; // the C side's UINT64_MAX ("no value yet") reads as 2^64
+const ALWAYS_TIMED = 64; // PF_ALWAYS_TIMED (preload/tools/profile/profile.h): a site's first calls, all timed
 
 interface RawRank {
   times: RankTimes;
@@ -66,6 +67,17 @@ interface RawRank {
   rows: { fn: string; places: Place[]; v: Float64Array; overflow: boolean }[];
   /** field name -> index into a row's `v` */
   fields: Map<string, number>;
+}
+
+/** The ticks a site spent in MPI: its timed calls' ticks scaled to all its calls. A site's first
+ * ALWAYS_TIMED calls are all timed and are taken as they are (the first call may set up a
+ * connection and take milliseconds: scaled, it would count many times); the later timed calls
+ * stand for all later calls. Without `ticksFirst` (older profiles) all timed calls are scaled. */
+export function scaledTicks(count: number, timed: number, ticks: number, ticksFirst?: number): number {
+  if (timed <= 0) return 0;
+  const first = Math.min(timed, ALWAYS_TIMED);
+  if (ticksFirst === undefined || timed <= first) return ticks * (count / timed);
+  return ticksFirst + (ticks - ticksFirst) * ((count - first) / (timed - first));
 }
 
 function section(r: RankProfile, tool: number, name: string): CounterSection | undefined {
@@ -199,7 +211,7 @@ function readRuns(p: Profile): ProfileRun[] {
         const g = (k: string) => { const f = rr.fields.get(k); return f === undefined ? 0 : row.v[f]; };
         const timed = rr.fields.has('timed') ? g('timed') : g('count'); // profiles from before sampling timed every call
         const s: SiteStats = {
-          count: g('count'), timed, time: timed > 0 ? (g('ticks') * (g('count') / timed)) / rr.rate : 0, tmin: g('ticks_min') >= NONE ? 0 : g('ticks_min') / rr.rate, tmax: g('ticks_max') / rr.rate,
+          count: g('count'), timed, time: scaledTicks(g('count'), timed, g('ticks'), rr.fields.has('ticks_first') ? g('ticks_first') : undefined) / rr.rate, tmin: g('ticks_min') >= NONE ? 0 : g('ticks_min') / rr.rate, tmax: g('ticks_max') / rr.rate,
           sent: g('bytes_sent'), recv: g('bytes_recv'), smin: g('size_min') >= NONE ? -1 : g('size_min'), smax: g('size_max'),
         };
         const prev = stats[id].get(ri);

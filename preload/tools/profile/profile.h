@@ -12,7 +12,8 @@
  *                      seen, so even a crashed job's addresses can be turned into file:line.
  * Times are in ticks of the timer (TSC cycles, or nanoseconds of CLOCK_MONOTONIC). With option
  * sample=N > 1 a site's first PF_ALWAYS_TIMED calls are timed, then one in N on average: the
- * reader scales ticks by count / timed. */
+ * reader adds the first calls' ticks (PF_TICKS_FIRST) to the later timed calls' ticks scaled by
+ * later calls / later timed calls (a first call that sets up a connection is not multiplied). */
 #ifndef MPII_PROFILE_H
 #define MPII_PROFILE_H
 
@@ -28,9 +29,10 @@ enum {
     PF_TIMED,     /* calls that were timed: PF_TICKS, PF_TMIN and PF_TMAX are theirs */
     PF_GAP,       /* calls until the next timed one (the tool's countdown; on the fast path the
                    * latest site of each function counts down in the tool's memory instead) */
+    PF_TICKS_FIRST, /* the part of PF_TICKS of the site's first PF_ALWAYS_TIMED calls */
     PF_NFIELDS
 };
-#define PF_FIELD_LABELS "count\nticks\nticks_min\nticks_max\nbytes_sent\nbytes_recv\nsize_min\nsize_max\ntimed\ngap"
+#define PF_FIELD_LABELS "count\nticks\nticks_min\nticks_max\nbytes_sent\nbytes_recv\nsize_min\nsize_max\ntimed\ngap\nticks_first"
 
 enum {
     PF_TIMER,       /* 1 = TSC, 2 = CLOCK_MONOTONIC nanoseconds */
