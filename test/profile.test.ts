@@ -158,6 +158,7 @@ for (const f of FLAVORS) {
       assert.deepEqual(row('recv-after', 'MPI_Recv'), [1000, 0, 1000 * 64, 64, 64]);
       assert.deepEqual(row('send-between', 'MPI_Send'), [100, 100 * 64, 0, 64, 64]);
       assert.deepEqual(row('send-back', 'MPI_Send'), [201, 100 * 8 + 100 * 64, 0, 0, 64], tools);
+      assert.deepEqual(row('send-last-null', 'MPI_Send'), [100, 99 * 64, 0, 0, 64], tools);
     }
 
     it('a full site table files further calls under their function; nothing is lost', async () => {

@@ -8,7 +8,8 @@
  * from a new site whose first call goes to MPI_PROC_NULL, and ROUNDS times to MPI_PROC_NULL from a
  * third site. Then one site (in send_to) sends SHORT single doubles, another SHORT x 8 doubles, and
  * the first again: one call to MPI_PROC_NULL, then SHORT x 8 doubles (what the other site knew of
- * 64-byte sends is not this site's: its largest send must become 64 B).
+ * 64-byte sends is not this site's: its largest send must become 64 B). Last, a fourth site sends
+ * SHORT x 8 doubles, the last one to MPI_PROC_NULL (its smallest send must become 0 B).
  * Phase 2: MPI_ERRORS_RETURN on MPI_COMM_WORLD; ROUNDS more 64-byte sends from another site, then
  * BAD sends to rank `size` (no such rank: each fails and returns).
  * Rank 0 prints "failed <n>" (how many of the bad sends returned an error). */
@@ -58,8 +59,11 @@ int main(int argc, char **argv)
         for (int i = 0; i < SHORT; i++) MPI_Send(v, 8, MPI_DOUBLE, 1, 3, MPI_COMM_WORLD); /* site:send-between */
         send_to(MPI_PROC_NULL, 8);
         for (int i = 0; i < SHORT; i++) send_to(1, 8);
+        int dest[SHORT]; /* in memory, so the compiler cannot give the last call its own site */
+        for (int i = 0; i < SHORT; i++) dest[i] = i == SHORT - 1 ? MPI_PROC_NULL : 1;
+        for (int i = 0; i < SHORT; i++) MPI_Send(v, 8, MPI_DOUBLE, dest[i], 3, MPI_COMM_WORLD); /* site:send-last-null */
     } else if (rank == 1) {
-        for (int i = 0; i < 3 * SHORT; i++) MPI_Recv(v, 8, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int i = 0; i < 4 * SHORT - 1; i++) MPI_Recv(v, 8, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

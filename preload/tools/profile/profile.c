@@ -35,14 +35,16 @@
  * table. The row keeps the countdown while another site of the function is the latest.
  * A point-to-point function's latest site also keeps the signature of its last call counted in
  * full, (count, datatype) and the bytes they make: a call with the same signature adds the same
- * bytes, and its size is already among the row's smallest and largest. */
+ * bytes, and its size is already among the row's smallest and largest; and whether a call to
+ * MPI_PROC_NULL (0 bytes) was counted in full there since it became the latest. */
 typedef struct {
     uint64_t addr, gap;
     uint64_t *row;
     uintptr_t sig_type; /* 0: no signature (no datatype handle is 0) */
     int64_t sig_count;
     uint64_t sig_bytes;
-    uint64_t unused[2]; /* 64 bytes: one cache line each */
+    uint64_t null_seen;
+    uint64_t unused; /* 64 bytes: one cache line each */
 } pf_latest_t;
 
 typedef struct {
@@ -400,7 +402,8 @@ static __attribute__((noinline)) void pf_switch_site(pf_state_t *s, pf_latest_t 
     l->row = pf_row1(s, id, addr);
     l->addr = addr;
     l->gap = l->row[PF_GAP];
-    l->sig_type = 0; /* the signature's size may be new to this row */
+    l->sig_type = 0; /* the signature's size may be new to this row, and 0 bytes too */
+    l->null_seen = 0;
 }
 
 PF_INLINE uint64_t *pf_site_fast(pf_state_t *s, int id, uint64_t addr, int *timed)
@@ -441,15 +444,19 @@ PF_INLINE void pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii
     else f[PF_COUNT]++;
 }
 
-/* The tail path's count, all or nothing: a point-to-point call to a real peer with its site's
- * signature (pf_latest_t), or a call that moves no data. 0: nothing counted, the full wrapper must
- * do it (it may call MPI). */
+/* The tail path's count, all or nothing: a point-to-point call with its site's signature, or to
+ * MPI_PROC_NULL once the site has counted one (pf_latest_t), or a call that moves no data. 0:
+ * nothing counted, the full wrapper must do it (it may call MPI). */
 PF_INLINE int pf_count_quick(const pf_latest_t *l, int id, int kind, const mpii_args_t *a)
 {
     uint64_t *f = l->row;
     if (kind == MPII_KIND_SEND || kind == MPII_KIND_RECV) {
-        if ((uintptr_t) a->datatype != l->sig_type || (int64_t) a->count != l->sig_count || a->peer == MPI_PROC_NULL)
-            return 0;
+        if (MPII_UNLIKELY(a->peer == MPI_PROC_NULL)) {
+            if (!l->null_seen) return 0;
+            f[PF_COUNT]++;
+            return 1;
+        }
+        if ((uintptr_t) a->datatype != l->sig_type || (int64_t) a->count != l->sig_count) return 0;
         f[PF_COUNT]++;
         f[kind == MPII_KIND_SEND ? PF_SENT : PF_RECV] += l->sig_bytes;
         return 1;
@@ -464,9 +471,12 @@ PF_INLINE void pf_remember_signature(pf_latest_t *l, int kind, const mpii_args_t
 {
     uint64_t size;
     size_t slot;
-    if ((kind != MPII_KIND_SEND && kind != MPII_KIND_RECV) || rc != MPI_SUCCESS || a->peer == MPI_PROC_NULL ||
-        !pf_type_cached(a->datatype, &size, &slot))
+    if ((kind != MPII_KIND_SEND && kind != MPII_KIND_RECV) || rc != MPI_SUCCESS) return;
+    if (a->peer == MPI_PROC_NULL) {
+        l->null_seen = 1;
         return;
+    }
+    if (!pf_type_cached(a->datatype, &size, &slot)) return;
     l->sig_type = (uintptr_t) a->datatype;
     l->sig_count = (int64_t) a->count;
     l->sig_bytes = pf_times(a->count, size);
