@@ -115,21 +115,11 @@ static __attribute__((noinline)) uint64_t pf_type_size_slow(MPI_Datatype type, s
     return pf_types[slot].size;
 }
 
-/* The cached size of `type` in *size, or 0 with *slot where to cache it (no MPI call here). */
-PF_INLINE int pf_type_cached(MPI_Datatype type, uint64_t *size, size_t *slot)
-{
-    uintptr_t key = (uintptr_t) type;
-    *slot = (key ^ (key >> 6) ^ (key >> 12)) & (PF_TYPE_SLOTS - 1);
-    if (pf_types[*slot].key != key || key == 0) return 0;
-    *size = pf_types[*slot].size;
-    return 1;
-}
-
 static inline uint64_t pf_type_size(MPI_Datatype type)
 {
-    uint64_t size;
-    size_t slot;
-    if (MPII_LIKELY(pf_type_cached(type, &size, &slot))) return size;
+    uintptr_t key = (uintptr_t) type;
+    size_t slot = (key ^ (key >> 6) ^ (key >> 12)) & (PF_TYPE_SLOTS - 1);
+    if (MPII_LIKELY(pf_types[slot].key == key && key != 0)) return pf_types[slot].size;
     return pf_type_size_slow(type, slot);
 }
 
@@ -414,17 +404,6 @@ PF_INLINE uint64_t *pf_site_fast(pf_state_t *s, int id, uint64_t addr, int *time
     return l->row;
 }
 
-/* One call that moves data, into its site's row: count, bytes, smallest and largest. */
-PF_INLINE void pf_add_data(uint64_t *f, pf_bytes_t b)
-{
-    uint64_t size = b.sent + b.recv;
-    f[PF_COUNT]++;
-    f[PF_SENT] += b.sent;
-    f[PF_RECV] += b.recv;
-    if (size < f[PF_SMIN]) f[PF_SMIN] = size;
-    if (size > f[PF_SMAX]) f[PF_SMAX] = size;
-}
-
 /* The call's count and bytes (rc: how it ended; an early count assumes success). */
 PF_INLINE void pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a, int rc, MPI_Request freed)
 {
@@ -440,8 +419,14 @@ PF_INLINE void pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii
     if (MPII_UNLIKELY(id == MPI_REQUEST_FREE_T) && freed != MPI_REQUEST_NULL) free(handle_map_take(&s->persistent, MON_KEY(freed)));
     if (MPII_UNLIKELY(id == MPI_TYPE_FREE_T)) pf_forget_types(s);
 
-    if (moves_data(kind)) pf_add_data(f, b);
-    else f[PF_COUNT]++;
+    uint64_t size = b.sent + b.recv;
+    f[PF_COUNT]++;
+    if (moves_data(kind)) {
+        f[PF_SENT] += b.sent;
+        f[PF_RECV] += b.recv;
+        if (size < f[PF_SMIN]) f[PF_SMIN] = size;
+        if (size > f[PF_SMAX]) f[PF_SMAX] = size;
+    }
 }
 
 /* The tail path's count, all or nothing: a point-to-point call with its site's signature, or to
@@ -466,20 +451,18 @@ PF_INLINE int pf_count_quick(const pf_latest_t *l, int id, int kind, const mpii_
     return 1;
 }
 
-/* After a point-to-point call was counted in full with its bytes: its signature, for the tail path. */
+/* After a point-to-point call was counted in full with its bytes: its signature, for the tail path
+ * (the count just cached the datatype's size). */
 PF_INLINE void pf_remember_signature(pf_latest_t *l, int kind, const mpii_args_t *a, int rc)
 {
-    uint64_t size;
-    size_t slot;
     if ((kind != MPII_KIND_SEND && kind != MPII_KIND_RECV) || rc != MPI_SUCCESS) return;
     if (a->peer == MPI_PROC_NULL) {
         l->null_seen = 1;
         return;
     }
-    if (!pf_type_cached(a->datatype, &size, &slot)) return;
     l->sig_type = (uintptr_t) a->datatype;
     l->sig_count = (int64_t) a->count;
-    l->sig_bytes = pf_times(a->count, size);
+    l->sig_bytes = pf_times(a->count, pf_type_size(a->datatype));
 }
 
 /* An early-counted call failed after all: its bytes did not move (the sizes seen stay). Inlined
