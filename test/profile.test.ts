@@ -139,7 +139,7 @@ for (const f of FLAVORS) {
 
     async function countsExact(at: Record<string, number>, tools: string) {
       const { run, stdout } = await profiled(f, 'profile_counts', tools === 'profile' ? 'counts' : 'counts-untimed', tools, 2);
-      assert.match(stdout, /failed 100\b/, 'the MPI returned an error for every send to a rank that does not exist');
+      assert.match(stdout, /failed 200\b/, 'the MPI returned an error for every send to a rank that does not exist');
       const sites = siteTotals(run);
       const row = (name: string, fn: string) => {
         const t = site(sites, fn, at[name]);
@@ -157,7 +157,11 @@ for (const f of FLAVORS) {
       assert.deepEqual(row('send-after', 'MPI_Send'), [1000, 1000 * 64, 0, 64, 64]);
       assert.deepEqual(row('recv-after', 'MPI_Recv'), [1000, 0, 1000 * 64, 64, 64]);
       assert.deepEqual(row('send-between', 'MPI_Send'), [100, 100 * 64, 0, 64, 64]);
-      assert.deepEqual(row('send-back', 'MPI_Send'), [201, 100 * 8 + 100 * 64, 0, 0, 64], tools);
+      // the middle third sent and received with recording off (Pcontrol 0 at 333, 1 at 666)
+      assert.deepEqual(row('send-paused', 'MPI_Send'), [667, 667 * 64, 0, 64, 64], tools);
+      assert.deepEqual(row('recv-paused', 'MPI_Recv'), [667, 0, 667 * 64, 64, 64], tools);
+      // 100 x 8 B, one to MPI_PROC_NULL, 100 x 64 B; later 100 x 64 B and 100 failed sends (0 B)
+      assert.deepEqual(row('send-back', 'MPI_Send'), [401, 100 * 8 + 200 * 64, 0, 0, 64], tools);
       assert.deepEqual(row('send-last-null', 'MPI_Send'), [100, 99 * 64, 0, 0, 64], tools);
     }
 

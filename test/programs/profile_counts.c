@@ -9,9 +9,12 @@
  * third site. Then one site (in send_to) sends SHORT single doubles, another SHORT x 8 doubles, and
  * the first again: one call to MPI_PROC_NULL, then SHORT x 8 doubles (what the other site knew of
  * 64-byte sends is not this site's: its largest send must become 64 B). Last, a fourth site sends
- * SHORT x 8 doubles, the last one to MPI_PROC_NULL (its smallest send must become 0 B).
+ * SHORT x 8 doubles, the last one to MPI_PROC_NULL (its smallest send must become 0 B). Then
+ * both ranks send and receive ROUNDS x 8 doubles from one site each with recording off
+ * (MPI_Pcontrol(0)) for the middle third, and rank 0 sends SHORT x 8 doubles in send_to again,
+ * whose site is then the latest (its tail path must not survive a change of the error handler).
  * Phase 2: MPI_ERRORS_RETURN on MPI_COMM_WORLD; ROUNDS more 64-byte sends from another site, then
- * BAD sends to rank `size` (no such rank: each fails and returns).
+ * BAD sends to rank `size` (no such rank: each fails and returns) from there and BAD from send_to.
  * Rank 0 prints "failed <n>" (how many of the bad sends returned an error). */
 #include <mpi.h>
 #include <stdio.h>
@@ -20,9 +23,9 @@
 #define BAD 100
 #define SHORT 100
 
-static __attribute__((noinline)) void send_to(int dest, int count)
+static __attribute__((noinline)) int send_to(int dest, int count)
 {
-    MPI_Send((double[8]) { 0 }, count, MPI_DOUBLE, dest, 3, MPI_COMM_WORLD); /* site:send-back */
+    return MPI_Send((double[8]) { 0 }, count, MPI_DOUBLE, dest, 3, MPI_COMM_WORLD); /* site:send-back */
 }
 
 int main(int argc, char **argv)
@@ -65,6 +68,16 @@ int main(int argc, char **argv)
     } else if (rank == 1) {
         for (int i = 0; i < 4 * SHORT - 1; i++) MPI_Recv(v, 8, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
+    for (int i = 0; i < ROUNDS; i++) {
+        if (i == ROUNDS / 3) MPI_Pcontrol(0);
+        if (i == 2 * ROUNDS / 3) MPI_Pcontrol(1);
+        if (rank == 0) MPI_Send(v, 8, MPI_DOUBLE, 1, 4, MPI_COMM_WORLD); /* site:send-paused */
+        else if (rank == 1) MPI_Recv(v, 8, MPI_DOUBLE, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* site:recv-paused */
+    }
+    for (int i = 0; i < SHORT; i++) {
+        if (rank == 0) send_to(1, 8);
+        else if (rank == 1) MPI_Recv(v, 8, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     for (int i = 0; i < ROUNDS; i++) {
@@ -74,6 +87,7 @@ int main(int argc, char **argv)
     if (rank == 0) { /* MPI_DOUBLE's size is known by now: counting these needs no MPI call */
         for (int i = 0; i < BAD; i++)
             failed += MPI_Send(v, 8, MPI_DOUBLE, size, 0, MPI_COMM_WORLD) != MPI_SUCCESS; /* site:send-bad */
+        for (int i = 0; i < BAD; i++) failed += send_to(size, 8) != MPI_SUCCESS;
         printf("failed %d\n", failed);
     }
     MPI_Finalize();

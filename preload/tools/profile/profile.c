@@ -32,7 +32,10 @@
 
 /* A function's latest call site on the fast path, with that site's countdown: a loop calling the
  * function from the same place again needs this one cache line instead of a probe through the
- * table. The row keeps the countdown while another site of the function is the latest.
+ * table. The row keeps the countdown while another site of the function is the latest, and
+ * while recording is not on the fast path (then no site is the latest: pf_forget_latest).
+ * It also keeps the layer after this tool for the function, so the tail path hands the call on
+ * without a table lookup (the QMPI chain does not change once MPI runs).
  * A point-to-point function's latest site also keeps the signature of its last call counted in
  * full, (count, datatype) and the bytes they make: a call with the same signature adds the same
  * bytes, and its size is already among the row's smallest and largest; and whether a call to
@@ -43,8 +46,9 @@ typedef struct {
     uintptr_t sig_type; /* 0: no signature (no datatype handle is 0) */
     int64_t sig_count;
     uint64_t sig_bytes;
-    uint64_t null_seen;
-    uint64_t unused; /* 64 bytes: one cache line each */
+    void (*next)(void); /* the layer after this tool (QMPI_Get_function), and its tool id */
+    uint32_t null_seen;
+    int next_id; /* 64 bytes: one cache line each */
 } pf_latest_t;
 
 typedef struct {
@@ -274,10 +278,12 @@ static __attribute__((noinline)) void pf_stack(uint64_t ra, uint64_t *out, int d
 }
 
 /* QMPI_Get_calling_address, inlined (the built-in tools live in the shim, as mpii_next does for
- * QMPI_Get_function): the top-level wrapper keeps the application's return address there. */
+ * QMPI_Get_function): the top-level wrapper keeps the application's return address there. A
+ * layer always receives a context from it (tools hand on the one they were given, as QMPI
+ * requires), never an empty one: only the bottoms are called with those. */
 PF_INLINE uint64_t pf_calling_address(QMPI_Context context)
 {
-    return context.storage_stack ? (uint64_t) (uintptr_t) context.storage_stack[1] : 0;
+    return (uint64_t) (uintptr_t) context.storage_stack[1];
 }
 
 /* ---- bytes of one call (after it returned) ---- */
@@ -391,6 +397,7 @@ static __attribute__((noinline)) void pf_switch_site(pf_state_t *s, pf_latest_t 
     if (l->row) l->row[PF_GAP] = l->gap;
     l->row = pf_row1(s, id, addr);
     l->addr = addr;
+    l->next = mpii_next(s->tool, id, &l->next_id); /* fixed once MPI runs */
     l->gap = l->row[PF_GAP];
     l->sig_type = 0; /* the signature's size may be new to this row, and 0 bytes too */
     l->null_seen = 0;
@@ -522,10 +529,25 @@ static __attribute__((noinline)) void pf_exit_general(pf_state_t *s, uint64_t *f
 
 /* ---- start, stop, Pcontrol ---- */
 
+/* Leaving the fast path: the latest sites' countdowns go back to their rows (the general path
+ * counts down there) and no call matches a latest site until the fast path is back, so the tail
+ * path, which does not look at the path, counts nothing while recording is off or general. */
+static void pf_forget_latest(pf_state_t *s)
+{
+    for (int i = 0; i < MPII_NFUNCS; i++) {
+        pf_latest_t *l = &s->latest[i];
+        if (l->row) l->row[PF_GAP] = l->gap;
+        l->row = NULL;
+        l->addr = UINT64_MAX; /* no call comes from there */
+    }
+}
+
 /* Recording on or off, and the wrappers' path that goes with it. */
 static void set_recording(pf_state_t *s, int on)
 {
-    s->path = !on ? PF_OFF : s->threaded || s->depth > 1 || s->errors_return ? PF_GENERAL : PF_FAST;
+    int path = !on ? PF_OFF : s->threaded || s->depth > 1 || s->errors_return ? PF_GENERAL : PF_FAST;
+    if (s->path == PF_FAST && path != PF_FAST) pf_forget_latest(s);
+    s->path = path;
 }
 
 /* From now on an MPI call may fail and return: the tail path, which counts bytes before the call
@@ -629,7 +651,8 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
  * call, no return through the tool), so in a ping-pong the tool adds a compare, a countdown and
  * the counters between a message's arrival and the next send. Its bytes are counted before the
  * call, as if it succeeds: taken only while an error cannot return (path PF_FAST: see
- * pf_errors_may_return).
+ * pf_errors_may_return). It does not test the path itself: leaving PF_FAST leaves no latest site
+ * (set_recording).
  * pf_full_NAME, everything else. With recording off it is a load, a test and the call. On the
  * fast path (one thread, depth 1): the site, the turn, the clock around the call if timed;
  * receives are counted before they run, the rest after they returned, from how they ended. The
@@ -641,14 +664,14 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
     {                                                                                               \
         pf_state_t *s = mpii_tool_storage(tool_id);                                                 \
         int next_id = tool_id; /* NEXTARGS pass it: to pf_full_NAME unchanged */                    \
-        if (PF_TAILABLE(ID, KIND) && MPII_LIKELY(s->path == PF_FAST)) {                             \
+        if (PF_TAILABLE(ID, KIND)) {                                                                \
             pf_latest_t *l = &s->latest[ID];                                                        \
             mpii_args_t a = MPII_ARGS_##NAME;                                                       \
             if (MPII_LIKELY(l->addr == pf_calling_address(context) && l->gap > 1 &&                 \
                             pf_count_quick(l, ID, KIND, &a))) {                                     \
                 l->gap--;                                                                           \
-                void (*next)(void) = mpii_next(tool_id, ID, &next_id);                              \
-                return ((QTYPE *) next) NEXTARGS;                                                   \
+                next_id = l->next_id;                                                               \
+                return ((QTYPE *) l->next) NEXTARGS;                                                \
             }                                                                                       \
         }                                                                                           \
         return pf_full_##NAME NEXTARGS;                                                             \
@@ -713,7 +736,7 @@ void mpii_profile_init(int tool_id)
     if (!s) return;
     memset(s, 0, sizeof *s);
     s->tool = tool_id;
-    for (int i = 0; i < MPII_NFUNCS; i++) s->latest[i].addr = UINT64_MAX; /* no call comes from there */
+    pf_forget_latest(s);
     s->depth = (int) option(tool_id, "depth", 1, 1, PF_MAX_DEPTH);
     s->sample = (uint64_t) option(tool_id, "sample", 64, 1, 1L << 20);
     s->rng = ((uint64_t) getpid() << 32) ^ (uint64_t) (uintptr_t) s ^ 0x9E3779B97F4A7C15ull;
