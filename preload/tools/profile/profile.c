@@ -411,8 +411,9 @@ PF_INLINE uint64_t *pf_site_fast(pf_state_t *s, int id, uint64_t addr, int *time
     return l->row;
 }
 
-/* The call's count and bytes (rc: how it ended; an early count assumes success). */
-PF_INLINE void pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a, int rc, MPI_Request freed)
+/* The call's count and bytes (rc: how it ended; an early count assumes success). Returns the
+ * bytes counted. */
+PF_INLINE uint64_t pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a, int rc, MPI_Request freed)
 {
     pf_bytes_t b = { 0, 0 };
     if (moves_data(kind) && rc == MPI_SUCCESS) b = pf_bytes(s, kind, id, a);
@@ -434,6 +435,7 @@ PF_INLINE void pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii
         if (size < f[PF_SMIN]) f[PF_SMIN] = size;
         if (size > f[PF_SMAX]) f[PF_SMAX] = size;
     }
+    return size;
 }
 
 /* The tail path's count, all or nothing: a point-to-point call with its site's signature, or to
@@ -458,9 +460,9 @@ PF_INLINE int pf_count_quick(const pf_latest_t *l, int id, int kind, const mpii_
     return 1;
 }
 
-/* After a point-to-point call was counted in full with its bytes: its signature, for the tail path
- * (the count just cached the datatype's size). */
-PF_INLINE void pf_remember_signature(pf_latest_t *l, int kind, const mpii_args_t *a, int rc)
+/* After a point-to-point call was counted in full with its bytes (`bytes`, as pf_count returned
+ * them): its signature, for the tail path. */
+PF_INLINE void pf_remember_signature(pf_latest_t *l, int kind, const mpii_args_t *a, int rc, uint64_t bytes)
 {
     if ((kind != MPII_KIND_SEND && kind != MPII_KIND_RECV) || rc != MPI_SUCCESS) return;
     if (a->peer == MPI_PROC_NULL) {
@@ -469,7 +471,7 @@ PF_INLINE void pf_remember_signature(pf_latest_t *l, int kind, const mpii_args_t
     }
     l->sig_type = (uintptr_t) a->datatype;
     l->sig_count = (int64_t) a->count;
-    l->sig_bytes = pf_times(a->count, pf_type_size(a->datatype));
+    l->sig_bytes = bytes;
 }
 
 /* An early-counted call failed after all: its bytes did not move (the sizes seen stay). Inlined
@@ -702,13 +704,13 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
         mpii_args_t a = MPII_ARGS_##NAME;                                                           \
         MPI_Request freed = ID == MPI_REQUEST_FREE_T && a.request ? *a.request : MPI_REQUEST_NULL;  \
         uint64_t *f = pf_site_fast(s, ID, pf_calling_address(context), &timed);                      \
-        if (PF_EARLY(KIND)) pf_count(s, f, ID, KIND, &a, MPI_SUCCESS, freed);                       \
+        uint64_t bytes = PF_EARLY(KIND) ? pf_count(s, f, ID, KIND, &a, MPI_SUCCESS, freed) : 0;     \
         uint64_t t0 = timed ? pf_ticks() : 0;                                                       \
         RET rc = ((QTYPE *) next) NEXTARGS;                                                         \
         uint64_t t1 = timed ? pf_ticks() : 0;                                                       \
-        if (!PF_EARLY(KIND)) pf_count(s, f, ID, KIND, &a, (int) (intptr_t) rc, freed);              \
+        if (!PF_EARLY(KIND)) bytes = pf_count(s, f, ID, KIND, &a, (int) (intptr_t) rc, freed);      \
         else if (MPII_UNLIKELY((int) (intptr_t) rc != MPI_SUCCESS)) pf_uncount(s, f, ID, KIND, &a);  \
-        pf_remember_signature(&s->latest[ID], KIND, &a, (int) (intptr_t) rc);                       \
+        pf_remember_signature(&s->latest[ID], KIND, &a, (int) (intptr_t) rc, bytes);                \
         if (timed) pf_time(s, f, t0, t1);                                                           \
         return rc;                                                                                  \
     }
