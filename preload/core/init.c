@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "mpii_core.h"
-#include "mpii_weak.h"
+#include "mpii_objects.h"
 #include "mpit.h"
 
 int mpii_active;

@@ -26,7 +26,7 @@
 #include <unistd.h>
 #include "mpii_core.h"
 #include "mpii_tool.h"
-#include "mpii_weak.h"
+#include "mpii_objects.h"
 
 #define IMAGE_MAGIC "MPIIRNK1"
 #define PROFILE_MAGIC "MPIIPROF"

@@ -220,7 +220,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     mkdirSync(join(work, 'include'));
     copyFileSync(join(work, 'gen', 'qmpi.h'), join(work, 'include', 'qmpi.h'));
     copyFileSync(join(work, 'gen', 'mpii_gen.h'), join(work, 'include', 'mpii_gen.h'));
-    copyFileSync(join(work, 'gen', 'mpii_weak.h'), join(work, 'include', 'mpii_weak.h')); // mpii_gen.h includes it
+    copyFileSync(join(work, 'gen', 'mpii_objects.h'), join(work, 'include', 'mpii_objects.h')); // mpii_gen.h includes it
     copyFileSync(join(PRELOAD, 'include', 'mpii_tool.h'), join(work, 'include', 'mpii_tool.h'));
     copyFileSync(join(work, 'gen', 'mpii.h'), join(work, 'include', 'mpii.h'));
     writeFileSync(join(work, 'shim.json'), JSON.stringify({ flavor, mpiVersion, functions: gen.functions.length, key }));

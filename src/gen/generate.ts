@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseEnum, parseExternObjects, parseFunctions, type CFunction } from './header.js';
 import { annotate, kindNames, loadSpec, roleNames, type SpecFunction } from './spec.js';
 import { emitFortran } from './fortran.js';
-import { emitGenHeader, emitQmpiHeader, emitStaticHeader, emitStaticResolve, emitWeakHeader, emitWrappers, type EmitInput } from './emit.js';
+import { emitGenHeader, emitQmpiHeader, emitStaticHeader, emitStaticResolve, emitObjectsHeader, emitWrappers, type EmitInput } from './emit.js';
 
 export interface GenerateInput {
   flavor: 'openmpi' | 'mpich';
@@ -75,7 +75,7 @@ export function generate(inp: GenerateInput): GenerateResult {
       'qmpi.h': emitQmpiHeader(emitIn),
       'mpii_gen.h': emitGenHeader(emitIn),
       'mpii_wrappers.c': emitWrappers(emitIn) + emitFortran({ flavor: inp.flavor, functions, list: spec.fortran }),
-      'mpii_weak.h': emitWeakHeader(emitIn),
+      'mpii_objects.h': emitObjectsHeader(emitIn),
       'mpii.h': emitStaticHeader(emitIn),
       'mpii_static.c': emitStaticResolve(emitIn, inp.staticDefined ?? new Set()),
     },

@@ -22,7 +22,8 @@ typedef struct {
 } record_name_t;
 
 static int tool;
-static MPI_Group world_group = MPI_GROUP_NULL;
+static MPI_Group world_group; /* valid once world_group_set (MPI_GROUP_NULL is no constant on Open MPI) */
+static int world_group_set;
 static handle_map_t comms, wins;
 static mon_group_t *world; /* MPI_COMM_WORLD, without a hash lookup */
 static record_name_t *names; /* by record index */
@@ -122,6 +123,7 @@ int mon_cache_init(int tool_id)
 {
     tool = tool_id;
     if (P(MPI_Comm_group, MPI_COMM_GROUP_T)(MPI_COMM_WORLD, &world_group) != MPI_SUCCESS) return -1;
+    world_group_set = 1;
     /* as in Open MPI's output: MPI_COMM_WORLD first, then MPI_COMM_SELF */
     world = describe_comm(MPI_COMM_WORLD, "MPI_COMM_WORLD");
     return world && describe_comm(MPI_COMM_SELF, "MPI_COMM_SELF") ? 0 : -1;
@@ -132,7 +134,7 @@ mon_group_t *mon_comm(MPI_Comm comm)
     if (comm == MPI_COMM_WORLD && world) return world;
     mon_group_t *g = handle_map_get(&comms, MON_KEY(comm));
     if (MPII_LIKELY(g != NULL)) return g;
-    if (comm == MPI_COMM_NULL || world_group == MPI_GROUP_NULL) return NULL;
+    if (comm == MPI_COMM_NULL || !world_group_set) return NULL;
     return describe_comm(comm, "communicator");
 }
 
@@ -150,7 +152,7 @@ const mon_group_t *mon_win(MPI_Win win)
 {
     const mon_group_t *g = handle_map_get(&wins, MON_KEY(win));
     if (MPII_LIKELY(g != NULL)) return g;
-    if (win == MPI_WIN_NULL || world_group == MPI_GROUP_NULL) return NULL;
+    if (win == MPI_WIN_NULL || !world_group_set) return NULL;
     mon_group_t *w = calloc(1, sizeof *w);
     MPI_Group group = MPI_GROUP_NULL;
     if (!w) return NULL;
