@@ -3,7 +3,7 @@ import { accessSync, constants, mkdirSync, readdirSync, rmSync, writeFileSync } 
 import { hostname, constants as osConstants } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
-import { buildShim, ROOT, type Shim } from '../build/shim.js';
+import { buildShim, cacheRoot, ROOT, type Shim } from '../build/shim.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
 import { mpirunLauncher, type Launcher, type LaunchPlan } from '../launch/adapters.js';
@@ -112,7 +112,7 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   const cwd = process.cwd();
   const stack = resolveStack({ tools: args.tools, stack: args.stack, configFile: args.config, env, cwd, defaultsFile: DEFAULTS_FILE });
   checkMemcheck(stack.tools, args.memcheckFatal);
-  const mpi = await detectMpi(args.program, env, args.mpi);
+  const mpi = await detectMpi(args.program, env, args.mpi, cacheRoot(env));
   const launcher = chooseLauncher(args, mpi.flavor, env);
   const job = args.copyShim ? currentJob(env) : undefined;
   if (args.pvars.length) {
@@ -138,7 +138,9 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
     return 0;
   }
   if (!args.quiet) {
-    process.stderr.write(`mpii: ${FLAVORS[mpi.flavor].label}, tools: ${stack.tools.map((t) => t.name).join(' → ') || '(none)'}, out: ${outDir}\n`);
+    if (mpi.note) process.stderr.write(`mpii: note: ${mpi.note}\n`);
+    process.stderr.write(`mpii: ${FLAVORS[mpi.flavor].label}${mpi.extension ? ` through ${mpi.extension}` : ''}, launcher: ${basename(plan.command)}, `
+      + `tools: ${stack.tools.map((t) => t.name).join(' → ') || '(none)'}, out: ${outDir}\n`);
   }
   writeFileSync(vars.MPII_RUN_MARK, '');
   try {

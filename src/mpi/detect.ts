@@ -1,14 +1,20 @@
 // Which MPI a program uses: its dynamic dependencies first, then the launcher on PATH.
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, flavorOfBinary, which, type FlavorName } from './flavors.js';
+import { flavorOfLibraries, isPython, pythonMpi, shebangInterpreter } from './python.js';
 
 export interface Detected {
   flavor: FlavorName;
   /** how we know, for --dry-run and doctor */
   how: string;
   program: string;
+  /** the extension module that loads the MPI (an interpreter's mpi4py), for the banner */
+  extension?: string;
+  /** one line for the user when the launcher on PATH belongs to the other MPI */
+  note?: string;
 }
 
 function isElf(path: string): boolean {
@@ -44,30 +50,46 @@ export function launcherFlavor(env: NodeJS.ProcessEnv): FlavorName | undefined {
   return undefined;
 }
 
-export async function detectMpi(program: string, env: NodeJS.ProcessEnv, override?: string): Promise<Detected> {
+export async function detectMpi(program: string, env: NodeJS.ProcessEnv, override?: string, cacheDir?: string): Promise<Detected> {
   if (override !== undefined && override !== 'openmpi' && override !== 'mpich') {
     throw new MpiiError(`unknown MPI '${override}' for --mpi`, 'use --mpi openmpi or --mpi mpich');
   }
   const path = resolveProgram(program, env);
   if (override) return { flavor: override as FlavorName, how: '--mpi', program: path };
-  if (isElf(path)) {
+  const elf = isElf(path);
+  // an interpreter, or a script whose #! line names one, loads MPI through an extension module
+  // (a `python3` on PATH may be a version manager's shell script: its name is enough)
+  const interpreter = elf || isPython(path) ? path : shebangInterpreter(path, env);
+  if (interpreter && isPython(interpreter)) {
+    const py = pythonMpi(interpreter, env, cacheDir);
+    return withLauncherNote({ flavor: py.flavor, how: `${basename(interpreter)} imports ${py.how}`, extension: py.how, program: path }, env);
+  }
+  if (elf) {
     const ldd = spawnSync('ldd', [path], { env, encoding: 'utf8' });
-    for (const f of ['openmpi', 'mpich'] as FlavorName[]) {
-      const m = FLAVORS[f].libraries.exec(ldd.stdout);
-      if (m) return { flavor: f, how: `${program} links ${m[0]}`, program: path };
-    }
+    const linked = flavorOfLibraries(ldd.stdout.split('\n').map((l) => l.trim().split(/\s+/)[0]));
+    if (linked) return { flavor: linked, how: `${program} links ${ldd.stdout.match(FLAVORS[linked].libraries)?.[0]}`, program: path };
     const bytes = readFileSync(path).toString('latin1');
     if (/ompi_mpi_init|MPIR_Init_thread|MPID_Init|\bPMPI_Init\b/.test(bytes)) {
       throw new MpiiError(`${program} is linked against a static MPI library: a preloaded shim cannot intercept it`,
         'relink it with the shared MPI library (the default of mpicc), or build it with mpii.h (see README, "static MPI")');
     }
     throw new MpiiError(`${program} is not an MPI program (it does not link an MPI library)`,
-      'run an MPI program, or pass --mpi openmpi|mpich if it loads MPI at run time (e.g. python with mpi4py)');
+      'run an MPI program, or pass --mpi openmpi|mpich if it loads MPI at run time (e.g. Julia, R)');
   }
-  // a script or interpreter: it will load MPI at run time; the launcher on PATH decides
+  // a script of another interpreter: it will load MPI at run time; the launcher on PATH decides
   const f = launcherFlavor(env);
-  if (f) return { flavor: f, how: `${program} is not an ELF binary; mpirun on PATH is ${FLAVORS[f].label}`, program: path };
+  if (f) return { flavor: f, how: `${program} is a script; mpirun on PATH is ${FLAVORS[f].label}`, program: path };
   throw new MpiiError(`cannot tell which MPI ${program} uses and no mpirun is on PATH`, 'pass --mpi openmpi or --mpi mpich');
+}
+
+/** The MPI's own launcher is used whatever PATH says; say so when PATH's mpirun is the other one. */
+function withLauncherNote(d: Detected, env: NodeJS.ProcessEnv): Detected {
+  const onPath = launcherFlavor(env);
+  if (onPath && onPath !== d.flavor) {
+    d.note = `the program loads ${FLAVORS[d.flavor].label} but the mpirun on PATH is ${FLAVORS[onPath].label}'s: `
+      + `launching with ${FLAVORS[d.flavor].label}'s own launcher (pass --mpi ${onPath} to use the other)`;
+  }
+  return d;
 }
 
 export function findLauncher(flavor: FlavorName, env: NodeJS.ProcessEnv): string {

@@ -24,7 +24,7 @@ export const FLAVORS: Record<FlavorName, Flavor> = {
     label: 'Open MPI',
     compilers: ['mpicc.openmpi', 'mpicc'],
     launchers: ['mpirun.openmpi', 'mpiexec.openmpi', 'mpirun', 'mpiexec'],
-    libraries: /\blibmpi\.so\.\d+/,
+    libraries: /\blibmpi\.so\.(?!12\b)\d+/, // .12 is the MPICH ABI's soname
     packages: 'openmpi-bin libopenmpi-dev',
   },
   mpich: {
