@@ -88,7 +88,7 @@ int QMPI_Get_tool_storage(QMPI_Context context, int tool_id, void **storage)
  * it: no global state, so it is correct for nested calls and threads, and costs two stores. */
 int QMPI_Get_calling_address(QMPI_Context context, void **address)
 {
-    *address = context.storage_stack ? context.storage_stack[1] : NULL;
+    *address = context.storage_stack ? (void *) (uintptr_t) mpii_calling_address(context) : NULL;
     return MPI_SUCCESS;
 }
 

@@ -2,6 +2,7 @@
  * the generated MPI_Init / MPI_Finalize / MPI_Abort wrappers call. Nothing here runs in a
  * process that never calls MPI_Init (mpirun, orted, hydra proxies, shells). */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,8 +83,31 @@ void mpii_missing(const char *name)
     abort();
 }
 
+uint64_t (*mpii_python_site)(uint64_t return_address);
+
+/* A Python rank: load the call-site helper mpii run built for this interpreter (MPII_PYSITE). Only
+ * where the interpreter's API is in the process: a C rank of the same job ignores the variable. */
+static void python_sites(void)
+{
+    const char *helper = getenv("MPII_PYSITE");
+    if (!helper || !*helper) return;
+    int (*initialized)(void) = (int (*)(void)) dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+    if (!initialized || !initialized()) return;
+    void *h = dlopen(helper, RTLD_NOW | RTLD_LOCAL);
+    void *fn = h ? dlsym(h, "mpii_pysite") : NULL;
+    if (!fn) {
+        mpii_error("Python call sites are off: cannot load %s (%s); sites show mpi4py's C frames", helper,
+                   h ? "no mpii_pysite in it" : dlerror());
+        return;
+    }
+    const char *kind = dlsym(h, "mpii_pysite_kind");
+    mpii_log("Python call sites from %s (%s)", helper, kind ? kind : "?");
+    mpii_python_site = (uint64_t (*)(uint64_t)) fn;
+}
+
 static void start_stack(void)
 {
+    python_sites();
     mpii_profile_begin(getenv("MPII_OUT"));
     if (mpii_build_stack(getenv("TOOLS")) != 0) {
         mpii_error("fix the tool stack (TOOLS=%s) or set INJ_IGNORE=1 to run without tools",

@@ -40,6 +40,19 @@ static inline void *mpii_tool_storage(int tool_id)
     return mpii_storage[tool_id];
 }
 
+/* In a Python rank, the Python line that made the call (preload/python/pysite.c, loaded by
+ * init.c when mpii run built it for the interpreter): a key standing for "file:line (function)"
+ * that the profile describes. NULL elsewhere, which is one predicted branch per call. */
+extern uint64_t (*mpii_python_site)(uint64_t return_address) __attribute__((visibility("hidden")));
+
+/* QMPI_Get_calling_address, inlined for built-in tools: the top-level wrapper keeps the
+ * application's return address in the context; a layer always gets that context. */
+static inline uint64_t mpii_calling_address(QMPI_Context context)
+{
+    uint64_t ra = (uint64_t) (uintptr_t) context.storage_stack[1];
+    return MPII_UNLIKELY(mpii_python_site != NULL) ? mpii_python_site(ra) : ra;
+}
+
 /* CLOCK_MONOTONIC in nanoseconds (the tools' clock where the TSC is not wanted). */
 static inline uint64_t mpii_now_ns(void)
 {

@@ -4,6 +4,7 @@ import { hostname, constants as osConstants } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { buildShim, cacheRoot, ROOT, type Shim } from '../build/shim.js';
+import { buildPythonSites } from '../build/python-sites.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
 import { mpirunLauncher, type Launcher, type LaunchPlan } from '../launch/adapters.js';
@@ -127,6 +128,7 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   const placed = new Map(copies?.files);
   const vars = rankEnvironment(shim, stack.tools, outDir, env, (l) => placed.get(l) ?? l);
   if (args.pvars.length) vars.MPII_PVARS = [...new Set(args.pvars)].join(',');
+  const pythonNote = mpi.python ? pythonSites(mpi.python.include, vars, env) : undefined;
   const plan = launcher(vars, [args.program, ...args.programArgs]);
 
   if (args.dryRun) {
@@ -139,6 +141,7 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   }
   if (!args.quiet) {
     if (mpi.note) process.stderr.write(`mpii: note: ${mpi.note}\n`);
+    if (pythonNote) process.stderr.write(`mpii: note: ${pythonNote}\n`);
     process.stderr.write(`mpii: ${FLAVORS[mpi.flavor].label}${mpi.extension ? ` through ${mpi.extension}` : ''}, launcher: ${basename(plan.command)}, `
       + `tools: ${stack.tools.map((t) => t.name).join(' → ') || '(none)'}, out: ${outDir}\n`);
   }
@@ -153,6 +156,22 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
       if (warning) process.stderr.write(`mpii: ${warning}\n`);
     }
   }
+}
+
+/** A Python program's ranks name the Python line of each MPI call: the helper built for its
+ * interpreter goes to them as MPII_PYSITE (a value the user set wins: a path, or empty for none).
+ * Returns why there are no Python call sites, if so. */
+function pythonSites(include: string | undefined, vars: Record<string, string>, env: NodeJS.ProcessEnv): string | undefined {
+  if (env.MPII_PYSITE !== undefined) {
+    vars.MPII_PYSITE = env.MPII_PYSITE;
+    return undefined;
+  }
+  const built = buildPythonSites(include, env);
+  if ('library' in built) {
+    vars.MPII_PYSITE = built.library;
+    return undefined;
+  }
+  return `call sites show mpi4py's C frames, not Python lines: ${built.problem}`;
 }
 
 /** Starts the launcher, waits for the job, prints the report; returns the job's exit code. */

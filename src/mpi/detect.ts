@@ -13,6 +13,8 @@ export interface Detected {
   program: string;
   /** the extension module that loads the MPI (an interpreter's mpi4py), for the banner */
   extension?: string;
+  /** a Python program: its interpreter's headers (the call-site helper is built against them) */
+  python?: { include?: string };
   /** one line for the user when the launcher on PATH belongs to the other MPI */
   note?: string;
 }
@@ -62,7 +64,7 @@ export async function detectMpi(program: string, env: NodeJS.ProcessEnv, overrid
   const interpreter = elf || isPython(path) ? path : shebangInterpreter(path, env);
   if (interpreter && isPython(interpreter)) {
     const py = pythonMpi(interpreter, env, cacheDir);
-    return withLauncherNote({ flavor: py.flavor, how: `${basename(interpreter)} imports ${py.how}`, extension: py.how, program: path }, env);
+    return withLauncherNote({ flavor: py.flavor, how: `${basename(interpreter)} imports ${py.how}`, extension: py.how, python: { include: py.include }, program: path }, env);
   }
   if (elf) {
     const ldd = spawnSync('ldd', [path], { env, encoding: 'utf8' });

@@ -11,6 +11,8 @@ import { FLAVORS, which, type FlavorName } from './flavors.js';
 
 export interface PythonMpi {
   flavor: FlavorName;
+  /** the interpreter's C headers (Python.h), for the call-site helper; undefined if unknown */
+  include?: string;
   /** e.g. "mpi4py 3.1.4 (/usr/lib/python3/dist-packages/mpi4py)" */
   how: string;
 }
@@ -43,7 +45,12 @@ export function shebangInterpreter(script: string, env: NodeJS.ProcessEnv): stri
 // decided by mpi4py's own code under the rank's environment. Imports nothing that starts MPI.
 const PROBE = `
 import json, os, sys
-out = {"executable": sys.executable}
+out = {"executable": sys.executable, "hexversion": sys.hexversion}
+try:
+    import sysconfig
+    out["include"] = sysconfig.get_paths()["include"]
+except Exception:
+    pass
 try:
     import importlib.util
     spec = importlib.util.find_spec("mpi4py")
@@ -66,7 +73,7 @@ if spec is not None and spec.origin:
 print(json.dumps(out))
 `;
 
-interface Probed { executable?: string; dir?: string; modules?: string[]; version?: string; abi?: string; error?: string }
+interface Probed { hexversion?: number; include?: string; executable?: string; dir?: string; modules?: string[]; version?: string; abi?: string; error?: string }
 
 /** The MPI library sonames an ELF file needs (DT_NEEDED), read from its dynamic section. */
 export function neededLibraries(path: string): string[] {
@@ -156,7 +163,7 @@ export function pythonMpi(python: string, env: NodeJS.ProcessEnv, cacheDir?: str
     throw new MpiiError(`cannot tell which MPI ${where} is built for (${chosen} needs neither Open MPI nor MPICH)`,
       'pass --mpi openmpi|mpich');
   }
-  return { flavor, how: `${where}${p.abi ? `, ABI ${p.abi}` : ''}` };
+  return { flavor, how: `${where}${p.abi ? `, ABI ${p.abi}` : ''}`, include: p.include };
 }
 
 /** Another interpreter that has mpi4py (the distribution's), to name in the error. */

@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
+import type { PythonSite } from './python-sites.js';
 
 export interface Module { lo: number; hi: number; bias: number; path: string }
 
@@ -21,15 +22,19 @@ export function parseModules(lines: string[]): Module[] {
 }
 
 /** Where an address is: its object and the offset there (the address as the object's ELF file
- *  numbers it); `path` is '' when no recorded object holds it. */
-export interface Place { path: string; offset: number }
+ *  numbers it); `path` is '' when no recorded object holds it. In a Python rank the address may
+ *  be a Python call site's key instead (python-sites.ts): then `python` says which line. */
+export interface Place { path: string; offset: number; python?: PythonSite }
 
-export function placeOf(modules: Module[], addr: number): Place {
+export function placeOf(modules: Module[], addr: number, python?: Map<number, PythonSite>): Place {
+  const py = python?.get(addr);
+  if (py) return { path: '', offset: addr, python: py };
   for (const m of modules) if (addr >= m.lo && addr < m.hi) return { path: m.path, offset: addr - m.bias };
   return { path: '', offset: addr };
 }
 
-export const placeKey = (p: Place) => `${p.path}@${p.offset.toString(16)}`;
+/** Equal for the same code in every rank (keys of Python sites differ between ranks, lines not). */
+export const placeKey = (p: Place) => (p.python ? `py|${p.python.file}:${p.python.line}|${p.python.func}` : `${p.path}@${p.offset.toString(16)}`);
 
 export interface Location {
   /** function name (demangled), '' when unknown */
@@ -40,10 +45,13 @@ export interface Location {
   /** object file and offset, for display when there is nothing better */
   path: string;
   offset: number;
+  /** a Python line: `file`, `line` and `func` are Python's; `cframe` is the C frame that called MPI */
+  python?: { cframe: string };
 }
 
-/** "app.c:42 main", "main (libfoo.so+0x1a2b)" or "libfoo.so+0x1a2b". */
+/** "app.c:42 main", "main (libfoo.so+0x1a2b)" or "libfoo.so+0x1a2b"; a Python line "solver.py:42 (exchange)". */
 export function describe(l: Location): string {
+  if (l.python) return `${basename(l.file)}:${l.line} (${l.func})`;
   const where = `${basename(l.path) || '?'}+0x${l.offset.toString(16)}`;
   if (l.file) return `${basename(l.file)}:${l.line}${l.func ? ` ${l.func}` : ''}`;
   return l.func ? `${l.func} (${where})` : where;
@@ -63,7 +71,7 @@ export class Symbolizer {
   constructor(private returnAddress = true) {}
 
   add(p: Place): void {
-    if (!p.path) return;
+    if (!p.path) return; // also Python lines: nothing for addr2line
     let set = this.wanted.get(p.path);
     if (!set) this.wanted.set(p.path, (set = new Set()));
     set.add(p.offset);
@@ -99,6 +107,10 @@ export class Symbolizer {
   }
 
   get(p: Place): Location {
+    if (p.python) {
+      const { file, line, func, cframe } = p.python;
+      return { func, file, line, path: file, offset: 0, python: { cframe } };
+    }
     return this.found.get(placeKey(p)) ?? { func: '', file: '', line: 0, path: p.path, offset: p.offset };
   }
 }

@@ -3,6 +3,7 @@
 import type { Profile, RankProfile } from '../profile/read.js';
 import { humanBytes } from './monitor-text.js';
 import { describe, parseObjects, Symbolizer, type CodeLocation } from './symbols.js';
+import { pythonSites } from './python-sites.js';
 
 const FIELDS = ['kind', 'count', 'site', 'pc', 'addr', 'base', 'len', 'bytes', 'access', 'nframes'] as const;
 const FN_FIELD = 10;
@@ -68,7 +69,7 @@ export function memcheckRuns(p: Profile): MemcheckRun[] {
       const layout = JSON.parse(text(r, tool, 'layout') ?? '{}') as { fields?: number };
       if (!table || !layout.fields) continue;
       const kinds = r.counters.find((c) => c.tool === tool && c.name === 'by kind')?.labels ?? [];
-      const sym = new Symbolizer(parseObjects(text(r, tool, 'objects') ?? ''));
+      const sym = new Symbolizer(parseObjects(text(r, tool, 'objects') ?? ''), pythonSites(r.texts));
       const n = Math.floor(table.length / layout.fields);
       for (let i = 0; i < n; i++) {
         const at = (f: number) => table.nonzero.get(i * layout.fields! + f) ?? 0n;

@@ -5,6 +5,7 @@
 import type { CounterSection, Profile, RankProfile } from '../profile/read.js';
 import { MpiiError } from '../errors.js';
 import { describe, parseModules, placeKey, placeOf, Symbolizer, type Location, type Place } from './addr2line.js';
+import { pythonSites } from './python-sites.js';
 
 export interface SiteStats {
   count: number;
@@ -105,6 +106,7 @@ function readRank(r: RankProfile, tool: number): RawRank | undefined {
   }
   const fnName = (id: number) => names.get(id) ?? `function #${id}`;
   const modules = parseModules(moduleLines);
+  const python = pythonSites(r.texts);
   const g = (k: string) => clock.get(k) ?? 0;
   const timer = g('timer');
   const t0 = g('t0_ticks');
@@ -142,7 +144,7 @@ function readRank(r: RankProfile, tool: number): RawRank | undefined {
     for (const a of byRow.values()) {
       if (!a[0]) continue; // a row a crash left without its key
       const places: Place[] = [];
-      for (let k = 0; k < depth; k++) if (k === 0 || a[1 + k]) places.push(placeOf(modules, a[1 + k]));
+      for (let k = 0; k < depth; k++) if (k === 0 || a[1 + k]) places.push(placeOf(modules, a[1 + k], python));
       rows.push({ fn: fnName(a[0] - 1), places, v: a.subarray(depth + 1), overflow: false });
     }
   }
@@ -313,7 +315,9 @@ export function profileJson(p: Profile): unknown {
       ranks: run.ranks,
       sites: siteTotals(run).map((t) => ({
         id: t.site.id, call: t.site.fn, location: t.site.location, overflow: t.site.overflow,
-        frames: t.site.frames.map((f) => ({ function: f.func, file: f.file, line: f.line, object: f.path, offset: f.offset })),
+        frames: t.site.frames.map((f) => (f.python
+          ? { language: 'python', function: f.func, file: f.file, line: f.line, cFrame: f.python.cframe }
+          : { function: f.func, file: f.file, line: f.line, object: f.path, offset: f.offset })),
         total: { count: t.count, timed: t.timed, time: t.time, tmin: t.tmin, tmax: t.tmax, sent: t.sent, recv: t.recv, smin: t.smin, smax: t.smax,
           ranks: t.ranks, cov: t.cov, appPercent: pct(t.time, total.recorded), mpiPercent: pct(t.time, total.mpi) },
         ranks: [...run.stats[t.site.id].entries()].sort((a, b) => a[0] - b[0]).map(([ri, s]) => ({ rank: run.ranks[ri].rank, ...s })),

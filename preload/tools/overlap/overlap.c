@@ -159,7 +159,7 @@ static uint64_t signature(void *site, int dir, const void *buf, int count, MPI_D
 
 static void *call_site(QMPI_Context context)
 {
-    return context.storage_stack ? ((void **) context.storage_stack)[1] : NULL;
+    return context.storage_stack ? (void *) (uintptr_t) mpii_calling_address(context) : NULL; /* Python: the line's key */
 }
 
 /* ---- the converted functions ---- */

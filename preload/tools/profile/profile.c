@@ -283,7 +283,7 @@ static __attribute__((noinline)) void pf_stack(uint64_t ra, uint64_t *out, int d
  * requires), never an empty one: only the bottoms are called with those. */
 PF_INLINE uint64_t pf_calling_address(QMPI_Context context)
 {
-    return (uint64_t) (uintptr_t) context.storage_stack[1];
+    return mpii_calling_address(context); /* in a Python rank, the Python line's key */
 }
 
 /* ---- bytes of one call (after it returned) ---- */
