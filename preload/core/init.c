@@ -84,6 +84,7 @@ void mpii_missing(const char *name)
 }
 
 uint64_t (*mpii_python_site)(uint64_t return_address);
+__thread int mpii_init_thread;
 
 /* A Python rank: load the call-site helper mpii run built for this interpreter (MPII_PYSITE). Only
  * where the interpreter's API is in the process: a C rank of the same job ignores the variable. */
@@ -134,6 +135,24 @@ void mpii_before_init(void)
     if (!ignore_flag) start_stack();
 }
 
+/* A job started by MPI_Comm_spawn (it has a parent): the name of its profile's directory under
+ * the run's, chosen by its rank 0 and the same on all its ranks (all are in MPI_Init now). NULL
+ * for the job mpii run started. */
+static const char *spawned_job_dir(void)
+{
+    static char name[96];
+    MPI_Comm parent = MPI_COMM_NULL;
+    MPII_PMPI(MPI_Comm_get_parent, MPI_COMM_GET_PARENT_T)(&parent);
+    if (parent == MPI_COMM_NULL) return NULL;
+    if (mpii_rank == 0) {
+        char host[64] = "";
+        gethostname(host, sizeof host - 1);
+        snprintf(name, sizeof name, "spawned-%s-%d", host, (int) getpid());
+    }
+    MPII_PMPI(MPI_Bcast, MPI_BCAST_T)(name, (int) sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD);
+    return name;
+}
+
 /* The original design's banner, on every rank that has debug output on. */
 static void banner(const char *what)
 {
@@ -150,10 +169,11 @@ void mpii_after_init(int rc, int session)
     static int done;
     if (rc != MPI_SUCCESS || done || mpii_shadowed()) return;
     done = 1;
+    mpii_init_thread = 1;
     if (session) {
         /* MPI-4 sessions have no MPI_COMM_WORLD: no consensus, no gathered profile; per-rank
          * files keep what the tools record. */
-        mpii_profile_started();
+        mpii_profile_started(NULL);
         banner(" session");
         return;
     }
@@ -170,7 +190,7 @@ void mpii_after_init(int rc, int session)
         start_stack(); /* this rank had INJ_IGNORE set, rank 0 did not: tools start after init */
     }
     ignore_flag = decided[0];
-    if (mpii_active) mpii_profile_started();
+    if (mpii_active) mpii_profile_started(spawned_job_dir());
     mpii_site_out_dir(decided[2] && !decided[0]); /* collective: every rank or none */
     if (mpii_active) mpii_pvar_sampling_start(); /* mpii run --pvar */
     banner("");

@@ -40,6 +40,11 @@ static inline void *mpii_tool_storage(int tool_id)
     return mpii_storage[tool_id];
 }
 
+/* 1 in the thread that initialised MPI (init.c). Tools that watch memory with page protection
+ * need their state touched by one thread: they work at any thread level (mpi4py asks for
+ * MPI_THREAD_MULTIPLE) as long as the MPI calls come from this thread. One TLS load per call. */
+extern __thread int mpii_init_thread __attribute__((tls_model("initial-exec"), visibility("hidden")));
+
 /* In a Python rank, the Python line that made the call (preload/python/pysite.c, loaded by
  * init.c when mpii run built it for the interpreter): a key standing for "file:line (function)"
  * that the profile describes. NULL elsewhere, which is one predicted branch per call. */
@@ -101,7 +106,7 @@ void mpii_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* profile.c */
 void mpii_profile_begin(const char *out_dir);
-void mpii_profile_started(void);
+void mpii_profile_started(const char *spawned_subdir);
 void mpii_profile_add_tool(int tool_id, const char *name, const char *origin);
 void mpii_profile_finish(void);
 void mpii_profile_mark_aborted(void);

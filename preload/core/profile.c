@@ -56,6 +56,7 @@ static image_header_t *image;     /* the mapping, or anonymous memory when no ou
 static int image_is_file;
 static char out_dir[4096];
 static char live_path[4200];
+static int mpii_rank_known;        /* MPI_Init returned: mpii_rank is this job's rank */
 
 static double now(void)
 {
@@ -79,10 +80,19 @@ static int make_dirs(const char *path)
     return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+/* Until MPI_Init has returned, a process does not know which job it belongs to: the ranks of a
+ * job that MPI_Comm_spawn started have the same launcher ranks as their parents'. So each process
+ * starts in a file only it can name (host and pid), renamed rank-<r>.live once the rank is known;
+ * opening a rank's name early truncated the parent's live file under its mapping (SIGBUS). */
 static void live_name(char *buf, size_t n, int rank)
 {
-    if (rank >= 0) snprintf(buf, n, "%s/rank-%d.live", out_dir, rank);
-    else snprintf(buf, n, "%s/pid-%d.live", out_dir, (int) getpid());
+    if (rank >= 0) {
+        snprintf(buf, n, "%s/rank-%d.live", out_dir, rank);
+    } else {
+        char host[64] = "";
+        gethostname(host, sizeof host - 1);
+        snprintf(buf, n, "%s/pid-%s-%d.live", out_dir, host, (int) getpid());
+    }
 }
 
 void mpii_profile_begin(const char *dir)
@@ -91,7 +101,7 @@ void mpii_profile_begin(const char *dir)
     void *mem = MAP_FAILED;
     if (dir && *dir) {
         snprintf(out_dir, sizeof out_dir, "%s", dir);
-        live_name(live_path, sizeof live_path, mpii_rank);
+        live_name(live_path, sizeof live_path, -1);
         int fd = -1;
         if (make_dirs(out_dir) == 0) fd = open(live_path, O_RDWR | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0 && ftruncate(fd, (off_t) IMAGE_CAPACITY) == 0)
@@ -128,7 +138,7 @@ void mpii_profile_attach_dir(const char *dir)
 {
     if (!image || image_is_file || !dir || !*dir) return;
     snprintf(out_dir, sizeof out_dir, "%s", dir);
-    live_name(live_path, sizeof live_path, mpii_rank);
+    live_name(live_path, sizeof live_path, mpii_rank_known ? mpii_rank : -1);
     int fd = make_dirs(out_dir) == 0 ? open(live_path, O_RDWR | O_CREAT | O_TRUNC, 0644) : -1;
     int ok = fd >= 0 && ftruncate(fd, (off_t) IMAGE_CAPACITY) == 0 && write_all(fd, image, image->used) == 0
              && mmap(image, IMAGE_CAPACITY, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
@@ -137,14 +147,21 @@ void mpii_profile_attach_dir(const char *dir)
     else mpii_error("cannot write the profile in %s (%s): results are kept in memory only", out_dir, strerror(errno));
 }
 
-/* After MPI_Init: the real rank is known; rename the file if the launcher did not tell us. */
-void mpii_profile_started(void)
+/* After MPI_Init: the rank is known, and the job: a job started by MPI_Comm_spawn keeps its
+ * profile in a directory of its own under the run's (`subdir`, the same on all its ranks). */
+void mpii_profile_started(const char *subdir)
 {
     if (!image) return;
     image->rank = mpii_rank;
     image->size = mpii_size;
+    mpii_rank_known = 1;
     if (image_is_file) {
         char want[sizeof live_path];
+        if (subdir && *subdir) {
+            size_t at = strlen(out_dir);
+            snprintf(out_dir + at, sizeof out_dir - at, "/%s", subdir);
+            if (make_dirs(out_dir) != 0) out_dir[at] = 0; /* keep the run's directory: still a name of its own */
+        }
         live_name(want, sizeof want, mpii_rank);
         if (strcmp(want, live_path) != 0 && rename(live_path, want) == 0)
             snprintf(live_path, sizeof live_path, "%s", want);

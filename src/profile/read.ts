@@ -96,6 +96,14 @@ export interface Profile {
   ranks: RankProfile[];
   /** ranks the job had, from the images (-1 when unknown) */
   size: number;
+  /** directories of the jobs this one started with MPI_Comm_spawn (each a profile of its own) */
+  spawned: string[];
+}
+
+/** The profiles of spawned jobs: the shim puts each in a "spawned-<host>-<pid>" subdirectory. */
+function spawnedJobs(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && e.name.startsWith('spawned-')).map((e) => join(dir, e.name)).sort();
 }
 
 const pad8 = (n: number) => Math.ceil(n / 8) * 8; // not `& ~7`: 32-bit in JavaScript, and a corrupt length can be anything
@@ -200,7 +208,7 @@ export function readProfile(dir: string): Profile {
   const gathered = join(dir, 'profile.mpii');
   if (existsSync(gathered)) {
     const ranks = readGathered(gathered);
-    return { dir, complete: ranks.every((r) => r.state === 'finalized'), source: gathered, ranks, size: ranks.length };
+    return { dir, complete: ranks.every((r) => r.state === 'finalized'), source: gathered, ranks, size: ranks.length, spawned: spawnedJobs(dir) };
   }
   const live = readdirSync(dir).filter((f) => f.endsWith('.live')).sort();
   if (live.length === 0) {
@@ -212,5 +220,5 @@ export function readProfile(dir: string): Profile {
   // per-rank files are normal for MPI-4 sessions (no MPI_COMM_WORLD to gather over): complete
   // when every rank finalized and none is missing
   const complete = ranks.every((r) => r.state === 'finalized') && (size < 0 || ranks.length === size);
-  return { dir, complete, source: `${live.length} per-rank file(s)`, ranks, size };
+  return { dir, complete, source: `${live.length} per-rank file(s)`, ranks, size, spawned: spawnedJobs(dir) };
 }

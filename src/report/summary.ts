@@ -33,6 +33,7 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
     : `mpii profile: INCOMPLETE — ${p.ranks.length}${p.size > 0 ? ` of ${p.size}` : ''} ranks left data; `
       + `${states.filter((s) => s === 'aborted').length} aborted, ${states.filter((s) => s === 'running').length} did not finalize (${p.dir})`;
   lines.push(head);
+  for (const d of p.spawned) lines.push(`spawned job (MPI_Comm_spawn): its own profile in ${d} (mpii report ${d})`);
   const tools = new Map<number, string>();
   for (const r of p.ranks) for (const [id, name] of r.tools) tools.set(id, name);
   lines.push(`tools: ${tools.size ? [...tools.entries()].sort((a, b) => a[0] - b[0]).map(([id, n]) => `${id}:${n}`).join(' ') : '(none)'}`);
@@ -50,6 +51,7 @@ export function summaryJson(p: Profile): unknown {
     dir: p.dir,
     complete: p.complete,
     size: p.size,
+    spawned: p.spawned,
     ranks: p.ranks.map((r) => ({ rank: r.rank, host: r.host, pid: r.pid, state: r.state, flavor: r.flavor,
       seconds: r.tEnd > 0 ? r.tEnd - r.tStart : null, tools: Object.fromEntries(r.tools) })),
     traceCount: traceCountTables(p).map((t) => ({ tool: t.tool,

@@ -21,6 +21,18 @@ static uint64_t dummy_stats[MS_COUNT];
 static size_t heap_min = 1;
 static size_t heap_small_limit = 16384;
 static int live; /* between a usable MPI_Init and MPI_Finalize */
+static volatile int other_thread; /* a thread other than MPI's initialiser made an MPI call */
+static int thread_change(void);
+
+/* Whether this call is checked: while MPI runs and every MPI call comes from the thread that
+ * initialised it, whatever thread level it granted (mpi4py asks for MPI_THREAD_MULTIPLE and calls
+ * from one thread). A call from another thread ends checking for the run: that thread only says
+ * so, and the initialising thread stops at its next call, so no two threads touch the state. */
+static inline int mc_on(void)
+{
+    if (MPII_LIKELY(mpii_init_thread && !other_thread)) return live;
+    return live && thread_change();
+}
 
 enum {
     F_LIFT = 1,        /* may progress communication: pending buffers must be open */
@@ -297,7 +309,7 @@ static void after_blocking_recv(mc_origin_t *o, const mc_ranges_t *rs, const MPI
     }
 }
 
-static void start(int provided);
+static void start(void);
 static void stop(void);
 
 /* The call succeeded (only int-returning functions start operations). */
@@ -319,7 +331,7 @@ static int ok(const void *rc, size_t n)
     static __attribute__((unused)) RET mcg_##NAME QPARAMS                                           \
     {                                                                                               \
         if (ID == MPI_FINALIZE_T) stop();                                                           \
-        if (MPII_UNLIKELY(!live)) return CALL_NEXT(ID, QTYPE, NEXTARGS);                            \
+        if (MPII_UNLIKELY(!mc_on())) return CALL_NEXT(ID, QTYPE, NEXTARGS);                         \
         MC_BEFORE(ID, NAME);                                                                        \
         int lifted = (flags[ID] & F_LIFT) && mc_guarded_ops;                                        \
         if (lifted) mc_pending_lift();                                                              \
@@ -351,7 +363,7 @@ static void relower(void)
 
 static int mc_MPI_Wait(QMPI_Context context, int tool_id, MPI_Request *req, MPI_Status *status)
 {
-    if (!live || !req) return NEXT(MPI_WAIT_T, QMPI_Wait_t, req, status);
+    if (!mc_on() || !req) return NEXT(MPI_WAIT_T, QMPI_Wait_t, req, status);
     MPI_Request r = *req;
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     lift();
@@ -364,7 +376,7 @@ static int mc_MPI_Wait(QMPI_Context context, int tool_id, MPI_Request *req, MPI_
 
 static int mc_MPI_Test(QMPI_Context context, int tool_id, MPI_Request *req, int *flag, MPI_Status *status)
 {
-    if (!live || !req) return NEXT(MPI_TEST_T, QMPI_Test_t, req, flag, status);
+    if (!mc_on() || !req) return NEXT(MPI_TEST_T, QMPI_Test_t, req, flag, status);
     MPI_Request r = *req;
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     lift();
@@ -377,7 +389,7 @@ static int mc_MPI_Test(QMPI_Context context, int tool_id, MPI_Request *req, int 
 
 static int mc_MPI_Waitany(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
-    if (!live || save_requests(reqs, count) != 0) return NEXT(MPI_WAITANY_T, QMPI_Waitany_t, count, reqs, index, status);
+    if (!mc_on() || save_requests(reqs, count) != 0) return NEXT(MPI_WAITANY_T, QMPI_Waitany_t, count, reqs, index, status);
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     lift();
     int rc = NEXT(MPI_WAITANY_T, QMPI_Waitany_t, count, reqs, index, st);
@@ -390,7 +402,7 @@ static int mc_MPI_Waitany(QMPI_Context context, int tool_id, int count, MPI_Requ
 static int mc_MPI_Testany(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *index, int *flag,
                           MPI_Status *status)
 {
-    if (!live || save_requests(reqs, count) != 0) return NEXT(MPI_TESTANY_T, QMPI_Testany_t, count, reqs, index, flag, status);
+    if (!mc_on() || save_requests(reqs, count) != 0) return NEXT(MPI_TESTANY_T, QMPI_Testany_t, count, reqs, index, flag, status);
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     lift();
     int rc = NEXT(MPI_TESTANY_T, QMPI_Testany_t, count, reqs, index, flag, st);
@@ -402,7 +414,7 @@ static int mc_MPI_Testany(QMPI_Context context, int tool_id, int count, MPI_Requ
 
 static int mc_MPI_Waitall(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], MPI_Status *statuses)
 {
-    if (!live || save_requests(reqs, count) != 0) return NEXT(MPI_WAITALL_T, QMPI_Waitall_t, count, reqs, statuses);
+    if (!mc_on() || save_requests(reqs, count) != 0) return NEXT(MPI_WAITALL_T, QMPI_Waitall_t, count, reqs, statuses);
     MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;
     lift();
     int rc = NEXT(MPI_WAITALL_T, QMPI_Waitall_t, count, reqs, sts);
@@ -414,7 +426,7 @@ static int mc_MPI_Waitall(QMPI_Context context, int tool_id, int count, MPI_Requ
 
 static int mc_MPI_Testall(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *flag, MPI_Status *statuses)
 {
-    if (!live || save_requests(reqs, count) != 0) return NEXT(MPI_TESTALL_T, QMPI_Testall_t, count, reqs, flag, statuses);
+    if (!mc_on() || save_requests(reqs, count) != 0) return NEXT(MPI_TESTALL_T, QMPI_Testall_t, count, reqs, flag, statuses);
     MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;
     lift();
     int rc = NEXT(MPI_TESTALL_T, QMPI_Testall_t, count, reqs, flag, sts);
@@ -436,7 +448,7 @@ static void some_completed(MPI_Request *reqs, int outcount, const int *indices, 
     static int mc_##NAME(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *outcount, \
                          int indices[], MPI_Status *statuses)                                       \
     {                                                                                               \
-        if (!live || save_requests(reqs, count) != 0)                                               \
+        if (!mc_on() || save_requests(reqs, count) != 0)                                            \
             return NEXT(ID, QTYPE, count, reqs, outcount, indices, statuses);                       \
         MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;                \
         lift();                                                                                     \
@@ -450,7 +462,7 @@ MC_SOME(MPI_Testsome, MPI_TESTSOME_T, QMPI_Testsome_t)
 
 static int mc_MPI_Request_get_status(QMPI_Context context, int tool_id, MPI_Request req, int *flag, MPI_Status *status)
 {
-    if (!live) return NEXT(MPI_REQUEST_GET_STATUS_T, QMPI_Request_get_status_t, req, flag, status);
+    if (!mc_on()) return NEXT(MPI_REQUEST_GET_STATUS_T, QMPI_Request_get_status_t, req, flag, status);
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     lift();
     int rc = NEXT(MPI_REQUEST_GET_STATUS_T, QMPI_Request_get_status_t, req, flag, st);
@@ -491,7 +503,7 @@ static int mc_MPI_Request_free(QMPI_Context context, int tool_id, MPI_Request *r
 static int mc_MPI_Recv(QMPI_Context context, int tool_id, void *buf, int count, MPI_Datatype type, int source, int tag,
                        MPI_Comm comm, MPI_Status *status)
 {
-    if (!live) return NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, tag, comm, status);
+    if (!mc_on()) return NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, tag, comm, status);
     mc_origin_t o = { .site = call_site(context), .fn = MPI_RECV_T };
     mpii_args_t a = { .buffer = buf, .count = count, .datatype = type, .peer = source, .tag = tag, .comm = comm };
     mc_ranges_t rs = { .n = 0 };
@@ -508,7 +520,7 @@ static int mc_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, 
                            int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
                            MPI_Status *status)
 {
-    if (!live)
+    if (!mc_on())
         return NEXT(MPI_SENDRECV_T, QMPI_Sendrecv_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
     mc_origin_t o = { .site = call_site(context), .fn = MPI_SENDRECV_T };
     mpii_args_t a = { .send_buffer = sbuf, .send_count = scount, .send_datatype = stype, .recv_buffer = rbuf,
@@ -528,7 +540,7 @@ static int mc_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, 
 #define MC_BLOCKING(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                  \
     static __attribute__((unused)) RET mcb_##NAME QPARAMS                                           \
     {                                                                                               \
-        if (MPII_UNLIKELY(!live)) return CALL_NEXT(ID, QTYPE, NEXTARGS);                            \
+        if (MPII_UNLIKELY(!mc_on())) return CALL_NEXT(ID, QTYPE, NEXTARGS);                         \
         MC_BEFORE(ID, NAME);                                                                        \
         lift();                                                                                     \
         RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
@@ -548,7 +560,7 @@ MPII_FOREACH_FUNC(MC_BLOCKING)
         if (ID == MPI_WIN_UNLOCK_T || ID == MPI_WIN_FLUSH_T || ID == MPI_WIN_FLUSH_LOCAL_T) target = a.peer; \
         lift();                                                                                     \
         RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
-        if (live) mc_pending_rma_sync(sync_win, target);                                            \
+        if (mc_on()) mc_pending_rma_sync(sync_win, target);                                         \
         relower();                                                                                  \
         return rc;                                                                                  \
     }
@@ -557,7 +569,7 @@ MPII_FOREACH_FUNC(MC_SYNC)
 static int mc_MPI_Win_free(QMPI_Context context, int tool_id, MPI_Win *win)
 {
     MPI_Win w = win ? *win : MPI_WIN_NULL;
-    if (live) mc_pending_rma_sync(w, -1);
+    if (mc_on()) mc_pending_rma_sync(w, -1);
     lift();
     int rc = NEXT(MPI_WIN_FREE_T, QMPI_Win_free_t, win);
     relower();
@@ -607,7 +619,7 @@ static void read_options(void)
     if ((v = mpii_tool_option(mc_tool, "small-blocks"))) heap_small_limit = strtoull(v, NULL, 10);
 }
 
-static void start(int provided)
+static void start(void)
 {
     mc_stats = mpii_profile_counters(mc_tool, "stats", MS_COUNT, MC_STAT_LABELS);
     if (!mc_stats) mc_stats = dummy_stats;
@@ -621,11 +633,6 @@ static void start(int provided)
         mpii_profile_text(mc_tool, "engine", "valgrind");
         mpii_debug("memcheck: on (Valgrind client requests%s)", mc_strict ? ", strict" : "");
         live = 1;
-        return;
-    }
-    if (provided != MPI_THREAD_SINGLE) {
-        mpii_profile_text(mc_tool, "disabled", "thread level above MPI_THREAD_SINGLE");
-        mpii_debug("memcheck: off (thread level %d; page protection needs MPI_THREAD_SINGLE)", provided);
         return;
     }
     if (mpii_guard_attach(&client) != 0) {
@@ -642,6 +649,20 @@ static void start(int provided)
                mc_strict ? ", strict" : "", heap_min);
 }
 
+/* The first call from a thread other than MPI's initialiser (see mc_on). */
+static __attribute__((noinline)) int thread_change(void)
+{
+    if (!mpii_init_thread) {
+        other_thread = 1;
+        return 0;
+    }
+    mpii_profile_text(mc_tool, "disabled", "a second thread called MPI: memcheck stopped there (it checks programs "
+                                           "whose MPI calls come from one thread)");
+    mpii_error("memcheck: a second thread called MPI; checking stopped for the rest of the run");
+    stop();
+    return 0;
+}
+
 static void stop(void)
 {
     if (!live) return;
@@ -655,14 +676,14 @@ static void stop(void)
 static int mc_MPI_Init(QMPI_Context context, int tool_id, int *argc, char ***argv)
 {
     int rc = NEXT(MPI_INIT_T, QMPI_Init_t, argc, argv);
-    if (rc == MPI_SUCCESS) start(MPI_THREAD_SINGLE);
+    if (rc == MPI_SUCCESS) start();
     return rc;
 }
 
 static int mc_MPI_Init_thread(QMPI_Context context, int tool_id, int *argc, char ***argv, int required, int *provided)
 {
     int rc = NEXT(MPI_INIT_THREAD_T, QMPI_Init_thread_t, argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) start(*provided);
+    if (rc == MPI_SUCCESS) start(); /* any level: see mc_on */
     return rc;
 }
 
