@@ -129,6 +129,8 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   const vars = rankEnvironment(shim, stack.tools, outDir, env, (l) => placed.get(l) ?? l);
   if (args.pvars.length) vars.MPII_PVARS = [...new Set(args.pvars)].join(',');
   const pythonNote = mpi.python ? pythonSites(mpi.python.include, vars, env) : undefined;
+  // mpi4py's run-time settings (MPI4PY_RC_THREAD_LEVEL=single …) reach the ranks on both launchers
+  if (mpi.python) for (const [k, v] of Object.entries(env)) if (k.startsWith('MPI4PY_') && v !== undefined) vars[k] = v;
   const plan = launcher(vars, [args.program, ...args.programArgs]);
 
   if (args.dryRun) {

@@ -1,5 +1,6 @@
 // The memcheck tool's findings: read from each rank's profile (fixed-size records, see
 // preload/tools/memcheck/findings.c), resolved to file:line, grouped by call site over ranks.
+import { disabledLines } from './disabled.js';
 import type { Profile, RankProfile } from '../profile/read.js';
 import { humanBytes } from './monitor-text.js';
 import { describe, parseObjects, Symbolizer, type CodeLocation } from './symbols.js';
@@ -120,7 +121,7 @@ export function formatMemcheck(p: Profile): string[] {
   for (const run of memcheckRuns(p)) {
     const n = run.findings.reduce((s, f) => s + f.count, 0);
     out.push(`memcheck (tool ${run.tool}, ${run.engine || 'off'}): ${n ? `${n} finding${n === 1 ? '' : 's'} at ${run.findings.length} place${run.findings.length === 1 ? '' : 's'}` : 'no findings'}`);
-    for (const d of run.disabled) out.push(`  rank ${d.rank}: off (${d.reason})`);
+    out.push(...disabledLines(run.disabled, run.ranks.length));
     for (const f of run.findings) {
       const ranks = f.ranks.sort((a, b) => a - b);
       const who = `${ranks.length === 1 ? 'rank' : 'ranks'} ${ranks.length > 8 ? `${ranks.slice(0, 8).join(',')},…` : ranks.join(',')}`;

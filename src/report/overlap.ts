@@ -1,6 +1,7 @@
 // The overlap tool's statistics: what was converted, what passed through and why, what made
 // the background requests wait, and how long. Counter names come from the profile's labels
 // (preload/tools/overlap/overlap.h), so a new statistic shows up without a change here.
+import { disabledLines } from './disabled.js';
 import type { Profile } from '../profile/read.js';
 import { humanBytes as bytes } from './monitor-text.js';
 
@@ -54,7 +55,7 @@ export function formatOverlap(p: Profile): string[] {
     const t = overlapTotals(run);
     const n = run.ranks.length;
     out.push(`overlap (tool ${run.tool}): ${n} rank${n === 1 ? '' : 's'}`);
-    for (const d of run.disabled) out.push(`  rank ${d.rank}: off (${d.reason})`);
+    out.push(...disabledLines(run.disabled, run.ranks.length));
     const converted = (t['sends converted'] ?? 0) + (t['receives converted'] ?? 0);
     out.push(`  converted   ${t['sends converted'] ?? 0} sends (${bytes(t['bytes sent'] ?? 0)}), `
       + `${t['receives converted'] ?? 0} receives (${bytes(t['bytes received'] ?? 0)}), `

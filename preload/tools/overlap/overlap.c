@@ -287,7 +287,9 @@ static void start(int provided)
     read_options();
     if (provided != MPI_THREAD_SINGLE) {
         /* a fault on another thread would have to call MPI from it: stay out of the way */
-        mpii_profile_text(ov_tool, "disabled", "thread level above MPI_THREAD_SINGLE");
+        mpii_profile_text(ov_tool, "disabled", "MPI runs at a thread level above MPI_THREAD_SINGLE, which the method "
+                                               "does not support; a Python program: MPI4PY_RC_THREAD_LEVEL=single in "
+                                               "the ranks' environment (mpi4py asks for MPI_THREAD_MULTIPLE)");
         mpii_debug("overlap: off (thread level %d; only MPI_THREAD_SINGLE is supported)", provided);
         return;
     }

@@ -220,7 +220,12 @@ int ov_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MP
     MPII_PMPI(MPI_Pack, MPI_PACK_T)(buf, count, type, r->pack, size, &pos, comm);
     if (closed) mpii_guard_close(b, plo, phi);
     *r = (ov_req_t){ .recv = 0, .pack = r->pack, .cap = r->cap, .status_entry = -1 };
-    OV_NEXT(MPI_ISEND_T, QMPI_Isend_t, r->pack, pos, MPI_PACKED, dest, tag, comm, &r->req);
+    /* a send MPI refuses (a rank or tag out of range, under MPI_ERRORS_RETURN) is not converted:
+     * the program's own blocking call then returns the library's error */
+    if (OV_NEXT(MPI_ISEND_T, QMPI_Isend_t, r->pack, pos, MPI_PACKED, dest, tag, comm, &r->req) != MPI_SUCCESS) {
+        drop_active(s);
+        return 0;
+    }
     ov_stats[ST_SENDS]++;
     ov_stats[ST_BYTES_SENT] += (uint64_t) pos;
     return 1;
@@ -285,7 +290,11 @@ int ov_recv(const ov_target_t *t, void *buf, int count, MPI_Datatype type, int s
         MPII_PMPI(MPI_Improbe, MPI_IMPROBE_T)(source, tag, comm, &here, &msg, &probed);
         if (here) OV_NEXT(MPI_IMRECV_T, QMPI_Imrecv_t, r->pack, size, MPI_PACKED, &msg, &r->req);
     }
-    if (!here) OV_NEXT(MPI_IRECV_T, QMPI_Irecv_t, r->pack, size, MPI_PACKED, source, tag, comm, &r->req);
+    /* likewise a receive MPI refuses: not converted, the blocking call returns the error */
+    if (!here && OV_NEXT(MPI_IRECV_T, QMPI_Irecv_t, r->pack, size, MPI_PACKED, source, tag, comm, &r->req) != MPI_SUCCESS) {
+        drop_active(s);
+        return 0;
+    }
     int guarded = mpii_guard_add(b, r->plo, r->phi, MPII_GUARD_NOACCESS) == 0;
     if (guarded) guarded_recvs++;
     else r->block = NULL;
