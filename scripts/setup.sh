@@ -16,6 +16,17 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
   trap 'rm -f /usr/sbin/policy-rc.d' EXIT
 fi
 apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client munge >/dev/null
+# Python programs (test/python.test.ts): the distribution's mpi4py is built for Open MPI and runs
+# with /usr/bin/python3; python3-dev: the Python call-site helper; mpi4py-fft: a real mpi4py package
+apt-get install -y -qq --no-install-recommends python3-mpi4py python3-numpy python3-dev python3-venv python3-mpi4py-fft >/dev/null
+# MPICH's: mpi4py 4 from the package registry in a virtual environment (its wheel carries a module
+# for each MPI ABI and picks one at import time: MPI4PY_MPIABI=mpich)
+if [ ! -x .venv-mpich/bin/python ] || ! .venv-mpich/bin/python -c 'import mpi4py, numpy' 2>/dev/null; then
+  rm -rf .venv-mpich
+  if ! { /usr/bin/python3 -m venv .venv-mpich && .venv-mpich/bin/pip install -q --retries 1 --timeout 30 'mpi4py>=4' numpy; }; then
+    echo "setup: mpi4py for MPICH could not be installed from the package registry: the MPICH Python tests will fail saying so" >&2
+  fi
+fi
 npm ci --no-audit --no-fund
 # the HTML report's tests render it in headless Chromium (driven by playwright-core from npm)
 apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null

@@ -15,6 +15,15 @@
 #include <string.h>
 #include "mpii_core.h"
 
+/* The C library's dlsym: the shim's own (dlsym.c) hands out its wrappers for MPI_ names asked
+ * through a library handle, and here the library's own functions are wanted. */
+#if defined(__x86_64__)
+extern void *(*mpii_real_dlsym)(void *, const char *);
+#define library_dlsym(h, n) (mpii_real_dlsym ? mpii_real_dlsym(h, n) : dlsym(h, n))
+#else
+#define library_dlsym dlsym
+#endif
+
 static void *local_mpi;           /* handle of an MPI library outside the global scope */
 static int local_searched;
 static char local_path[512];
@@ -30,7 +39,7 @@ static int find_mpi_object(struct dl_phdr_info *info, size_t size, void *data)
     if ((void *) info->dlpi_addr == s->self_base) return 0;
     void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD); /* a handle, never a new load */
     if (!h) return 0;
-    void *init = dlsym(h, "PMPI_Init");
+    void *init = library_dlsym(h, "PMPI_Init");
     Dl_info where;
     if (init && dladdr(init, &where) && where.dli_fbase == (void *) info->dlpi_addr) {
         s->handle = h;
@@ -60,15 +69,15 @@ void mpii_lookup(const char *name, const char *pname, void **next, void **pmpi)
     *next = dlsym(RTLD_NEXT, name);
     *pmpi = dlsym(RTLD_DEFAULT, pname);
     if (!*next && !*pmpi && local_library()) {
-        *next = dlsym(local_mpi, name);
-        *pmpi = dlsym(local_mpi, pname);
+        *next = library_dlsym(local_mpi, name);
+        *pmpi = library_dlsym(local_mpi, pname);
     }
 }
 
 void *mpii_lookup_object(const char *name)
 {
     void *p = dlsym(RTLD_DEFAULT, name);
-    if (!p && local_library()) p = dlsym(local_mpi, name);
+    if (!p && local_library()) p = library_dlsym(local_mpi, name);
     return p;
 }
 
@@ -80,7 +89,7 @@ static const struct { const char *flavor, *label, *marker; } flavors[] = {
 
 static int defines(const char *symbol)
 {
-    return dlsym(RTLD_DEFAULT, symbol) || (local_mpi && dlsym(local_mpi, symbol));
+    return dlsym(RTLD_DEFAULT, symbol) || (local_mpi && library_dlsym(local_mpi, symbol));
 }
 
 /* A shim built for one MPI in a process that loaded another would pass handles of one ABI to the
@@ -90,7 +99,7 @@ void mpii_check_library(void)
     Dl_info where;
     void *init = dlsym(RTLD_NEXT, "PMPI_Init");
     if (!init) init = dlsym(RTLD_DEFAULT, "PMPI_Init");
-    if (!init && local_mpi) init = dlsym(local_mpi, "PMPI_Init");
+    if (!init && local_mpi) init = library_dlsym(local_mpi, "PMPI_Init");
     if (!init) return; /* no MPI at all: the first call says which function is missing */
     const char *path = dladdr(init, &where) && where.dli_fname ? where.dli_fname : "the MPI library";
     size_t n = sizeof flavors / sizeof flavors[0], own = 0;

@@ -1,5 +1,5 @@
 // `mpii run`: config → MPI detection → shim build → launch → report.
-import { accessSync, constants, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, constants as osConstants } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -131,6 +131,7 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   const pythonNote = mpi.python ? pythonSites(mpi.python.include, vars, env) : undefined;
   // mpi4py's run-time settings (MPI4PY_RC_THREAD_LEVEL=single …) reach the ranks on both launchers
   if (mpi.python) for (const [k, v] of Object.entries(env)) if (k.startsWith('MPI4PY_') && v !== undefined) vars[k] = v;
+  const abiNote = mpi.python?.abiLink ? provideAbiName(mpi.python.abiLink, vars, env) : undefined;
   const plan = launcher(vars, [args.program, ...args.programArgs]);
 
   if (args.dryRun) {
@@ -144,6 +145,7 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   if (!args.quiet) {
     if (mpi.note) process.stderr.write(`mpii: note: ${mpi.note}\n`);
     if (pythonNote) process.stderr.write(`mpii: note: ${pythonNote}\n`);
+    if (abiNote) process.stderr.write(`mpii: note: ${abiNote}\n`);
     process.stderr.write(`mpii: ${FLAVORS[mpi.flavor].label}${mpi.extension ? ` through ${mpi.extension}` : ''}, launcher: ${basename(plan.command)}, `
       + `tools: ${stack.tools.map((t) => t.name).join(' → ') || '(none)'}, out: ${outDir}\n`);
   }
@@ -158,6 +160,28 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
       if (warning) process.stderr.write(`mpii: ${warning}\n`);
     }
   }
+}
+
+/** The ranks find the MPI library under the soname the Python extension asks for (a symbolic
+ * link in mpii's cache, first on their LD_LIBRARY_PATH). Returns the note for the banner. */
+function provideAbiName(link: { soname: string; target: string }, vars: Record<string, string>, env: NodeJS.ProcessEnv): string {
+  const dir = join(cacheRoot(env), 'abi-names');
+  const path = join(dir, link.soname);
+  mkdirSync(dir, { recursive: true });
+  let current: string | undefined;
+  try {
+    current = readlinkSync(path);
+  } catch {
+    current = undefined;
+  }
+  if (current !== link.target) {
+    const tmp = `${path}.${process.pid}.tmp`;
+    rmSync(tmp, { force: true });
+    symlinkSync(link.target, tmp);
+    renameSync(tmp, path); // atomic for a concurrent run
+  }
+  vars.LD_LIBRARY_PATH = [dir, env.LD_LIBRARY_PATH].filter(Boolean).join(':');
+  return `the extension needs ${link.soname}, which this system names ${basename(link.target)}: the ranks find it in ${dir}`;
 }
 
 /** A Python program's ranks name the Python line of each MPI call: the helper built for its

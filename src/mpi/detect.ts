@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, flavorOfBinary, which, type FlavorName } from './flavors.js';
-import { flavorOfLibraries, isPython, pythonMpi, shebangInterpreter } from './python.js';
+import { flavorOfLibraries, isPython, pythonInclude, pythonMpi, shebangInterpreter } from './python.js';
 
 export interface Detected {
   flavor: FlavorName;
@@ -14,7 +14,7 @@ export interface Detected {
   /** the extension module that loads the MPI (an interpreter's mpi4py), for the banner */
   extension?: string;
   /** a Python program: its interpreter's headers (the call-site helper is built against them) */
-  python?: { include?: string };
+  python?: { include?: string; abiLink?: { soname: string; target: string } };
   /** one line for the user when the launcher on PATH belongs to the other MPI */
   note?: string;
 }
@@ -57,14 +57,18 @@ export async function detectMpi(program: string, env: NodeJS.ProcessEnv, overrid
     throw new MpiiError(`unknown MPI '${override}' for --mpi`, 'use --mpi openmpi or --mpi mpich');
   }
   const path = resolveProgram(program, env);
-  if (override) return { flavor: override as FlavorName, how: '--mpi', program: path };
   const elf = isElf(path);
   // an interpreter, or a script whose #! line names one, loads MPI through an extension module
   // (a `python3` on PATH may be a version manager's shell script: its name is enough)
   const interpreter = elf || isPython(path) ? path : shebangInterpreter(path, env);
+  if (override) {
+    // a Python program that loads the named MPI some other way (ctypes …) still gets Python call sites
+    const python = interpreter && isPython(interpreter) ? { include: pythonInclude(interpreter, env, cacheDir) } : undefined;
+    return { flavor: override as FlavorName, how: '--mpi', program: path, python };
+  }
   if (interpreter && isPython(interpreter)) {
     const py = pythonMpi(interpreter, env, cacheDir);
-    return withLauncherNote({ flavor: py.flavor, how: `${basename(interpreter)} imports ${py.how}`, extension: py.how, python: { include: py.include }, program: path }, env);
+    return withLauncherNote({ flavor: py.flavor, how: `${basename(interpreter)} imports ${py.how}`, extension: py.how, python: { include: py.include, abiLink: py.abiLink }, program: path }, env);
   }
   if (elf) {
     const ldd = spawnSync('ldd', [path], { env, encoding: 'utf8' });

@@ -15,6 +15,9 @@ export interface PythonMpi {
   include?: string;
   /** e.g. "mpi4py 3.1.4 (/usr/lib/python3/dist-packages/mpi4py)" */
   how: string;
+  /** the module needs the MPICH ABI's libmpi.so.12, which this system calls libmpich.so.12: the
+   * ranks get a folder with that name for it on LD_LIBRARY_PATH */
+  abiLink?: { soname: string; target: string };
 }
 
 /** Interpreters whose MPI comes from an extension module. */
@@ -139,6 +142,15 @@ function probe(python: string, env: NodeJS.ProcessEnv, cacheDir: string | undefi
   return probed;
 }
 
+/** The interpreter's C headers (for the call-site helper), when the MPI is named with --mpi. */
+export function pythonInclude(python: string, env: NodeJS.ProcessEnv, cacheDir?: string): string | undefined {
+  try {
+    return probe(python, env, cacheDir).include;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The MPI `python` will load through mpi4py; throws a one-line error where that cannot be told. */
 export function pythonMpi(python: string, env: NodeJS.ProcessEnv, cacheDir?: string): PythonMpi {
   const p = probe(python, env, cacheDir);
@@ -163,7 +175,23 @@ export function pythonMpi(python: string, env: NodeJS.ProcessEnv, cacheDir?: str
     throw new MpiiError(`cannot tell which MPI ${where} is built for (${chosen} needs neither Open MPI nor MPICH)`,
       'pass --mpi openmpi|mpich');
   }
-  return { flavor, how: `${where}${p.abi ? `, ABI ${p.abi}` : ''}`, include: p.include };
+  return { flavor, how: `${where}${p.abi ? `, ABI ${p.abi}` : ''}`, include: p.include, abiLink: abiLink(join(p.dir, chosen), flavor, env) };
+}
+
+/** mpi4py's wheels link the MPICH ABI's soname, libmpi.so.12; Debian and Ubuntu ship MPICH as
+ * libmpich.so.12 only, so the import fails ("libmpi.so.12: cannot open shared object file"). When
+ * the module cannot find it and libmpich.so.12 is installed, the ranks are given that name for it. */
+function abiLink(module: string, flavor: FlavorName, env: NodeJS.ProcessEnv): PythonMpi['abiLink'] {
+  if (flavor !== 'mpich') return undefined;
+  const ldd = spawnSync('ldd', [module], { env: { ...env, LD_PRELOAD: '' }, encoding: 'utf8' });
+  if (!/^\s*libmpi\.so\.12 => not found/m.test(ldd.stdout ?? '')) return undefined;
+  for (const ldconfig of ['ldconfig', '/sbin/ldconfig', '/usr/sbin/ldconfig']) {
+    const r = spawnSync(ldconfig, ['-p'], { encoding: 'utf8' });
+    if (r.status !== 0) continue;
+    const target = r.stdout.match(/^\s*libmpich\.so\.12 \(.*x86-64.*\) => (\S+)$/m)?.[1] ?? r.stdout.match(/^\s*libmpich\.so\.12 .*=> (\S+)$/m)?.[1];
+    return target ? { soname: 'libmpi.so.12', target } : undefined;
+  }
+  return undefined;
 }
 
 /** Another interpreter that has mpi4py (the distribution's), to name in the error. */

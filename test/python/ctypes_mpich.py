@@ -35,10 +35,12 @@ def exchange(out, got):
 
 out = np.arange(4096, dtype='d') * (rank + 1)
 got = np.empty_like(out)
+acc = np.zeros(1, dtype='d')
 for _ in range(10):
     exchange(out, got)
+    acc += got.sum()  # each round's data is read before the next round overwrites it
 total = np.empty(1, dtype='d')
-check(lib.MPI_Allreduce(ptr(got[:1] + got.sum()), ptr(total), 1, DOUBLE, SUM, COMM_WORLD))
+check(lib.MPI_Allreduce(ptr(acc), ptr(total), 1, DOUBLE, SUM, COMM_WORLD))
 req = ctypes.c_int()
 ints = np.full(100, rank, dtype='i')
 back = np.empty(100, dtype='i')

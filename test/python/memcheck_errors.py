@@ -38,4 +38,4 @@ elif which == 'irecv-read':
     elif rank == 1:
         receive_then_peek()
 comm.Barrier()
-print(f'rank {rank} done, data[7] = {data[7]}')
+print(f"rank {rank} done, data[7] = {data[7]}, sum = {data.sum()}")

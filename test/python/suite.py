@@ -24,6 +24,8 @@ def point_to_point_numpy():
     out = np.arange(1000, dtype='d') * (rank + 1)
     got = np.empty(1000, dtype='d')
     comm.Sendrecv(out, dest=right, sendtag=7, recvbuf=got, source=left, recvtag=7)
+    total = float(got.sum())
+    # a second receive into part of the same array, after its data was read (memcheck: correct)
     status = MPI.Status()
     if rank % 2 == 0:
         comm.Send([out[:10], MPI.DOUBLE], dest=right, tag=3)
@@ -31,7 +33,7 @@ def point_to_point_numpy():
     else:
         comm.Recv([got[:10], MPI.DOUBLE], source=left, tag=3, status=status)
         comm.Send([out[:10], MPI.DOUBLE], dest=right, tag=3)
-    return [float(got.sum()), status.Get_source(), status.Get_tag(), status.Get_count(MPI.DOUBLE)]
+    return [total + float(got[:10].sum()), status.Get_source(), status.Get_tag(), status.Get_count(MPI.DOUBLE)]
 
 
 def point_to_point_objects():
@@ -53,6 +55,7 @@ def nonblocking():
     reqs += [comm.Isend(bufs[k], dest=right, tag=20 + k) for k in range(4)]
     statuses = [MPI.Status() for _ in reqs]
     MPI.Request.Waitall(reqs, statuses)
+    sums = [int(r.sum()) for r in recv]
     objreq = comm.isend([rank] * 5, dest=right, tag=30)
     got = comm.irecv(source=left, tag=30).wait()
     objreq.wait()
@@ -61,9 +64,10 @@ def nonblocking():
     for _ in range(3):
         MPI.Prequest.Startall([persistent, precv])
         MPI.Request.Waitall([persistent, precv])
+        sums[0] += int(recv[0].sum())  # each round's data is read before the next arrives
     persistent.Free()
     precv.Free()
-    return [int(r.sum()) for r in recv] + [statuses[0].Get_source(), sum(got)]
+    return sums + [statuses[0].Get_source(), sum(got)]
 
 
 def collectives():

@@ -3,6 +3,7 @@
  *   memcheck.c  the QMPI wrappers: what each call starts, completes, or hands to the library
  *   pending.c   buffers MPI owns (pending requests, one-sided origins) and their page guards
  *   unread.c    received data: write before read, never read (post-communication phase)
+ *   access_width.c  how many bytes a faulting instruction touches (vector loads decide many elements)
  *   findings.c  the findings: dedup per call site, profile records, stderr lines, backtraces
  *   valgrind.c  the same rules expressed as Valgrind client requests */
 #ifndef MPII_MEMCHECK_H
@@ -122,6 +123,8 @@ int mc_unread_fault(void *addr, int write);
 void mc_unread_access(uintptr_t lo, uintptr_t hi);
 void mc_unread_block_released(mpii_block_t *b);
 void mc_unread_finalize(void);
+/* Bytes the faulting instruction (a signal's ucontext) reads or writes; 0: unknown. */
+unsigned mc_access_width(const void *context);
 
 /* ---- findings.c ---- */
 typedef struct {

@@ -28,6 +28,7 @@ typedef struct {
     int target;
     int at;                  /* index in live[] while active */
     uint32_t steps;
+    uint64_t since;          /* activation order: among ops sharing a handle, the oldest answers */
     mc_origin_t origin;
     mc_range_t r[2];
 } mc_op_t;
@@ -74,11 +75,15 @@ static int find(MPI_Request *where, MPI_Request r)
     if (!ops) return -1;
     int i = where ? find_at(where) : -1;
     if (i >= 0 && handle(ops[i].req) == handle(r)) return i;
+    /* moved or copied (mpi4py 4 passes a copy of its requests to MPI_Waitall): by handle. Several
+     * active operations share a handle only when it is the library's shared handle of operations
+     * that completed at once; any of them may answer, the oldest does, so that a Waitall over n
+     * copies of it completes n of them */
     int found = -1;
-    for (int n = 0; n < n_live; n++) { /* moved or copied: by handle, when that is unambiguous */
-        if (!ops[live[n]].has_req || handle(ops[live[n]].req) != handle(r)) continue;
-        if (found >= 0) return -1;
-        found = live[n];
+    for (int n = 0; n < n_live; n++) {
+        const mc_op_t *op = &ops[live[n]];
+        if (!op->has_req || handle(op->req) != handle(r)) continue;
+        if (found < 0 || op->since < ops[found].since) found = live[n];
     }
     return found;
 }
@@ -186,8 +191,10 @@ static void activate(int i, int check)
 {
     mc_op_t *op = &ops[i];
     if (op->active) return;
+    static uint64_t activations;
     op->active = 1;
     op->steps = 0;
+    op->since = ++activations;
     op->at = n_live;
     live[n_live++] = i;
     if (!check) { /* followed, not guarded */

@@ -67,6 +67,13 @@ static void open_page(mc_record_t *r, int i)
     mpii_guard_remove(r->block, page_at(r, i), page_at(r, i) + mpii_page_size, MPII_GUARD_NOACCESS);
 }
 
+static void report_unread(const mc_origin_t *origin, uintptr_t lo, uintptr_t len, uint64_t unread)
+{
+    mc_stats[MS_UNREAD_BYTES] += unread;
+    mc_finding_t f = { .kind = MC_UNREAD, .origin = origin, .addr = lo, .base = lo, .len = len, .bytes = unread, .access = -1 };
+    mc_report(&f);
+}
+
 /* The record ends: bytes on pages never touched were never read. */
 static void finish(mc_record_t *r)
 {
@@ -95,11 +102,7 @@ static void finish(mc_record_t *r)
     int last = active[--mc_tracked];
     active[r->at] = last;
     records[last].at = r->at;
-    if (unread) {
-        mc_stats[MS_UNREAD_BYTES] += unread;
-        mc_finding_t f = { .kind = MC_UNREAD, .origin = &origin, .addr = lo, .base = lo, .len = len, .bytes = unread, .access = -1 };
-        mc_report(&f);
-    }
+    if (unread) report_unread(&origin, lo, len, unread);
 }
 
 static uint64_t all_elements(const mc_record_t *r)
@@ -115,15 +118,25 @@ static void stop_watching(mc_record_t *r)
     finish(r);
 }
 
-/* An access to a precise record's page: decide the element it touches (the first access to
- * an element decides: read = used, write = write before read). */
+/* An access to a precise record's page: decide the elements it touches (the first access to
+ * an element decides: read = used, write = write before read). One instruction may touch
+ * several elements (a vector load): all of them are decided by it. */
 static void precise_access(mc_record_t *r, uintptr_t a, int write)
 {
     mc_stats[MS_FAULTS]++;
-    if (a >= r->lo && a < r->lo + (uintptr_t) r->nelem * r->elem) {
-        unsigned e = (unsigned) ((a - r->lo) / r->elem);
-        if (!(r->decided >> e & 1)) {
-            r->decided |= 1ull << e;
+    uintptr_t end = r->lo + (uintptr_t) r->nelem * r->elem;
+    unsigned width = mc_access_width(mpii_fault_context);
+    uintptr_t last = a + (width ? width - 1 : 0);
+    if (last < a) last = a;
+    if (a < end && last >= r->lo) {
+        unsigned e = a >= r->lo ? (unsigned) ((a - r->lo) / r->elem) : 0;
+        unsigned e_last = last < end ? (unsigned) ((last - r->lo) / r->elem) : r->nelem - 1;
+        uint64_t touched = (e_last >= 63 ? ~0ull : (1ull << (e_last + 1)) - 1) & ~((1ull << e) - 1);
+        uint64_t fresh = touched & ~r->decided;
+        r->decided |= touched;
+        if (fresh) {
+            e = (unsigned) __builtin_ctzll(fresh);
+            a = r->lo + (uintptr_t) e * r->elem;
             if (write) {
                 mc_finding_t f = { .kind = MC_WRITE_BEFORE_READ, .origin = &r->origin, .addr = a, .base = r->lo,
                                    .len = r->hi - r->lo, .access = 1, .ucontext = mpii_fault_context };
@@ -180,12 +193,46 @@ static int overlaps(const mc_record_t *r, uintptr_t lo, uintptr_t hi)
     return r->used && r->lo < hi && lo < r->hi;
 }
 
+/* [lo, hi) is about to be received into again: what of r lies there and was not read by now
+ * never will be. The rest of r stays watched, except on the pages the library is about to write
+ * (they open for it: what else they hold counts as used, "never read" stays a lower bound). */
+static void received_again(mc_record_t *r, uintptr_t lo, uintptr_t hi)
+{
+    uint64_t unread = 0;
+    if (r->nelem) {
+        for (unsigned e = 0; e < r->nelem; e++) {
+            uintptr_t a = r->lo + (uintptr_t) e * r->elem;
+            if (a >= lo && a + r->elem <= hi && !(r->decided >> e & 1)) {
+                r->decided |= 1ull << e;
+                unread += r->elem;
+            }
+        }
+    } else {
+        for (int p = 0; p < MC_RECORD_PAGES; p++) {
+            if (!(r->guarded >> p & 1)) continue;
+            uintptr_t a = page_at(r, p), b = a + mpii_page_size;
+            uintptr_t x = r->lo > a ? r->lo : a, y = r->hi < b ? r->hi : b;
+            if (x < lo) x = lo;
+            if (y > hi) y = hi;
+            if (y > x) unread += y - x;
+        }
+    }
+    if (unread) report_unread(&r->origin, r->lo, r->hi - r->lo, unread);
+    if (r->nelem) { /* followed element by element on guarded pages the library now needs open */
+        stop_watching(r);
+        return;
+    }
+    for (int p = 0; p < MC_RECORD_PAGES; p++)
+        if (r->guarded >> p & 1 && page_at(r, p) < hi && lo < page_at(r, p) + mpii_page_size) open_page(r, p);
+    if (!r->guarded) finish(r);
+}
+
 void mc_unread_library_uses(uintptr_t lo, uintptr_t hi, int dir)
 {
     FOR_ACTIVE(r) {
         if (!overlaps(r, lo, hi)) continue;
         if (dir == MC_DIR_RECV) {
-            finish(r); /* received into again: what was not read by now never will be */
+            received_again(r, lo, hi);
             continue;
         }
         if (r->nelem) { /* the library reads it to send it on: those elements are used */

@@ -9,6 +9,7 @@
  * buffers handed to nonblocking calls, windows and attached buffers are "pinned": the library
  * may touch them at any time, so they are never guarded. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mpii_tool.h"
@@ -177,48 +178,50 @@ static void release_buffer(const void *buf, MPI_Count count, MPI_Datatype type)
     if (ov_pending && mpii_extent(buf, count, type, &lo, &hi) == 0) ov_release_range(lo, hi, ST_WAIT_MPI);
 }
 
-static int ov_MPI_Send(QMPI_Context context, int tool_id, const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+/* The conversions, shared by the int-count functions and (MPI 4) their large-count _c forms,
+ * which mpi4py 4 calls: 1 the call runs in the background; otherwise the caller calls the layer
+ * below (for a Sendrecv, 0: only its receive half is left to do). */
+static int send_async(QMPI_Context context, const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                      MPI_Comm comm)
 {
-    if (live && dest != MPI_PROC_NULL) {
-        void *site = call_site(context);
-        if (!site_on(site)) {
-            ov_stats[ST_PASS_ADAPTIVE]++;
-        } else if (ov_send(buf, count, type, dest, tag, comm)) {
-            ov_chain_call(signature(site, 0, buf, count, type, dest, tag, comm));
-            return MPI_SUCCESS;
-        }
-        release_buffer(buf, count, type);
+    if (!live || dest == MPI_PROC_NULL) return -1;
+    void *site = call_site(context);
+    if (!site_on(site)) {
+        ov_stats[ST_PASS_ADAPTIVE]++;
+    } else if (ov_send(buf, count, type, dest, tag, comm)) {
+        ov_chain_call(signature(site, 0, buf, count, type, dest, tag, comm));
+        return 1;
     }
-    return NEXT(MPI_SEND_T, QMPI_Send_t, buf, count, type, dest, tag, comm);
+    release_buffer(buf, count, type);
+    return -1;
 }
 
-static int ov_MPI_Recv(QMPI_Context context, int tool_id, void *buf, int count, MPI_Datatype type, int source, int tag,
-                       MPI_Comm comm, MPI_Status *status)
+static int recv_async(QMPI_Context context, void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                      MPI_Status *status)
 {
-    if (live) {
-        void *site = call_site(context);
-        ov_target_t t;
-        if (ov_recv_target(buf, count, type, source, tag, &t)) {
-            if (!site_on(site)) {
-                ov_stats[ST_PASS_ADAPTIVE]++;
-            } else if (ov_recv(&t, buf, count, type, source, tag, comm, status)) {
-                ov_chain_call(signature(site, 1, buf, count, type, source, tag, comm));
-                return MPI_SUCCESS;
-            }
+    if (!live) return -1;
+    void *site = call_site(context);
+    ov_target_t t;
+    if (ov_recv_target(buf, count, type, source, tag, &t)) {
+        if (!site_on(site)) {
+            ov_stats[ST_PASS_ADAPTIVE]++;
+        } else if (ov_recv(&t, buf, count, type, source, tag, comm, status)) {
+            ov_chain_call(signature(site, 1, buf, count, type, source, tag, comm));
+            return 1;
         }
-        release_buffer(buf, count, type);
-        ov_status_forget(status, 1);
     }
-    return NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, tag, comm, status);
+    release_buffer(buf, count, type);
+    ov_status_forget(status, 1);
+    return -1;
 }
 
 /* Both halves of a Sendrecv in the background: 1 done; 0 the send half is on its way and the
  * receive must be made by the caller (MPI_Recv); -1 nothing started. The send half is packed
  * first (a receive into the same page cannot change it), then the receive half; MPI forbids
  * their elements to overlap, so neither waits for the other (the thesis's partner exemption). */
-static int sendrecv_async(void *site, int dir, const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
-                          void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
-                          MPI_Status *status)
+static int sendrecv_halves(void *site, int dir, const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                           void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+                           MPI_Status *status)
 {
     ov_target_t t;
     if (!site_on(site)) {
@@ -233,19 +236,51 @@ static int sendrecv_async(void *site, int dir, const void *sbuf, int scount, MPI
     return 1;
 }
 
+static int sendrecv_async(QMPI_Context context, const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                          void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+                          MPI_Status *status)
+{
+    if (!live) return -1;
+    int done = sendrecv_halves(call_site(context), 2, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+                               comm, status);
+    if (done == 1) return 1;
+    if (done < 0) release_buffer(sbuf, scount, stype);
+    release_buffer(rbuf, rcount, rtype);
+    ov_status_forget(status, 1);
+    return done;
+}
+
+static int sendrecv_replace_async(QMPI_Context context, void *buf, int count, MPI_Datatype type, int dest, int stag,
+                                  int source, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+    if (!live) return -1;
+    int done = sendrecv_halves(call_site(context), 3, buf, count, type, dest, stag, buf, count, type, source, rtag, comm,
+                               status);
+    if (done == 1) return 1;
+    release_buffer(buf, count, type);
+    ov_status_forget(status, 1);
+    return done;
+}
+
+static int ov_MPI_Send(QMPI_Context context, int tool_id, const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    if (send_async(context, buf, count, type, dest, tag, comm) == 1) return MPI_SUCCESS;
+    return NEXT(MPI_SEND_T, QMPI_Send_t, buf, count, type, dest, tag, comm);
+}
+
+static int ov_MPI_Recv(QMPI_Context context, int tool_id, void *buf, int count, MPI_Datatype type, int source, int tag,
+                       MPI_Comm comm, MPI_Status *status)
+{
+    if (recv_async(context, buf, count, type, source, tag, comm, status) == 1) return MPI_SUCCESS;
+    return NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, tag, comm, status);
+}
+
 static int ov_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, int scount, MPI_Datatype stype, int dest,
                            int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
                            MPI_Status *status)
 {
-    int done = -1;
-    if (live) {
-        done = sendrecv_async(call_site(context), 2, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
-                              comm, status);
-        if (done == 1) return MPI_SUCCESS;
-        if (done < 0) release_buffer(sbuf, scount, stype);
-        release_buffer(rbuf, rcount, rtype);
-        ov_status_forget(status, 1);
-    }
+    int done = sendrecv_async(context, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
+    if (done == 1) return MPI_SUCCESS;
     if (done == 0) return NEXT(MPI_RECV_T, QMPI_Recv_t, rbuf, rcount, rtype, source, rtag, comm, status);
     return NEXT(MPI_SENDRECV_T, QMPI_Sendrecv_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
 }
@@ -253,17 +288,56 @@ static int ov_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, 
 static int ov_MPI_Sendrecv_replace(QMPI_Context context, int tool_id, void *buf, int count, MPI_Datatype type, int dest,
                                    int stag, int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
-    int done = -1;
-    if (live) {
-        done = sendrecv_async(call_site(context), 3, buf, count, type, dest, stag, buf, count, type, source, rtag, comm,
-                              status);
-        if (done == 1) return MPI_SUCCESS;
-        release_buffer(buf, count, type);
-        ov_status_forget(status, 1);
-    }
+    int done = sendrecv_replace_async(context, buf, count, type, dest, stag, source, rtag, comm, status);
+    if (done == 1) return MPI_SUCCESS;
     if (done == 0) return NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, rtag, comm, status);
     return NEXT(MPI_SENDRECV_REPLACE_T, QMPI_Sendrecv_replace_t, buf, count, type, dest, stag, source, rtag, comm, status);
 }
+
+#if MPI_VERSION >= 4
+/* The large-count forms: counts that fit an int take the same path; larger ones pass through. */
+#define FITS(n) ((n) >= 0 && (n) <= INT_MAX)
+
+static int ov_MPI_Send_c(QMPI_Context context, int tool_id, const void *buf, MPI_Count count, MPI_Datatype type,
+                         int dest, int tag, MPI_Comm comm)
+{
+    if (FITS(count) && send_async(context, buf, (int) count, type, dest, tag, comm) == 1) return MPI_SUCCESS;
+    return NEXT(MPI_SEND_C_T, QMPI_Send_c_t, buf, count, type, dest, tag, comm);
+}
+
+static int ov_MPI_Recv_c(QMPI_Context context, int tool_id, void *buf, MPI_Count count, MPI_Datatype type, int source,
+                         int tag, MPI_Comm comm, MPI_Status *status)
+{
+    if (FITS(count) && recv_async(context, buf, (int) count, type, source, tag, comm, status) == 1) return MPI_SUCCESS;
+    return NEXT(MPI_RECV_C_T, QMPI_Recv_c_t, buf, count, type, source, tag, comm, status);
+}
+
+static int ov_MPI_Sendrecv_c(QMPI_Context context, int tool_id, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                             int dest, int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
+                             MPI_Comm comm, MPI_Status *status)
+{
+    int done = FITS(scount) && FITS(rcount)
+                   ? sendrecv_async(context, sbuf, (int) scount, stype, dest, stag, rbuf, (int) rcount, rtype, source,
+                                    rtag, comm, status)
+                   : -1;
+    if (done == 1) return MPI_SUCCESS;
+    if (done == 0) return NEXT(MPI_RECV_C_T, QMPI_Recv_c_t, rbuf, rcount, rtype, source, rtag, comm, status);
+    return NEXT(MPI_SENDRECV_C_T, QMPI_Sendrecv_c_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+                comm, status);
+}
+
+static int ov_MPI_Sendrecv_replace_c(QMPI_Context context, int tool_id, void *buf, MPI_Count count, MPI_Datatype type,
+                                     int dest, int stag, int source, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+    int done = FITS(count)
+                   ? sendrecv_replace_async(context, buf, (int) count, type, dest, stag, source, rtag, comm, status)
+                   : -1;
+    if (done == 1) return MPI_SUCCESS;
+    if (done == 0) return NEXT(MPI_RECV_C_T, QMPI_Recv_c_t, buf, count, type, source, rtag, comm, status);
+    return NEXT(MPI_SENDRECV_REPLACE_C_T, QMPI_Sendrecv_replace_c_t, buf, count, type, dest, stag, source, rtag, comm,
+                status);
+}
+#endif
 
 /* ---- start and end ---- */
 
@@ -434,4 +508,10 @@ void mpii_overlap_init(int tool_id)
     QMPI_Register_function(tool_id, MPI_RECV_T, (void (*)(void)) ov_MPI_Recv);
     QMPI_Register_function(tool_id, MPI_SENDRECV_T, (void (*)(void)) ov_MPI_Sendrecv);
     QMPI_Register_function(tool_id, MPI_SENDRECV_REPLACE_T, (void (*)(void)) ov_MPI_Sendrecv_replace);
+#if MPI_VERSION >= 4
+    QMPI_Register_function(tool_id, MPI_SEND_C_T, (void (*)(void)) ov_MPI_Send_c);
+    QMPI_Register_function(tool_id, MPI_RECV_C_T, (void (*)(void)) ov_MPI_Recv_c);
+    QMPI_Register_function(tool_id, MPI_SENDRECV_C_T, (void (*)(void)) ov_MPI_Sendrecv_c);
+    QMPI_Register_function(tool_id, MPI_SENDRECV_REPLACE_C_T, (void (*)(void)) ov_MPI_Sendrecv_replace_c);
+#endif
 }
