@@ -19,12 +19,13 @@ apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client mun
 # Python programs (test/python.test.ts): the distribution's mpi4py is built for Open MPI and runs
 # with /usr/bin/python3; python3-dev: the Python call-site helper; mpi4py-fft: a real mpi4py package
 apt-get install -y -qq --no-install-recommends python3-mpi4py python3-numpy python3-dev python3-venv python3-mpi4py-fft >/dev/null
-# MPICH's: mpi4py 4 from the package registry in a virtual environment (its wheel carries a module
-# for each MPI ABI and picks one at import time: MPI4PY_MPIABI=mpich)
-if [ ! -x .venv-mpich/bin/python ] || ! .venv-mpich/bin/python -c 'import mpi4py, numpy' 2>/dev/null; then
+# MPICH's: mpi4py 4 from the package registry in a virtual environment that also sees the
+# distribution's packages (numpy, mpi4py-fft); its wheel carries a module for each MPI ABI and picks
+# one at import time (MPI4PY_MPIABI=mpich)
+if ! .venv-mpich/bin/python -c 'import mpi4py, mpi4py_fft, sys; sys.exit(int(mpi4py.__version__.split(".")[0]) < 4)' 2>/dev/null; then
   rm -rf .venv-mpich
-  if ! { /usr/bin/python3 -m venv .venv-mpich && .venv-mpich/bin/pip install -q --retries 1 --timeout 30 'mpi4py>=4' numpy; }; then
-    echo "setup: mpi4py for MPICH could not be installed from the package registry: the MPICH Python tests will fail saying so" >&2
+  if ! { /usr/bin/python3 -m venv --system-site-packages .venv-mpich && .venv-mpich/bin/pip install -q --retries 1 --timeout 30 'mpi4py>=4'; }; then
+    echo "setup: mpi4py 4 for MPICH could not be installed from the package registry: the MPICH Python tests will fail saying so" >&2
   fi
 fi
 npm ci --no-audit --no-fund
