@@ -90,6 +90,16 @@ for (const f of FLAVORS) {
       assert.match(run.stderr, new RegExp(`mpii: ${flavorName} through mpi4py [\\d.]+ \\(.*\\), .*launcher: mpirun\\.${f}`));
     });
 
+    // MPICH's runs are all mpi4py 4 with the ABI named (MPI4PY_MPIABI=mpich); here it is not named
+    if (f === 'openmpi') it('mpi4py 4 picks the ABI under mpii that it picks plain (the shim\'s wrappers must not make Open MPI look like MPICH)', async () => {
+      const venv = join(VENV_MPICH, 'bin', 'python');
+      assert.ok(existsSync(venv), `${venv} (scripts/setup.sh)`);
+      const r = await mpii(['run', '--tools', 'trace-count', '--out', outDir('py-abi'), ...launcherArgs(f, 2), venv, join(PY, 'suite.py'), scratch]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /through mpi4py 4\.[\d.]+ .*ABI openmpi/);
+      assert.equal(r.stdout, reference);
+    });
+
     for (const stack of STACKS) {
       it(`suite.py under ${stack} prints what it prints plain`, async () => {
         const out = outDir(`${f}-py-${stack.replace(/\W+/g, '_')}`);

@@ -131,6 +131,9 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   const pythonNote = mpi.python ? pythonSites(mpi.python.include, vars, env) : undefined;
   // mpi4py's run-time settings (MPI4PY_RC_THREAD_LEVEL=single …) reach the ranks on both launchers
   if (mpi.python) for (const [k, v] of Object.entries(env)) if (k.startsWith('MPI4PY_') && v !== undefined) vars[k] = v;
+  // mpi4py 4 picks its ABI by looking for MPI symbols in the process, where the shim's wrappers
+  // would make any MPI look like MPICH: the ranks are told the choice mpi4py made without the shim
+  if (mpi.python?.abi && env.MPI4PY_MPIABI === undefined && env.MPI4PY_LIBMPI === undefined) vars.MPI4PY_MPIABI = mpi.python.abi;
   const abiNote = mpi.python?.abiLink ? provideAbiName(mpi.python.abiLink, vars, env) : undefined;
   const plan = launcher(vars, [args.program, ...args.programArgs]);
 

@@ -14,7 +14,7 @@ export interface Detected {
   /** the extension module that loads the MPI (an interpreter's mpi4py), for the banner */
   extension?: string;
   /** a Python program: its interpreter's headers (the call-site helper is built against them) */
-  python?: { include?: string; abiLink?: { soname: string; target: string } };
+  python?: { include?: string; abiLink?: { soname: string; target: string }; abi?: string };
   /** one line for the user when the launcher on PATH belongs to the other MPI */
   note?: string;
 }
@@ -68,7 +68,7 @@ export async function detectMpi(program: string, env: NodeJS.ProcessEnv, overrid
   }
   if (interpreter && isPython(interpreter)) {
     const py = pythonMpi(interpreter, env, cacheDir);
-    return withLauncherNote({ flavor: py.flavor, how: `${basename(interpreter)} imports ${py.how}`, extension: py.how, python: { include: py.include, abiLink: py.abiLink }, program: path }, env);
+    return withLauncherNote({ flavor: py.flavor, how: `${basename(interpreter)} imports ${py.how}`, extension: py.how, python: { include: py.include, abiLink: py.abiLink, abi: py.abi }, program: path }, env);
   }
   if (elf) {
     const ldd = spawnSync('ldd', [path], { env, encoding: 'utf8' });

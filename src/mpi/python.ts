@@ -18,6 +18,8 @@ export interface PythonMpi {
   /** the module needs the MPICH ABI's libmpi.so.12, which this system calls libmpich.so.12: the
    * ranks get a folder with that name for it on LD_LIBRARY_PATH */
   abiLink?: { soname: string; target: string };
+  /** mpi4py 4's choice of ABI (openmpi, mpich …) made without the shim */
+  abi?: string;
 }
 
 /** Interpreters whose MPI comes from an extension module. */
@@ -175,7 +177,7 @@ export function pythonMpi(python: string, env: NodeJS.ProcessEnv, cacheDir?: str
     throw new MpiiError(`cannot tell which MPI ${where} is built for (${chosen} needs neither Open MPI nor MPICH)`,
       'pass --mpi openmpi|mpich');
   }
-  return { flavor, how: `${where}${p.abi ? `, ABI ${p.abi}` : ''}`, include: p.include, abiLink: abiLink(join(p.dir, chosen), flavor, env) };
+  return { flavor, how: `${where}${p.abi ? `, ABI ${p.abi}` : ''}`, include: p.include, abiLink: abiLink(join(p.dir, chosen), flavor, env), abi: p.abi };
 }
 
 /** mpi4py's wheels link the MPICH ABI's soname, libmpi.so.12; Debian and Ubuntu ship MPICH as
