@@ -186,17 +186,24 @@ static void drop(mon_group_t *g)
     free(g);
 }
 
-void mon_comm_forget(MPI_Comm comm)
+void mon_comm_freeing(MPI_Comm comm)
 {
     mon_group_t *g = handle_map_get(&comms, MON_KEY(comm));
     if (g) refresh_name(g, comm); /* the record stays in the profile; keep its last name */
-    if (g && g->record >= 0) names[g->record].freed = 1;
-    drop(handle_map_take(&comms, MON_KEY(comm)));
 }
 
-void mon_win_forget(MPI_Win win)
+/* Only once MPI freed it: a free that fails (a predefined or invalid handle under
+ * MPI_ERRORS_RETURN) leaves the communicator in use. */
+void mon_comm_forget(uintptr_t key)
 {
-    drop(handle_map_take(&wins, MON_KEY(win)));
+    mon_group_t *g = handle_map_get(&comms, key);
+    if (g && g->record >= 0) names[g->record].freed = 1;
+    drop(handle_map_take(&comms, key));
+}
+
+void mon_win_forget(uintptr_t key)
+{
+    drop(handle_map_take(&wins, key));
 }
 
 void mon_comm_renamed(MPI_Comm comm)

@@ -161,21 +161,31 @@ MON_INLINE void before(mpii_kind_t kind, int id, const mpii_args_t *a)
     case MPII_KIND_COLL_SCAN:
     case MPII_KIND_COLL_BARRIER:
     case MPII_KIND_COLL_NEIGHBOR: mon_collective(kind, a); break;
-    case MPII_KIND_COMM_FREE: if (a->comm_ref) mon_comm_forget(*a->comm_ref); break;
-    case MPII_KIND_WIN_FREE: if (a->win_ref) mon_win_forget(*a->win_ref); break;
+    case MPII_KIND_COMM_FREE: if (a->comm_ref) mon_comm_freeing(*a->comm_ref); break;
     default:
-        if (id == MPI_REQUEST_FREE_T && a->request) free(handle_map_take(&persistent, MON_KEY(*a->request)));
         /* a freed handle may come back as another type: forget every cached size */
         if (id == MPI_TYPE_FREE_T) memset(mon_type_cache, 0, sizeof mon_type_cache);
         break;
     }
 }
 
-/* After the library returned rc: new handles exist now. */
-MON_INLINE void after(mpii_kind_t kind, int id, const mpii_args_t *a, int rc)
+/* The handle a free is given (the call sets the program's variable to the null handle). */
+MON_INLINE uintptr_t freed_key(mpii_kind_t kind, int id, const mpii_args_t *a)
+{
+    if (kind == MPII_KIND_COMM_FREE) return a->comm_ref ? MON_KEY(*a->comm_ref) : 0;
+    if (kind == MPII_KIND_WIN_FREE) return a->win_ref ? MON_KEY(*a->win_ref) : 0;
+    if (id == MPI_REQUEST_FREE_T) return a->request ? MON_KEY(*a->request) : 0;
+    return 0;
+}
+
+/* After the library returned rc: new handles exist now, freed ones are gone. */
+MON_INLINE void after(mpii_kind_t kind, int id, const mpii_args_t *a, int rc, uintptr_t freed)
 {
     if (rc != MPI_SUCCESS) return;
-    if (kind == MPII_KIND_SEND_INIT) on_send_init(a);
+    if (kind == MPII_KIND_COMM_FREE) mon_comm_forget(freed);
+    else if (kind == MPII_KIND_WIN_FREE) mon_win_forget(freed);
+    else if (id == MPI_REQUEST_FREE_T) free(handle_map_take(&persistent, freed));
+    else if (kind == MPII_KIND_SEND_INIT) on_send_init(a);
     else if (kind == MPII_KIND_COMM_CREATE && a->new_comm && id != MPI_COMM_IDUP_T && *a->new_comm != MPI_COMM_NULL)
         mon_comm_created(*a->new_comm, a->comm, mpii_fn_info[id].name); /* its record exists even without traffic */
     else if (id == MPI_COMM_SET_NAME_T) mon_comm_renamed(a->comm);
@@ -260,6 +270,8 @@ static void stop_recording(void)
         mpii_args_t a = MPII_ARGS_##NAME;                                                  \
         (void) a;                                                                          \
         if (ID == MPI_FINALIZE_T) stop_recording();                                        \
+        uintptr_t freed = freed_key(KIND, ID, &a);                                         \
+        (void) freed;                                                                      \
         if (MPII_LIKELY(recording)) {                                                      \
             if (threaded) pthread_mutex_lock(&lock);                                       \
             before(KIND, ID, &a);                                                          \
@@ -270,9 +282,10 @@ static void stop_recording(void)
         RET rc = ((QTYPE *) next) NEXTARGS;                                                \
         if (KIND == MPII_KIND_INIT && rc == MPI_SUCCESS) start_recording();                \
         else if (recording && (KIND == MPII_KIND_SEND_INIT || KIND == MPII_KIND_COMM_CREATE || \
-                               ID == MPI_COMM_SET_NAME_T)) {                               \
+                               KIND == MPII_KIND_COMM_FREE || KIND == MPII_KIND_WIN_FREE ||  \
+                               ID == MPI_COMM_SET_NAME_T || ID == MPI_REQUEST_FREE_T)) {   \
             if (threaded) pthread_mutex_lock(&lock);                                       \
-            after(KIND, ID, &a, (int) (intptr_t) rc);                                           \
+            after(KIND, ID, &a, (int) (intptr_t) rc, freed);                               \
             if (threaded) pthread_mutex_unlock(&lock);                                     \
         }                                                                                  \
         return rc;                                                                         \

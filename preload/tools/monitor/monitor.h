@@ -59,8 +59,9 @@ int mon_cache_init(int tool_id);                  /* after MPI_Init; 0 or -1 */
 mon_group_t *mon_comm(MPI_Comm comm);            /* created on first use; NULL if not usable */
 void mon_comm_created(MPI_Comm comm, MPI_Comm parent, const char *how); /* after a constructor */
 const mon_group_t *mon_win(MPI_Win win);
-void mon_comm_forget(MPI_Comm comm);             /* before MPI_Comm_free: the handle may be reused */
-void mon_win_forget(MPI_Win win);
+void mon_comm_freeing(MPI_Comm comm);            /* before MPI_Comm_free: its last name, while it has one */
+void mon_comm_forget(uintptr_t key);             /* after it succeeded: the handle may be reused */
+void mon_win_forget(uintptr_t key);
 void mon_comm_renamed(MPI_Comm comm);            /* after MPI_Comm_set_name */
 void mon_cache_finish(void);                     /* at MPI_Finalize: final names into the profile */
 int mon_records(void);                           /* per-communicator records made so far */
