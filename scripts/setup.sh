@@ -19,6 +19,8 @@ apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client mun
 # Python programs (test/python.test.ts): the distribution's mpi4py is built for Open MPI and runs
 # with /usr/bin/python3; python3-dev: the Python call-site helper; mpi4py-fft: a real mpi4py package
 apt-get install -y -qq --no-install-recommends python3-mpi4py python3-numpy python3-dev python3-venv python3-mpi4py-fft >/dev/null
+# an application nobody here wrote: LAMMPS (test/apps.test.ts)
+apt-get install -y -qq --no-install-recommends lammps >/dev/null
 # MPICH's: mpi4py 4 from the package registry in a virtual environment that also sees the
 # distribution's packages (numpy, mpi4py-fft); its wheel carries a module for each MPI ABI and picks
 # one at import time (MPI4PY_MPIABI=mpich)

@@ -188,9 +188,14 @@ void mc_unread_received(const mc_origin_t *o, uintptr_t lo, size_t n, unsigned e
     }
 }
 
+/* Whether r guards a page that [lo, hi) touches: the library, or the kernel for it (Open MPI's
+ * single-copy process_vm_readv, a read() into the buffer), is about to access those pages, and a
+ * kernel access to a guarded page does not fault: it fails (EFAULT, "Read -1 … errno = 14"). So
+ * pages count, not bytes: a message received into the rest of a page whose other bytes await
+ * their first read (LAMMPS receives its second message right behind its first) opens it too. */
 static int overlaps(const mc_record_t *r, uintptr_t lo, uintptr_t hi)
 {
-    return r->used && r->lo < hi && lo < r->hi;
+    return r->used && r->guarded && r->plo < mpii_page_up(hi) && mpii_page_down(lo) < page_at(r, MC_RECORD_PAGES);
 }
 
 /* [lo, hi) is about to be received into again: what of r lies there and was not read by now
@@ -238,7 +243,7 @@ void mc_unread_library_uses(uintptr_t lo, uintptr_t hi, int dir)
         if (r->nelem) { /* the library reads it to send it on: those elements are used */
             for (unsigned e = 0; e < r->nelem; e++)
                 if (r->lo + e * r->elem < hi && lo < r->lo + (e + 1) * r->elem) r->decided |= 1ull << e;
-            if (r->decided == all_elements(r)) stop_watching(r);
+            stop_watching(r); /* its page must open for the library (the rest counts as used) */
             continue;
         }
         for (int p = 0; p < MC_RECORD_PAGES; p++) /* the library reads it to send it on: used */
