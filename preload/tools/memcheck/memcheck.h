@@ -43,14 +43,14 @@ enum {
 enum {
     MS_CHECKED, MS_UNCHECKED_HEAP, MS_UNCHECKED_TYPE, MS_UNCHECKED_GUARD, MS_GUARDS, MS_FAULTS, MS_STEPS,
     MS_LIFTS, MS_TRACKED, MS_TRACK_SKIPPED, MS_UNREAD_BYTES, MS_FINDINGS, MS_FREED_ACTIVE, MS_TABLE_FULL,
-    MS_PENDING_SKIPPED, MS_COUNT
+    MS_PENDING_SKIPPED, MS_READABLE_FOR_SENDS, MS_COUNT
 };
 #define MC_STAT_LABELS                                                                              \
     "buffers checked\nunchecked: not on the page-exclusive heap\nunchecked: unknown datatype extent\n" \
     "unchecked: page protection refused\nguards set\nfaults\nsteps over shared pages\n"           \
     "lifts around MPI calls\nreceives tracked after completion\nreceives not tracked (sampling)\n" \
     "bytes received and never read\nfindings\nrequests freed while active\nrequests untracked: table full\n" \
-    "pending operations not checked (sampling)\n"
+    "pending operations not checked (sampling)\nreceive guards read-only (page shared with a pending send)\n"
 
 extern uint64_t *mc_stats;
 extern int mc_strict;     /* pending send/origin buffers are NOACCESS (reads are errors too) */
@@ -109,6 +109,8 @@ int mc_pending_fault(void *addr, int write);
 void mc_pending_access(uintptr_t lo, uintptr_t hi);
 void mc_pending_block_released(mpii_block_t *b);
 void mc_pending_finalize(void);
+/* Whether a page of [plo, phi) holds bytes of a pending send (such pages never become NOACCESS). */
+int mc_pending_send_pages(uintptr_t plo, uintptr_t phi);
 /* Fill a range from buffer/count/type (0, or -1 when the extent is unknown). */
 int mc_range(mc_range_t *r, const void *buf, MPI_Count count, MPI_Datatype type, int dir);
 

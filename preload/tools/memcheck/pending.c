@@ -137,6 +137,45 @@ static int guard_kind(const mc_op_t *op, const mc_range_t *r)
     return MPII_GUARD_READONLY;
 }
 
+/* Whether a page of [plo, phi) holds bytes of an active operation's send buffer. The library may
+ * read those from another process at any moment, not only inside an MPI call here (Open MPI's
+ * single-copy transfer: the receiver's process_vm_readv), and the kernel cannot read a PROT_NONE
+ * page: the transfer fails ("Read -1 … errno = 14"). Such pages are never made NOACCESS. */
+int mc_pending_send_pages(uintptr_t plo, uintptr_t phi)
+{
+    for (int n = 0; n < n_live; n++) {
+        const mc_op_t *op = &ops[live[n]];
+        for (int k = 0; k < op->nranges; k++) {
+            const mc_range_t *s = &op->r[k];
+            if (s->dir == MC_DIR_SEND && s->lo < s->hi && mpii_page_down(s->lo) < phi && plo < mpii_page_up(s->hi)) return 1;
+        }
+    }
+    return 0;
+}
+
+/* A receive's NOACCESS guard on pages a send now shares becomes READONLY: writes to the pending
+ * receive buffer are still found there, reads of it no longer. */
+static void readable_for_sends(const mc_op_t *sender)
+{
+    for (int k = 0; k < sender->nranges; k++) {
+        const mc_range_t *s = &sender->r[k];
+        if (s->dir != MC_DIR_SEND || s->lo >= s->hi) continue;
+        uintptr_t slo = mpii_page_down(s->lo), shi = mpii_page_up(s->hi);
+        for (int n = 0; n < n_live; n++) {
+            mc_op_t *op = &ops[live[n]];
+            for (int j = 0; j < op->nranges; j++) {
+                mc_range_t *r = &op->r[j];
+                if (r->kind != MPII_GUARD_NOACCESS || r->dir != MC_DIR_RECV || r->plo >= shi || slo >= r->phi) continue;
+                if (mpii_guard_add(r->block, r->plo, r->phi, MPII_GUARD_READONLY) != 0) continue;
+                if (r->open) mpii_guard_remove_open(r->block, r->plo, r->phi, MPII_GUARD_NOACCESS);
+                else mpii_guard_remove(r->block, r->plo, r->phi, MPII_GUARD_NOACCESS);
+                r->kind = MPII_GUARD_READONLY;
+                mc_stats[MS_READABLE_FOR_SENDS]++;
+            }
+        }
+    }
+}
+
 static void guard(mc_op_t *op)
 {
     int any = 0;
@@ -157,6 +196,10 @@ static void guard(mc_op_t *op)
         r->plo = mpii_page_down(r->lo);
         r->phi = mpii_page_up(r->hi) < end ? mpii_page_up(r->hi) : end;
         int kind = guard_kind(op, r);
+        if (kind == MPII_GUARD_NOACCESS && r->dir == MC_DIR_RECV && mc_pending_send_pages(r->plo, r->phi)) {
+            kind = MPII_GUARD_READONLY;
+            mc_stats[MS_READABLE_FOR_SENDS]++;
+        }
         if (mpii_guard_add(r->block, r->plo, r->phi, kind) != 0) {
             mc_stats[MS_UNCHECKED_GUARD]++;
             continue;
@@ -203,6 +246,7 @@ static void activate(int i, int check)
         return;
     }
     guard(op);
+    if (!mc_valgrind) readable_for_sends(op);
     op->counted = guarded(op) || mc_valgrind;
     mc_guarded_ops += op->counted;
 }
@@ -431,7 +475,8 @@ void mc_pending_access(uintptr_t lo, uintptr_t hi)
         mc_op_t *op = &ops[live[n]];
         for (int k = 0; k < op->nranges; k++) {
             mc_range_t *r = &op->r[k];
-            if (r->kind == 0xff || r->phi <= lo || hi <= r->plo) continue;
+            /* open: the library's own system call inside an MPI call (UCX's tcp transport) */
+            if (r->kind == 0xff || r->open || r->phi <= lo || hi <= r->plo) continue;
             int hit = r->lo < hi && lo < r->hi;
             mc_finding_t f = { .kind = MC_SYSCALL_PENDING, .origin = &op->origin, .addr = lo > r->lo ? lo : r->lo,
                                .base = r->lo, .len = r->hi - r->lo, .access = -1 };

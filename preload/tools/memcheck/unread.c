@@ -165,6 +165,18 @@ void mc_unread_received(const mc_origin_t *o, uintptr_t lo, size_t n, unsigned e
     }
     uintptr_t end = lo + n, bend = b->start + b->pages * mpii_page_size;
     if (end > bend) end = bend;
+    /* a first or last page that also holds a pending send's bytes must stay readable for the
+     * library (mc_pending_send_pages): its received bytes are not watched (they count as used) */
+    uintptr_t first = mpii_page_down(lo), last = mpii_page_down(end - 1);
+    if (mc_pending_send_pages(first, first + mpii_page_size)) {
+        lo = first + mpii_page_size;
+        elem = 0;
+    }
+    if (lo < end && mc_pending_send_pages(last, last + mpii_page_size)) {
+        end = last;
+        elem = 0;
+    }
+    if (lo >= end) return;
     mc_stats[MS_TRACKED]++;
     for (int k = 0; k < MC_RECORDS_PER_RECV && lo < end && n_free > 0; k++) {
         uintptr_t plo = mpii_page_down(lo), stop = plo + (uintptr_t) MC_RECORD_PAGES * mpii_page_size;
