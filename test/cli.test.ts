@@ -1,7 +1,12 @@
 // The small commands: tools, doctor, report --json, help.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { launcherArgs, mpii, outDir, program } from './helpers.js';
+import { cpSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { execa } from 'execa';
+import { launcherArgs, MPII, mpii, outDir, program, shimInfo, TEST_ENV } from './helpers.js';
+import { fitLine, spinnerWanted } from '../src/cli/progress.js';
 
 describe('mpii tools / doctor / report', () => {
   it('tools lists the built-ins and the stacks with the default marked', async () => {
@@ -46,5 +51,52 @@ describe('mpii tools / doctor / report', () => {
     assert.equal(r.code, 0);
     assert.match(r.stdout, /--tools a,b/);
     assert.match(r.stdout, /--dry-run/);
+  });
+});
+
+describe('progress spinner', () => {
+  it('only on a terminal of known width, never with TERM=dumb or in CI', () => {
+    assert.equal(spinnerWanted({ isTTY: true, columns: 80 }, {}), true);
+    assert.equal(spinnerWanted({ isTTY: true, columns: 0 }, {}), false);
+    assert.equal(spinnerWanted({ isTTY: true }, {}), false);
+    assert.equal(spinnerWanted({ isTTY: true, columns: Number.NaN }, {}), false);
+    assert.equal(spinnerWanted({ isTTY: false, columns: 80 }, {}), false);
+    assert.equal(spinnerWanted({ columns: 80 }, {}), false);
+    assert.equal(spinnerWanted({ isTTY: true, columns: 80 }, { TERM: 'dumb' }), false);
+    assert.equal(spinnerWanted({ isTTY: true, columns: 80 }, { CI: 'true' }), false);
+    assert.equal(spinnerWanted({ isTTY: true, columns: 80 }, { CI: 'false' }), true);
+  });
+
+  it('its line fits the terminal', () => {
+    assert.equal(fitLine('abc', 80), 'abc');
+    assert.equal(fitLine('x'.repeat(100), 20).length, 17);
+    assert.equal(fitLine('x'.repeat(100), 1).length, 1);
+    assert.equal(fitLine('x'.repeat(100), 0).length, 77); // unknown width: 80
+  });
+});
+
+describe('mpii build --force', () => {
+  it('rebuilds the cached shim, and on a 0-column pseudo-terminal its progress stays a few lines', async () => {
+    // a private cache holding a copy of the real cached MPICH shim: --force must replace it
+    const { library } = await shimInfo('mpich');
+    const cache = mkdtempSync(join(tmpdir(), 'mpii-force-'));
+    cpSync(dirname(library), join(cache, 'mpii', basename(dirname(library))), { recursive: true });
+    cpSync(join(dirname(dirname(library)), 'probe-mpich.json'), join(cache, 'mpii', 'probe-mpich.json'));
+    const copied = join(cache, 'mpii', basename(dirname(library)), 'libmpii.so');
+    const before = statSync(copied);
+    const env = { ...TEST_ENV, XDG_CACHE_HOME: cache };
+    const warm = await execa('node', [MPII, 'build', '--mpi', 'mpich', '--quiet'], { env });
+    assert.match(warm.stdout, /\(cached\)/);
+    // `script` gives the command a pseudo-terminal; stty makes it report 0 columns (as CI ptys do)
+    const log = join(cache, 'typescript');
+    const r = await execa('script', ['-qec', `stty cols 0 rows 0; node ${MPII} build --mpi mpich --force`, log],
+      { env, reject: false, timeout: 600_000, stdin: 'ignore' });
+    assert.equal(r.exitCode, 0, r.stdout.slice(-2000));
+    const out = readFileSync(log);
+    assert.ok(out.length < 16384, `${out.length} bytes of progress output`);
+    assert.match(out.toString(), /built the MPICH shim/);
+    assert.doesNotMatch(r.stdout, /\(cached\)/);
+    const after = statSync(copied);
+    assert.ok(after.ino !== before.ino || after.mtimeMs !== before.mtimeMs, 'libmpii.so was rebuilt');
   });
 });

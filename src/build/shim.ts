@@ -224,12 +224,17 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     copyFileSync(join(PRELOAD, 'include', 'mpii_tool.h'), join(work, 'include', 'mpii_tool.h'));
     copyFileSync(join(work, 'gen', 'mpii.h'), join(work, 'include', 'mpii.h'));
     writeFileSync(join(work, 'shim.json'), JSON.stringify({ flavor, mpiVersion, functions: gen.functions.length, key }));
+    // --force replaces the cached shim: the old directory is moved aside first (a job running
+    // from it keeps its mapped files), then removed
+    const old = opts.force && existsSync(final) ? `${work}.old` : undefined;
+    if (old) renameSync(final, old);
     try {
       renameSync(work, final);
     } catch (e) {
       if (!existsSync(join(final, 'shim.json'))) throw e; // lost the race to an identical build: fine
       rmSync(work, { recursive: true, force: true });
     }
+    if (old) rmSync(old, { recursive: true, force: true });
     return readShim(final, flavor, false);
   } catch (e) {
     rmSync(work, { recursive: true, force: true });

@@ -30,7 +30,7 @@ export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: b
     throw new MpiiError('no MPI installation found', `install one: apt-get install -y ${FLAVORS.openmpi.packages} ${FLAVORS.mpich.packages}`);
   }
   for (const f of flavors) {
-    const shim = await buildWithSpinner(f, !!o.quiet, env);
+    const shim = await buildWithSpinner(f, !!o.quiet, env, !!o.force);
     console.log(`${f}\t${shim.mpiVersion}\t${shim.library}${shim.fromCache ? '\t(cached)' : ''}`);
   }
   return 0;

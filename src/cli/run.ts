@@ -1,5 +1,5 @@
 // `mpii run`: config → MPI detection → shim build → launch → report.
-import { accessSync, constants, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, constants as osConstants } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -7,12 +7,14 @@ import { buildShim, cacheRoot, ROOT, type Shim } from '../build/shim.js';
 import { buildPythonSites } from '../build/python-sites.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
+import { DirError, makeDirs } from '../fsdirs.js';
 import { mpirunLauncher, type Launcher, type LaunchPlan } from '../launch/adapters.js';
 import { parseRunArgs, type RunArgs } from '../launch/args.js';
 import { copyToNodes, currentJob, planCopies, removeFromNodes } from '../launch/sbcast.js';
 import { srunLauncher } from '../launch/srun.js';
 import { detectMpi, findLauncher } from '../mpi/detect.js';
 import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
+import { fitLine, spinnerWanted } from './progress.js';
 import type { ReportOptions } from '../report/summary.js';
 
 export const DEFAULTS_FILE = join(ROOT, 'config', 'tools.yaml');
@@ -45,33 +47,66 @@ function defaultOutDir(program: string): string {
   return join('mpii-out', `${basename(program)}-${stamp}-${process.pid}`);
 }
 
-function prepareOutDir(dir: string): string {
+/** The output directory, checked before anything is built or launched: creatable and writable
+ * (a probe file), and not holding another run's profile unless --force replaces it. The
+ * directories made here go to `created` so a run that never starts can take them back. */
+function prepareOutDir(dir: string, force: boolean, dryRun: boolean, created: string[]): string {
   const abs = resolve(dir);
   try {
-    mkdirSync(abs, { recursive: true });
-    accessSync(abs, constants.W_OK);
+    created.push(...makeDirs(abs));
+    const probe = join(abs, `.mpii-probe-${process.pid}`);
+    writeFileSync(probe, '');
+    rmSync(probe, { force: true });
   } catch (e) {
-    throw new MpiiError(`cannot write the output directory ${abs} (${(e as NodeJS.ErrnoException).code ?? e})`,
-      'pass --out DIR with a directory you can write');
+    const err = e as NodeJS.ErrnoException;
+    throw new MpiiError(`cannot write the output directory ${abs} (${err.code ?? err.message}${e instanceof DirError && e.path !== abs ? ` at ${e.path}` : ''})`,
+      'pass --out DIR with a directory you can create and write');
   }
+  const old = profileFiles(abs);
+  if (old.length && !force) {
+    throw new MpiiError(`${abs} already holds a profile (${old.slice(0, 3).join(', ')}${old.length > 3 ? ', …' : ''})`,
+      'add --force to replace it, or pass another --out DIR');
+  }
+  if (!dryRun) for (const f of old) rmSync(join(abs, f), { recursive: true, force: true });
   return abs;
+}
+
+/** What a run leaves in its output directory: a profile, per-rank files, spawned jobs' profiles. */
+function profileFiles(dir: string): string[] {
+  return readdirSync(dir).filter((f) => f === 'profile.mpii' || f.endsWith('.live') || f.startsWith('spawned-')).sort();
+}
+
+/** Directories mpii made for a run that wrote nothing into them, removed innermost first. */
+function removeIfEmpty(created: string[]): void {
+  for (const d of [...created].reverse()) {
+    try {
+      rmdirSync(d);
+    } catch {
+      return; // not empty (the run wrote something, or someone else did): keep it and its parents
+    }
+  }
 }
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: NodeJS.ProcessEnv): Promise<Shim> {
+export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: NodeJS.ProcessEnv, force = false): Promise<Shim> {
   // ora is loaded only when a build really happens (a warm run starts faster without it)
   let spinner: import('ora').Ora | undefined;
   const label = FLAVORS[flavor].label;
+  const stream = process.stderr;
+  // a spinner only on a terminal of known width (a 0-column pty made ora write escapes forever);
+  // elsewhere ora prints the first and the last line only
+  const fit = (t: string) => fitLine(t, stream.columns);
   try {
     const shim = await buildShim(flavor, {
       env,
+      force,
       beforeBuild: async () => {
         const { default: ora } = await import('ora');
-        spinner = ora({ text: `mpii: building the ${label} shim`, stream: process.stderr, isSilent: quiet }).start();
+        spinner = ora({ text: fit(`mpii: building the ${label} shim`), stream, isSilent: quiet, isEnabled: spinnerWanted(stream, env) }).start();
       },
       onStep: (t) => {
-        if (spinner) spinner.text = `mpii: building the ${label} shim: ${t}`;
+        if (spinner) spinner.text = fit(`mpii: building the ${label} shim: ${t}`);
       },
     });
     spinner?.succeed(`mpii: built the ${label} shim (${shim.functions} MPI functions wrapped)`);
@@ -104,6 +139,16 @@ function chooseLauncher(args: RunArgs, flavor: FlavorName, env: NodeJS.ProcessEn
 }
 
 export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // a run that fails before its ranks write anything leaves no empty output directory behind
+  const created: string[] = [];
+  try {
+    return await runIn(argv, env, created);
+  } finally {
+    removeIfEmpty(created);
+  }
+}
+
+async function runIn(argv: string[], env: NodeJS.ProcessEnv, created: string[]): Promise<number> {
   const args = parseRunArgs(argv, env);
   if (!args.program) throw new MpiiError('no program to run', 'usage: mpii run [mpii options] [launcher options] ./app [args]');
   if (args.copyShim && args.launcher !== 'srun') {
@@ -122,7 +167,7 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
     const { checkSampled } = await import('../mpit/vars.js');
     checkSampled(await askMpit(await findInstall(mpi.flavor, env), { pvars: true }), args.pvars);
   }
-  const outDir = prepareOutDir(args.out ?? defaultOutDir(args.program));
+  const outDir = prepareOutDir(args.out ?? defaultOutDir(args.program), args.force, args.dryRun, created);
   const shim = await buildWithSpinner(mpi.flavor, args.quiet || args.dryRun, env);
   const copies = job && planCopies(rankLibraries(shim, stack.tools), job);
   const placed = new Map(copies?.files);

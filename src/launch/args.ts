@@ -20,6 +20,8 @@ export interface RunArgs {
   quiet: boolean;
   /** stop the job at memcheck's first finding */
   memcheckFatal: boolean;
+  /** replace the profile already in --out */
+  force: boolean;
   /** everything mpii does not own, passed to the launcher untouched and in order */
   launcherArgs: string[];
   program?: string;
@@ -27,7 +29,7 @@ export interface RunArgs {
 }
 
 const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out', '--pvar', '--launcher']);
-const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--memcheck-fatal', '--copy-shim']);
+const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--memcheck-fatal', '--copy-shim', '--force']);
 
 // Launcher options that take values, so their values are not mistaken for the program; unknown
 // options are assumed to be flags. Open MPI (mpirun) and MPICH (hydra) spellings:
@@ -89,7 +91,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = {}): RunAr
 }
 
 function split(argv: string[], launcher: LauncherKind): RunArgs {
-  const r: RunArgs = { launcher, copyShim: false, pvars: [], dryRun: false, quiet: false, memcheckFatal: false, launcherArgs: [], programArgs: [] };
+  const r: RunArgs = { launcher, copyShim: false, pvars: [], dryRun: false, quiet: false, memcheckFatal: false, force: false, launcherArgs: [], programArgs: [] };
   const { one, two } = VALUES[launcher];
   let i = 0;
   const value = (opt: string): string => {
@@ -127,6 +129,7 @@ function split(argv: string[], launcher: LauncherKind): RunArgs {
       if (a === '--dry-run') r.dryRun = true;
       else if (a === '--memcheck-fatal') r.memcheckFatal = true;
       else if (a === '--copy-shim') r.copyShim = true;
+      else if (a === '--force') r.force = true;
       else r.quiet = true;
     } else if (a.startsWith('-')) {
       r.launcherArgs.push(a);
