@@ -1,10 +1,10 @@
 // Bad input: one clear line naming the problem and the fix, a non-zero exit, no stack trace.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mpii, outDir, program } from './helpers.js';
+import { launcherArgs, mpii, outDir, program } from './helpers.js';
 import { writeGathered, writeSyntheticJob } from '../src/profile/synthetic.js';
 
 function oneLineError(r: { code: number; stderr: string }, pattern: RegExp): void {
@@ -117,6 +117,80 @@ describe('bad input', () => {
     writeFileSync(join(dir, 'file'), '');
     const r = await mpii(['run', '--out', join(dir, 'file', 'out'), '-np', '2', ring]);
     oneLineError(r, /cannot write the output directory/);
+  });
+
+  it('an output directory that cannot be created (under /proc): an error before launch, no hang', async () => {
+    for (const out of ['/proc/mpii-no-such', '/proc/mpii-no-such/a/b', '/proc/self']) {
+      const r = await mpii(['run', '--out', out, '-np', '2', ring], {}, undefined, 30_000);
+      oneLineError(r, /cannot write the output directory .*— pass --out DIR/);
+      assert.equal(r.code, 2);
+      assert.doesNotMatch(r.stderr, /launcher:/, 'nothing launched');
+    }
+  });
+
+  it('--out holding a profile: refused, the way out named; --force replaces it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-out-taken-'));
+    const file = writeSyntheticJob(dir, 4);
+    const before = readFileSync(file);
+    const r = await mpii(['run', '--tools', 'trace-count', '--out', dir, '-np', '2', ring]);
+    oneLineError(r, /already holds a profile \(profile\.mpii\) — add --force to replace it/);
+    assert.equal(r.code, 2);
+    assert.deepEqual(readFileSync(file), before, 'the old profile is untouched');
+    const dry = await mpii(['run', '--dry-run', '--force', '--tools', 'trace-count', '--out', dir, '-np', '2', ring]);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.deepEqual(readFileSync(file), before, '--dry-run --force removes nothing');
+    const f = await mpii(['run', '--quiet', '--force', '--tools', 'trace-count', '--out', dir, ...launcherArgs('openmpi', 2), ring]);
+    assert.equal(f.code, 0, f.stderr);
+    const j = JSON.parse((await mpii(['report', '--json', dir])).stdout);
+    assert.equal(j.ranks.length, 2, 'the new 2-rank run replaced the 4-rank one');
+  });
+
+  it('a run whose launch fails before any rank starts leaves no directory behind', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'mpii-nolaunch-'));
+    const r = await mpii(['run', '--tools', 'trace-count', '--out', join(base, 'a', 'b'), '--no-such-launcher-option', '-np', '2', ring]);
+    assert.notEqual(r.code, 0);
+    assert.deepEqual(readdirSync(base), [], 'neither a nor a/b is left');
+    // a directory that was there before stays, and so does the dry run's
+    const kept = join(base, 'kept');
+    mkdirSync(kept);
+    assert.notEqual((await mpii(['run', '--out', kept, '--no-such-launcher-option', '-np', '2', ring])).code, 0);
+    assert.equal(existsSync(kept), true);
+    assert.equal((await mpii(['run', '--dry-run', '--out', join(base, 'dry'), '-np', '2', ring])).code, 0);
+    assert.deepEqual(readdirSync(base), ['kept']);
+  });
+
+  it('mpii report --html FILE that exists: refused, --force replaces it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-html-taken-'));
+    writeSyntheticJob(dir, 2);
+    const html = join(dir, 'report.html');
+    writeFileSync(html, 'mine');
+    const r = await mpii(['report', dir, '--html', html]);
+    oneLineError(r, /report\.html already exists — add --force to replace it/);
+    assert.equal(r.code, 2);
+    assert.equal(readFileSync(html, 'utf8'), 'mine');
+    const f = await mpii(['report', dir, '--html', html, '--force']);
+    assert.equal(f.code, 0, f.stderr);
+    assert.match(readFileSync(html, 'utf8'), /^<!doctype html>/i);
+  });
+
+  it('mpii report given the profile file reads its directory; a look-alike is a clear error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-report-file-'));
+    writeSyntheticJob(dir, 2);
+    const byDir = await mpii(['report', '--json', dir]);
+    const byFile = await mpii(['report', '--json', join(dir, 'profile.mpii')]);
+    assert.equal(byFile.code, 0, byFile.stderr);
+    assert.deepEqual(JSON.parse(byFile.stdout), JSON.parse(byDir.stdout));
+    // a directory where the profile file should be
+    const odd = mkdtempSync(join(tmpdir(), 'mpii-report-odd-'));
+    mkdirSync(join(odd, 'profile.mpii'));
+    const r = await mpii(['report', odd]);
+    oneLineError(r, /profile\.mpii is not a file \(a directory of the profile's name\)/);
+    assert.doesNotMatch(r.stderr, /mpii bug/);
+    const r2 = await mpii(['report', join(odd, 'profile.mpii')]);
+    oneLineError(r2, /holds no mpii profile/);
+    assert.doesNotMatch(r2.stderr, /mpii bug/);
+    writeFileSync(join(odd, 'notes.txt'), 'x');
+    oneLineError(await mpii(['report', join(odd, 'notes.txt')]), /notes\.txt is not an mpii output directory/);
   });
 
   it('no program at all', async () => {

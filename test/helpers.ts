@@ -56,8 +56,8 @@ export function library(f: Flavor, name: string, includeDir: string): string {
 
 export interface Run { code: number; stdout: string; stderr: string }
 
-export async function mpii(args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT): Promise<Run> {
-  const r = await execa('node', [MPII, ...args], { env: { ...TEST_ENV, ...env }, cwd, reject: false, timeout: 300_000 });
+export async function mpii(args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT, timeout = 300_000): Promise<Run> {
+  const r = await execa('node', [MPII, ...args], { env: { ...TEST_ENV, ...env }, cwd, reject: false, timeout });
   return { code: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -107,7 +107,7 @@ function slurmLine(env: NodeJS.ProcessEnv): void {
   }
 }
 
-export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string; html?: string }
+export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string; html?: string; force?: boolean }
 
 export async function reportCommand(dir: string, o: ReportFlags): Promise<number> {
   if (o.top !== undefined && !(Number.isInteger(o.top) && o.top > 0)) {
@@ -124,6 +124,10 @@ export async function reportCommand(dir: string, o: ReportFlags): Promise<number
 }
 
 async function report(dir: string, o: ReportFlags): Promise<number> {
+  // an existing page is replaced only when asked (checked before the profile is read)
+  if (o.html && existsSync(o.html) && !o.force) {
+    throw new MpiiError(`${o.html} already exists`, 'add --force to replace it, or pass another --html FILE');
+  }
   const p = readProfile(dir);
   const runs = monitorRuns(p);
   if ((o.csv || o.prof) && runs.length === 0) {

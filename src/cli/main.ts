@@ -51,13 +51,14 @@ export async function main(argv: string[]): Promise<number> {
     program.command('doctor').description('check MPIs, compilers, cache and LD_PRELOAD')
       .action(async () => { code = await doctorCommand(); });
     program.command('report').description('print the report of a finished (or crashed) run')
-      .argument('<dir>', 'the --out directory of the run')
+      .argument('<dir>', 'the --out directory of the run (or its profile.mpii)')
       .option('--json', 'machine-readable output')
       .option('--top <n>', 'rows per table', (v) => Number.parseInt(v, 10))
       .option('--no-matrix', 'do not draw the monitor communication matrix')
       .option('--csv <dir>', 'write the monitor count and byte matrices per class as CSV files into <dir>')
       .option('--prof <prefix>', "write the monitor data as Open MPI .prof files: <prefix>.<rank>.prof")
       .option('--html <file>', 'write every tool\'s results as one self-contained HTML page')
+      .option('--force', 'replace the --html file when it exists')
       .action(async (dir, o) => { code = await reportCommand(dir, o); });
     program.command('install').description('install the shim for every user: a library the MPI compiler wrappers link (sysadmin)')
       .option('--prefix <dir>', 'where the library, headers and defaults go (default /usr/local)')
