@@ -29,6 +29,35 @@ describe('bad input', () => {
     oneLineError(r, /\/nonexistent\/libtool\.so/);
   });
 
+  it('a tool .so that is not a shared object for this machine: one line before launch, exit 2', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-badso-'));
+    const { execaSync } = await import('execa');
+    writeFileSync(join(dir, 'text.so'), 'not a library\n');
+    writeFileSync(join(dir, 't.c'), 'int mpii_tool_x(void) { return 1; }\n');
+    execaSync('cc', ['-c', '-fPIC', '-o', join(dir, 't.o'), join(dir, 't.c')]);
+    execaSync('cc', ['-shared', '-fPIC', '-o', join(dir, 'good.so'), join(dir, 't.c')]);
+    // the same library claiming another machine (and, second, another word size)
+    const lib = readFileSync(join(dir, 'good.so'));
+    const foreign = Buffer.from(lib);
+    foreign.writeUInt16LE(lib.readUInt16LE(18) === 62 ? 183 : 62, 18);
+    writeFileSync(join(dir, 'foreign.so'), foreign);
+    const cases: [string, RegExp][] = [
+      [join(dir, 'text.so'), /text\.so' is not a shared object \(no ELF header\)/],
+      [join(dir, 't.o'), /t\.o' is not a shared object \(an ELF object file/],
+      [join(dir, 'foreign.so'), /foreign\.so' is a 64-bit \S+ library, this machine runs 64-bit/],
+      [ring, /ring' is not a shared object \(a position-independent executable/],
+    ];
+    for (const [so, pattern] of cases) {
+      const r = await mpii(['run', '--tools', `trace-count,${so}`, '-np', '2', ring]);
+      oneLineError(r, pattern);
+      assert.match(r.stderr, /— build the tool as a shared library/);
+      assert.equal(r.code, 2);
+      assert.doesNotMatch(r.stderr, /launcher:/, 'nothing launched');
+    }
+    const ok = await mpii(['run', '--dry-run', '--tools', join(dir, 'good.so'), '-np', '2', ring]);
+    assert.equal(ok.code, 0, ok.stderr);
+  });
+
   it('bad option value', async () => {
     const r = await mpii(['run', '--tools', 'trace-count[top=zero]', '-np', '2', ring]);
     oneLineError(r, /top/);
@@ -104,6 +133,26 @@ describe('bad input', () => {
     }
     const r = await mpii(['run', '-np', '2', ring], { PATH: bin });
     oneLineError(r, /no Open MPI launcher found.*apt-get install/);
+  });
+
+  it('no mpirun on PATH at all: the missing launcher is named, not the program', async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'mpii-nompirun-'));
+    const { execaSync } = await import('execa');
+    for (const t of ['node', 'ldd', 'sh']) execaSync('ln', ['-sf', execaSync('sh', ['-c', `command -v ${t}`]).stdout.trim(), join(bin, t)]);
+    const script = join(bin, 'job.sh');
+    writeFileSync(script, '#!/bin/sh\nexec ./app\n', { mode: 0o755 });
+    for (const prog of [program('openmpi', 'notmpi'), script]) {
+      const r = await mpii(['run', '-np', '2', prog], { PATH: bin });
+      oneLineError(r, /no MPI launcher on PATH \(no mpirun\.openmpi, .*mpirun.*\).* — install an MPI \(apt-get install -y openmpi-bin.*mpich.*\) or put its bin directory \(the one with mpirun\) on PATH/);
+      assert.doesNotMatch(r.stderr, /not an MPI program/);
+      assert.equal(r.code, 2);
+    }
+    // and without ldd: one line, not a crash
+    const noLdd = mkdtempSync(join(tmpdir(), 'mpii-noldd-'));
+    symlinkSync(process.execPath, join(noLdd, 'node'));
+    const r = await mpii(['run', '-np', '2', ring], { PATH: noLdd });
+    oneLineError(r, /cannot run ldd .* — put ldd on PATH/);
+    assert.equal(r.code, 2);
   });
 
   it('unknown --mpi', async () => {
