@@ -1,11 +1,11 @@
 // The small commands: tools, doctor, report --json, help.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { execa } from 'execa';
-import { launcherArgs, MPII, mpii, outDir, program, shimInfo, TEST_ENV } from './helpers.js';
+import { FLAVORS, launcherArgs, MPII, mpii, outDir, program, shimInfo, TEST_ENV } from './helpers.js';
 import { fitLine, spinnerWanted } from '../src/cli/progress.js';
 
 describe('mpii tools / doctor / report', () => {
@@ -98,5 +98,66 @@ describe('mpii build --force', () => {
     assert.doesNotMatch(r.stdout, /\(cached\)/);
     const after = statSync(copied);
     assert.ok(after.ino !== before.ino || after.mtimeMs !== before.mtimeMs, 'libmpii.so was rebuilt');
+  });
+});
+
+/** A private copy of the sleeper (runs until killed), so pgrep finds this test's ranks only. */
+function sleeperCopy(f: 'openmpi' | 'mpich'): string {
+  const p = join(mkdtempSync(join(tmpdir(), 'mpii-sleep-')), `sleeper-${f}-${process.pid}`);
+  copyFileSync(program(f, 'sleeper'), p); // copyFileSync keeps the mode: still executable
+  return p;
+}
+
+async function noRankLeft(path: string): Promise<boolean> {
+  // Open MPI's ranks can outlive mpirun by a few seconds while its daemon kills them
+  for (let i = 0; i < 60; i++) {
+    if ((await execa('pgrep', ['-f', path], { reject: false })).stdout.trim() === '') return true;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return false;
+}
+
+for (const f of FLAVORS) {
+  describe(`signals and --timeout (${f})`, () => {
+    for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+      it(`${sig} to mpii run: exit ${code}, the launcher tears the job down`, async () => {
+        const sleeper = sleeperCopy(f);
+        const child = execa('node', [MPII, 'run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-${sig}`), ...launcherArgs(f, 2), sleeper],
+          { env: TEST_ENV, reject: false, timeout: 120_000 });
+        await new Promise<void>((ready) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('sleeper ready') && ready()));
+        child.kill(sig);
+        const r = await child;
+        assert.equal(r.exitCode, code, r.stderr);
+        assert.ok(await noRankLeft(sleeper), 'no rank left running');
+      });
+    }
+
+    it('--timeout ends the job: exit 124, one line, the partial profile marked INCOMPLETE', async () => {
+      const sleeper = sleeperCopy(f);
+      const out = outDir(`${f}-timeout`);
+      const r = await mpii(['run', '--timeout', '2', '--tools', 'trace-count', '--out', out, ...launcherArgs(f, 2), sleeper], {}, undefined, 120_000);
+      assert.equal(r.code, 124, r.stderr);
+      const lines = r.stderr.split('\n').filter((l) => /--timeout/.test(l));
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0], /^mpii: the job ran past --timeout 2 s and was stopped \(exit 124\): its profile is partial, marked INCOMPLETE$/);
+      assert.match(r.stderr, /mpii profile: INCOMPLETE/);
+      const j = JSON.parse((await mpii(['report', '--json', out])).stdout);
+      assert.equal(j.complete, false);
+      assert.equal(j.ranks.length, 2);
+      assert.ok(await noRankLeft(sleeper), 'no rank left running');
+    });
+  });
+}
+
+describe('--timeout values', () => {
+  it('anything but a positive number of seconds is a usage error', async () => {
+    for (const v of ['0', '-1', 'ten', '1e3', '']) {
+      const r = await mpii(['run', '--timeout', v, '-np', '2', program('openmpi', 'ring')]);
+      assert.equal(r.code, 2, `${v}: ${r.stderr}`);
+      assert.match(r.stderr, /^mpii: --timeout needs a number of seconds greater than 0/m);
+    }
+    const ok = await mpii(['run', '--dry-run', '--timeout=1.5', '-np', '2', program('openmpi', 'ring')]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.doesNotMatch(ok.stdout, /--timeout/, 'mpii\'s own option, not passed to mpirun');
   });
 });

@@ -18,10 +18,13 @@ mpii options (before the program):
                      srun gets -np N as -n N and the --mpi= plugin the MPI needs
   --copy-shim        srun, inside an allocation: copy the shim and tool libraries to each node's
                      /tmp with sbcast first (no filesystem shared with the nodes), removed after
+  --timeout SECONDS  stop the job after that long: partial profile marked INCOMPLETE, exit 124
+  --force            replace the profile already in --out DIR
   --dry-run          print the launcher command and environment, run nothing
   --quiet            no progress, no report
 Everything else is passed to the launcher unchanged (write --launcher before it). The exit code
-is the job's.`;
+is the job's (128+signal when mpii is sent one: Ctrl-C 130, SIGTERM 143); 2 for a usage or
+input error, 124 when --timeout stopped the job.`;
 
 export async function main(argv: string[]): Promise<number> {
   try {

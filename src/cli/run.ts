@@ -1,6 +1,6 @@
 // `mpii run`: config → MPI detection → shim build → launch → report.
 import { readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, constants as osConstants } from 'node:os';
+import { hostname } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { buildShim, cacheRoot, ROOT, type Shim } from '../build/shim.js';
@@ -12,6 +12,7 @@ import { mpirunLauncher, type Launcher, type LaunchPlan } from '../launch/adapte
 import { parseRunArgs, type RunArgs } from '../launch/args.js';
 import { copyToNodes, currentJob, planCopies, removeFromNodes } from '../launch/sbcast.js';
 import { srunLauncher } from '../launch/srun.js';
+import { exitCodeOf, supervise, TIMEOUT_EXIT } from '../launch/supervise.js';
 import { detectMpi, findLauncher } from '../mpi/detect.js';
 import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
 import { fitLine, spinnerWanted } from './progress.js';
@@ -225,24 +226,12 @@ function pythonSites(include: string | undefined, vars: Record<string, string>, 
 async function runJob(plan: LaunchPlan, args: RunArgs, tools: ToolInstance[], outDir: string, env: NodeJS.ProcessEnv): Promise<number> {
   const launcher = plan.command;
   const child = spawn(launcher, plan.args, { stdio: 'inherit', env: plan.env });
-  // Ctrl-C reaches the launcher through the terminal's process group as well; SIGTERM sent to
-  // mpii alone must be passed on so the launcher tears the job down instead of orphaning it.
-  let received: NodeJS.Signals | undefined;
-  const forward = (sig: NodeJS.Signals) => () => {
-    received = sig;
-    child.kill(sig);
-  };
-  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, forward(s)] as const);
-  for (const [s, h] of handlers) process.on(s, h);
-  const result = await new Promise<{ exitCode: number | null; signal: string | null }>((done, fail) => {
-    child.on('error', (e) => fail(new MpiiError(`cannot start ${launcher}: ${e.message}`, 'check the MPI installation with mpii doctor')));
-    child.on('exit', (exitCode, signal) => done({ exitCode, signal }));
-  });
-  for (const [s, h] of handlers) process.off(s, h);
-  const bySignal = (s: string) => 128 + (osConstants.signals[s as NodeJS.Signals] ?? 15);
-  // a launcher that exits 0 after being told to stop still ended the job early: say so
-  let code = result.exitCode ?? (result.signal ? bySignal(result.signal) : 1);
-  if (code === 0 && received) code = bySignal(received);
+  // signals to mpii go on to the launcher (exit 128+signal), --timeout stops it (exit 124)
+  const outcome = await supervise(child, (e) => new MpiiError(`cannot start ${launcher}: ${e.message}`, 'check the MPI installation with mpii doctor'), args.timeout);
+  const code = exitCodeOf(outcome);
+  if (outcome.timedOut) {
+    process.stderr.write(`mpii: the job ran past --timeout ${args.timeout} s and was stopped (exit ${TIMEOUT_EXIT}): its profile is partial, marked INCOMPLETE\n`);
+  }
 
   if (!args.quiet) {
     try {

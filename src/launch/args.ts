@@ -22,13 +22,15 @@ export interface RunArgs {
   memcheckFatal: boolean;
   /** replace the profile already in --out */
   force: boolean;
+  /** --timeout SECONDS: stop the job after that long (exit 124) */
+  timeout?: number;
   /** everything mpii does not own, passed to the launcher untouched and in order */
   launcherArgs: string[];
   program?: string;
   programArgs: string[];
 }
 
-const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out', '--pvar', '--launcher']);
+const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out', '--pvar', '--launcher', '--timeout']);
 const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--memcheck-fatal', '--copy-shim', '--force']);
 
 // Launcher options that take values, so their values are not mistaken for the program; unknown
@@ -37,7 +39,7 @@ const MPIRUN_ONE_VALUE = new Set([
   '-np', '-n', '-c', '--np', '-N', '--n', '-H', '--host', '-host', '--hostfile', '-hostfile', '--machinefile',
   '-machinefile', '--default-hostfile', '-x', '--map-by', '-map-by', '--bind-to', '-bind-to', '--rank-by',
   '--wdir', '-wdir', '--wd', '-wd', '--prefix', '--output-filename', '--npernode', '-npernode', '--npersocket',
-  '--timeout', '--tune', '-am', '--app', '--path', '--preload-files', '--report-uri', '--personality',
+  '--tune', '-am', '--app', '--path', '--preload-files', '--report-uri', '--personality',
   '--cpu-set', '--cpus-per-proc', '--cpus-per-rank', '--launch-agent', '--ompi-server', '--stdin',
   '--rankfile', '-rankfile', '-rf', '--slot-list', '--cpu-list', '-rank-by', '--max-vm-size',
   '-f', '-hosts', '-ppn', '-launcher', '-launcher-exec', '-genvlist', '-envlist', '-configfile', '-iface',
@@ -116,6 +118,12 @@ function split(argv: string[], launcher: LauncherKind): RunArgs {
       }
       if (name === '--mpi' && launcher === 'srun' && !MPI_NAMES.has(v)) {
         r.launcherArgs.push(`--mpi=${v}`); // srun's own --mpi=pmix: MPI names and plugin names never overlap
+        continue;
+      }
+      if (name === '--timeout') {
+        const t = /^\d+(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
+        if (!(t > 0)) throw new MpiiError(`--timeout needs a number of seconds greater than 0, not '${v}'`, 'e.g. --timeout 600');
+        r.timeout = t;
         continue;
       }
       if (name === '--launcher') {
