@@ -161,3 +161,18 @@ describe('--timeout values', () => {
     assert.doesNotMatch(ok.stdout, /--timeout/, 'mpii\'s own option, not passed to mpirun');
   });
 });
+
+describe('INJ_IGNORE', () => {
+  it('a run with the tools switched off says so in one line, not as a missing profile', async () => {
+    const ring = program('mpich', 'ring');
+    const r = await mpii(['run', '--tools', 'trace-count', '--out', outDir('inj'), ...launcherArgs('mpich', 2), ring], { INJ_IGNORE: '1' });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('mpii:') && !/launcher:/.test(l));
+    assert.deepEqual(lines, ['mpii: no profile: INJ_IGNORE=1 switched the tools off on purpose (unset INJ_IGNORE to run them)']);
+    // INJ_IGNORE=0 is "not ignored" to the shim: the report is there
+    const on = await mpii(['run', '--tools', 'trace-count', '--out', outDir('inj0'), ...launcherArgs('mpich', 2), ring], { INJ_IGNORE: '0' });
+    assert.equal(on.code, 0, on.stderr);
+    assert.match(on.stderr, /MPI_Send/);
+    assert.doesNotMatch(on.stderr, /INJ_IGNORE/);
+  });
+});

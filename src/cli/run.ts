@@ -233,7 +233,9 @@ async function runJob(plan: LaunchPlan, args: RunArgs, tools: ToolInstance[], ou
     process.stderr.write(`mpii: the job ran past --timeout ${args.timeout} s and was stopped (exit ${TIMEOUT_EXIT}): its profile is partial, marked INCOMPLETE\n`);
   }
 
-  if (!args.quiet) {
+  if (!args.quiet && injIgnored(env)) {
+    process.stderr.write(`mpii: no profile: INJ_IGNORE=${env.INJ_IGNORE} switched the tools off on purpose (unset INJ_IGNORE to run them)\n`);
+  } else if (!args.quiet) {
     try {
       // loaded only now: the job's start does not wait for the report code
       const { readProfile } = await import('../profile/read.js');
@@ -248,6 +250,12 @@ async function runJob(plan: LaunchPlan, args: RunArgs, tools: ToolInstance[], ou
     }
   }
   return code;
+}
+
+/** INJ_IGNORE as the shim reads it (preload/core/init.c): a whole number other than 0. */
+export function injIgnored(env: NodeJS.ProcessEnv): boolean {
+  const v = env.INJ_IGNORE?.trimStart(); // strtol skips leading blanks only
+  return v !== undefined && /^[+-]?\d+$/.test(v) && Number(v) !== 0;
 }
 
 /** An empty output directory after a job that succeeded: no rank's host shares it with this one,
