@@ -7,6 +7,9 @@ import { basename, dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { FLAVORS, launcherArgs, MPII, mpii, outDir, program, shimInfo, TEST_ENV } from './helpers.js';
 import { fitLine, spinnerWanted } from '../src/cli/progress.js';
+import { buildProgram } from '../src/cli/main.js';
+import { wantColor } from '../src/color.js';
+import { ROOT } from './helpers.js';
 
 describe('mpii tools / doctor / report', () => {
   it('tools lists the built-ins and the stacks with the default marked', async () => {
@@ -174,5 +177,125 @@ describe('INJ_IGNORE', () => {
     assert.equal(on.code, 0, on.stderr);
     assert.match(on.stderr, /MPI_Send/);
     assert.doesNotMatch(on.stderr, /INJ_IGNORE/);
+  });
+});
+
+const COMMANDS = ['run', 'build', 'tools', 'doctor', 'report', 'install', 'uninstall', 'pvars', 'cvars', 'completion'];
+
+describe('--version, usage errors, help', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+
+  it('mpii --version and --version on every command print package.json\'s version', async () => {
+    for (const args of [['--version'], ['-V'], ...COMMANDS.map((c) => [c, '--version']), ['report', 'some-dir', '-V']]) {
+      const r = await mpii(args);
+      assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stdout.trim(), pkg.version, args.join(' '));
+    }
+  });
+
+  it('usage errors commander catches exit 2 with one mpii line, like mpii\'s own', async () => {
+    const cases: [string[], RegExp][] = [
+      [['frobnicate'], /^mpii: unknown command 'frobnicate' — see mpii --help$/],
+      [['report'], /^mpii: missing required argument 'dir' — see mpii report --help$/],
+      [['report', '--jsn', 'x'], /^mpii: unknown option '--jsn' — did you mean --json\? \(mpii report --help\)$/],
+      [['build', '--bogus'], /^mpii: unknown option '--bogus' — see mpii build --help$/],
+      [['report', 'x', '--top'], /^mpii: option '--top <n>' argument missing — see mpii report --help$/],
+      [['completion', 'fish'], /^mpii: .*'fish' is invalid.*bash, zsh.* — see mpii completion --help$/],
+    ];
+    for (const [args, pattern] of cases) {
+      const r = await mpii(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      const lines = r.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0], pattern);
+    }
+    // mpii alone: the help, on stderr, as a usage error
+    const bare = await mpii([]);
+    assert.equal(bare.code, 2);
+    assert.match(bare.stderr, /Usage: mpii/);
+    // asking for help is no error
+    assert.equal((await mpii(['--help'])).code, 0);
+    assert.equal((await mpii(['help', 'report'])).code, 0);
+  });
+
+  it('--help of run and report has examples', async () => {
+    const run = await mpii(['run', '--help']);
+    assert.match(run.stdout, /Examples:\n\s+mpii run /);
+    assert.match(run.stdout, /--timeout SECONDS/);
+    const report = await mpii(['report', '--help']);
+    assert.equal(report.code, 0);
+    assert.match(report.stdout, /Examples:\n\s+mpii report /);
+    assert.match((await mpii(['--help'])).stdout, /Examples:/);
+  });
+});
+
+describe('mpii completion', () => {
+  it('bash: generated from the command definitions, and it completes', async () => {
+    const r = await mpii(['completion', 'bash']);
+    assert.equal(r.code, 0, r.stderr);
+    // every command and every option commander knows is in the script
+    const program = await buildProgram(() => {}, () => '');
+    for (const c of program.commands) {
+      assert.match(r.stdout, new RegExp(`\\b${c.name()}\\)`), c.name());
+      for (const o of c.options) assert.ok(r.stdout.includes(o.long!), `${c.name()} ${o.long}`);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-compl-'));
+    const file = join(dir, 'mpii.bash');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(file, r.stdout);
+    const ask = async (...words: string[]) => (await execa('bash', ['-c',
+      `source ${file}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _mpii; printf '%s\\n' "\${COMPREPLY[@]}"`])).stdout.split('\n').filter(Boolean).sort();
+    assert.deepEqual(await ask('mpii', 're'), ['report']);
+    assert.deepEqual(await ask('mpii', 'run', '--t'), ['--timeout', '--tools']);
+    assert.deepEqual(await ask('mpii', 'build', '--mpi', ''), ['all', 'mpich', 'openmpi']);
+    assert.deepEqual(await ask('mpii', 'run', '--mpi', ''), ['mpich', 'openmpi']);
+    assert.deepEqual(await ask('mpii', 'run', '--tools', 'trace'), ['trace-count']);
+    assert.deepEqual(await ask('mpii', 'report', '--h'), ['--help', '--html']);
+    assert.deepEqual(await ask('mpii', 'completion', ''), ['bash', 'zsh']);
+  });
+
+  it('zsh: every command and option, valid zsh that registers itself', async () => {
+    const r = await mpii(['completion', 'zsh']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^#compdef mpii\n/);
+    const program = await buildProgram(() => {}, () => '');
+    for (const c of program.commands) {
+      assert.match(r.stdout, new RegExp(`^    '${c.name()}:`, 'm'), c.name());
+      for (const o of c.options) assert.ok(r.stdout.includes(o.long!), `${c.name()} ${o.long}`);
+    }
+    if ((await execa('sh', ['-c', 'command -v zsh'], { reject: false })).exitCode !== 0) return; // no zsh here
+    const file = join(mkdtempSync(join(tmpdir(), 'mpii-zsh-')), '_mpii');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(file, r.stdout);
+    await execa('zsh', ['-n', file]);
+    const reg = await execa('zsh', ['-c', `autoload -U compinit && compinit -u -D; source ${file}; print -r -- $_comps[mpii]`]);
+    assert.equal(reg.stdout.trim(), '_mpii');
+  });
+});
+
+describe('colour: NO_COLOR and FORCE_COLOR', () => {
+  it('the rule', () => {
+    assert.equal(wantColor({ isTTY: true }, {}), true);
+    assert.equal(wantColor({ isTTY: false }, {}), false);
+    assert.equal(wantColor({ isTTY: true }, { NO_COLOR: '1' }), false);
+    assert.equal(wantColor({ isTTY: true }, { NO_COLOR: '' }), true, 'an empty NO_COLOR is not set');
+    assert.equal(wantColor({ isTTY: true }, { TERM: 'dumb' }), false);
+    assert.equal(wantColor({ isTTY: false }, { FORCE_COLOR: '1' }), true);
+    assert.equal(wantColor({ isTTY: false }, { FORCE_COLOR: '' }), true);
+    assert.equal(wantColor({ isTTY: true }, { FORCE_COLOR: '0' }), false);
+    assert.equal(wantColor({ isTTY: true }, { FORCE_COLOR: 'false' }), false);
+    assert.equal(wantColor({ isTTY: false }, { FORCE_COLOR: '1', NO_COLOR: '1' }), true, 'FORCE_COLOR wins, as in Node');
+  });
+
+  it('mpii tools and mpii report follow it in a pipe', async () => {
+    const esc = /\x1b\[/;
+    assert.doesNotMatch((await mpii(['tools'])).stdout, esc);
+    assert.match((await mpii(['tools'], { FORCE_COLOR: '1' })).stdout, esc);
+    assert.doesNotMatch((await mpii(['tools'], { FORCE_COLOR: '0' })).stdout, esc);
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-colour-'));
+    const { writeSyntheticJob } = await import('../src/profile/synthetic.js');
+    writeSyntheticJob(dir, 4);
+    assert.doesNotMatch((await mpii(['report', dir])).stdout, esc);
+    assert.match((await mpii(['report', dir], { FORCE_COLOR: '1' })).stdout, esc);
   });
 });

@@ -2,6 +2,7 @@
 import { accessSync, constants, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { execa } from 'execa';
 import chalk from 'chalk';
+import { colorLevel } from '../color.js';
 import { cacheRoot } from '../build/shim.js';
 import { listStacks, listTools } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
@@ -37,6 +38,7 @@ export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: b
 }
 
 export async function toolsCommand(o: { config?: string }): Promise<number> {
+  chalk.level = colorLevel(process.stdout);
   const req = { configFile: o.config, env: process.env, cwd: process.cwd(), defaultsFile: DEFAULTS_FILE };
   console.log('Tools:');
   for (const t of listTools(req)) {
@@ -52,6 +54,7 @@ export async function toolsCommand(o: { config?: string }): Promise<number> {
 
 export async function doctorCommand(): Promise<number> {
   const env = process.env;
+  chalk.level = colorLevel(process.stdout, env);
   let problems = 0;
   const ok = (m: string) => console.log(`${chalk.green('ok')}    ${m}`);
   const bad = (m: string, fix: string) => {

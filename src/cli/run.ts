@@ -16,6 +16,7 @@ import { exitCodeOf, supervise, TIMEOUT_EXIT } from '../launch/supervise.js';
 import { detectMpi, findLauncher } from '../mpi/detect.js';
 import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
 import { fitLine, spinnerWanted } from './progress.js';
+import { colorLevel } from '../color.js';
 import type { ReportOptions } from '../report/summary.js';
 
 export const DEFAULTS_FILE = join(ROOT, 'config', 'tools.yaml');
@@ -103,6 +104,8 @@ export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: 
       env,
       force,
       beforeBuild: async () => {
+        // ora and its symbols colour through chalk's shared instance: NO_COLOR/FORCE_COLOR decide
+        (await import('chalk')).default.level = colorLevel(stream, env);
         const { default: ora } = await import('ora');
         spinner = ora({ text: fit(`mpii: building the ${label} shim`), stream, isSilent: quiet, isEnabled: spinnerWanted(stream, env) }).start();
       },

@@ -30,8 +30,8 @@ export interface RunArgs {
   programArgs: string[];
 }
 
-const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out', '--pvar', '--launcher', '--timeout']);
-const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--memcheck-fatal', '--copy-shim', '--force']);
+export const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out', '--pvar', '--launcher', '--timeout']);
+export const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--memcheck-fatal', '--copy-shim', '--force']);
 
 // Launcher options that take values, so their values are not mistaken for the program; unknown
 // options are assumed to be flags. Open MPI (mpirun) and MPICH (hydra) spellings:
