@@ -1,22 +1,51 @@
 #!/usr/bin/env bash
-# Installs what mpii needs on a Debian machine (as root): both MPIs, a C toolchain, Valgrind (its
-# client-request headers for memcheck, and the Valgrind engine tests), the npm
-# dependencies pinned in package-lock.json, then compiles the CLI.
+# Installs what mpii needs on a Debian machine: both MPIs, a C toolchain, Valgrind (its
+# client-request headers for memcheck, and the Valgrind engine tests), Slurm and Chromium for the
+# tests (system packages, as root), then the npm dependencies pinned in package-lock.json and the
+# compiled CLI (as you).
+#
+#   bash scripts/setup.sh          as root: everything; as a user: the system part through sudo
+#   sudo bash scripts/setup.sh     also works: the npm part then runs as $SUDO_USER again
 set -euo pipefail
-cd "$(dirname "$0")/.."
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-# gfortran: the Fortran tests; iproute2 + util-linux (ip netns, unshare): the multi-host tests; diffutils: install --dry-run; valgrind: memcheck
-apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev build-essential binutils procps python3 gfortran iproute2 util-linux diffutils valgrind >/dev/null
-# Slurm (test/slurm.test.ts starts its own munged, slurmctld and slurmd from these packages): the
-# packages' own services must not start, so policy-rc.d forbids it while they are installed
-if [ ! -e /usr/sbin/policy-rc.d ]; then
-  printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
-  chmod +x /usr/sbin/policy-rc.d
-  trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+script="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+cd "$(dirname "$script")/.."
+
+system_packages() {
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # gfortran: the Fortran tests; iproute2 + util-linux (ip netns, unshare): the multi-host tests; diffutils: install --dry-run; valgrind: memcheck
+  apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev build-essential binutils procps python3 gfortran iproute2 util-linux diffutils valgrind >/dev/null
+  # Slurm (test/slurm.test.ts starts its own munged, slurmctld and slurmd from these packages): the
+  # packages' own services must not start, so policy-rc.d forbids it while they are installed
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+    chmod +x /usr/sbin/policy-rc.d
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
+  apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client munge >/dev/null
+  # the HTML report's tests render it in headless Chromium (driven by playwright-core from npm)
+  apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
+}
+
+if [ "${1:-}" = --system-only ]; then
+  system_packages
+  exit 0
 fi
-apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client munge >/dev/null
-npm ci --no-audit --no-fund
-# the HTML report's tests render it in headless Chromium (driven by playwright-core from npm)
-apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
-npm run build
+
+if [ "$(id -u)" -eq 0 ]; then
+  system_packages
+elif command -v sudo >/dev/null 2>&1; then
+  echo "setup.sh: installing the system packages with sudo" >&2
+  sudo -- bash "$script" --system-only
+else
+  echo "setup.sh: the system packages need root: run this script as root, or install sudo and run it again as a user allowed to use it" >&2
+  exit 1
+fi
+
+# the npm part belongs to whoever owns the checkout: under `sudo bash scripts/setup.sh`, that user
+as_user=()
+if [ "$(id -u)" -eq 0 ] && [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
+  as_user=(sudo -u "$SUDO_USER" --)
+fi
+"${as_user[@]}" npm ci --no-audit --no-fund
+"${as_user[@]}" npm run build
