@@ -211,6 +211,10 @@ describe('bad input', () => {
     assert.equal(existsSync(kept), true);
     assert.equal((await mpii(['run', '--dry-run', '--out', join(base, 'dry'), '-np', '2', ring])).code, 0);
     assert.deepEqual(readdirSync(base), ['kept']);
+    // a job that ran and succeeded keeps its directory, even empty (INJ_IGNORE: nothing recorded)
+    const ran = await mpii(['run', '--tools', 'trace-count', '--out', join(base, 'ran'), ...launcherArgs('openmpi', 2), ring], { INJ_IGNORE: '1' });
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.deepEqual(readdirSync(base).sort(), ['kept', 'ran']);
   });
 
   it('mpii report --html FILE that exists: refused, --force replaces it', async () => {

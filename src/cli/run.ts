@@ -143,16 +143,21 @@ function chooseLauncher(args: RunArgs, flavor: FlavorName, env: NodeJS.ProcessEn
 }
 
 export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  // a run that fails before its ranks write anything leaves no empty output directory behind
-  const created: string[] = [];
+  // a run that never got going (an error before the launch, a launch that failed, --dry-run)
+  // leaves no empty output directory behind; a job that succeeded keeps it even when empty
+  // (INJ_IGNORE, or the profile went to rank 0's host: the hint says to copy it there)
+  const out: OutDirs = { created: [], keep: false };
   try {
-    return await runIn(argv, env, created);
+    return await runIn(argv, env, out);
   } finally {
-    removeIfEmpty(created);
+    if (!out.keep) removeIfEmpty(out.created);
   }
 }
 
-async function runIn(argv: string[], env: NodeJS.ProcessEnv, created: string[]): Promise<number> {
+interface OutDirs { created: string[]; keep: boolean }
+
+async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Promise<number> {
+  const { created } = out;
   const args = parseRunArgs(argv, env);
   if (!args.program) throw new MpiiError('no program to run', 'usage: mpii run [mpii options] [launcher options] ./app [args]');
   if (args.copyShim && args.launcher !== 'srun') {
@@ -199,7 +204,9 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, created: string[]):
   writeFileSync(vars.MPII_RUN_MARK, '');
   try {
     if (copies) copyToNodes(copies, env);
-    return await runJob(plan, args, stack.tools, outDir, env);
+    const code = await runJob(plan, args, stack.tools, outDir, env);
+    out.keep = code === 0;
+    return code;
   } finally {
     rmSync(vars.MPII_RUN_MARK, { force: true });
     if (copies) {
