@@ -11,6 +11,7 @@ import { formatSummary, summaryJson } from '../src/report/summary.js';
 import { listStacks, listTools, resolveStack } from '../src/config/resolve.js';
 import { DEFAULTS_FILE } from '../src/cli/run.js';
 import { MpiiError } from '../src/errors.js';
+import { checkToolLibraries } from '../src/elf.js';
 
 function oneLineError(r: { code: number; stderr: string }, pattern: RegExp): void {
   assert.notEqual(r.code, 0);
@@ -553,7 +554,7 @@ describe('fuzz (seeded)', () => {
         let spec = '';
         for (let k = 0; k < n; k++) spec += r.pick(TOKENS);
         yield [`#${i} ${JSON.stringify(spec)}`, () => {
-          resolveStack({ tools: spec, env, cwd: dir, defaultsFile: DEFAULTS_FILE });
+          checkToolLibraries(resolveStack({ tools: spec, env, cwd: dir, defaultsFile: DEFAULTS_FILE }).tools);
         }];
         // the same tokens as $TOOLS (colon-separated, no options)
         const envSpec = spec.replace(/,/g, ':');
@@ -563,7 +564,29 @@ describe('fuzz (seeded)', () => {
       }
     }
     const { tried, rejected, failures } = expectOnlyMpiiErrors('tools', inputs());
-    assert.ok(rejected > tried / 10 && rejected < tried, 'the damage is varied: some inputs are refused, some pass');
+    assert.deepEqual(failures.slice(0, 10), []);
+  });
+
+  it('the tool library check: damaged ELF files give an MpiiError or pass, nothing else', { timeout: 300_000 }, async () => {
+    const r = prng(0x656c6621); // "elf!"
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-fuzz-elf-'));
+    writeFileSync(join(dir, 't.c'), 'int mpii_tool_x(void) { return 1; }\n');
+    const { execaSync } = await import('execa');
+    execaSync('cc', ['-shared', '-fPIC', '-o', join(dir, 'good.so'), join(dir, 't.c')]);
+    const good = readFileSync(join(dir, 'good.so'));
+    const file = join(dir, 'lib.so');
+    function* inputs(): Generator<[string, () => void]> {
+      for (let i = 0; i < 2000; i++) {
+        const { bytes, how } = mutate(good, r);
+        yield [`#${i} ${how}`, () => {
+          writeFileSync(file, bytes);
+          checkToolLibraries([{ name: 'lib.so', kind: 'external', path: file }]);
+        }];
+      }
+    }
+    const { tried, rejected, failures } = expectOnlyMpiiErrors('ELF', inputs());
+    // only the ELF header and the dynamic section are read: most damage elsewhere passes
+    assert.ok(rejected > 0 && rejected < tried, 'some inputs are refused, some pass');
     assert.deepEqual(failures.slice(0, 10), []);
   });
 });

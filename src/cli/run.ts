@@ -8,6 +8,7 @@ import { buildPythonSites } from '../build/python-sites.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
 import { DirError, makeDirs } from '../fsdirs.js';
+import { checkToolLibraries } from '../elf.js';
 import { mpirunLauncher, type Launcher, type LaunchPlan } from '../launch/adapters.js';
 import { parseRunArgs, type RunArgs } from '../launch/args.js';
 import { copyToNodes, currentJob, planCopies, removeFromNodes } from '../launch/sbcast.js';
@@ -167,6 +168,7 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
   const cwd = process.cwd();
   const stack = resolveStack({ tools: args.tools, stack: args.stack, configFile: args.config, env, cwd, defaultsFile: DEFAULTS_FILE });
   checkMemcheck(stack.tools, args.memcheckFatal);
+  checkToolLibraries(stack.tools); // a .so the ranks could not load: one line now, not a failure in every rank
   const mpi = await detectMpi(args.program, env, args.mpi, cacheRoot(env));
   const launcher = chooseLauncher(args, mpi.flavor, env);
   const job = args.copyShim ? currentJob(env) : undefined;
