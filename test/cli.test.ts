@@ -1,7 +1,7 @@
 // The small commands: tools, doctor, report --json, help.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { execa } from 'execa';
@@ -151,6 +151,23 @@ for (const f of FLAVORS) {
     });
   });
 }
+
+describe('a signal before the launch', () => {
+  it('SIGTERM during the shim build: exit 143, no output directory, no half-built shim left', { timeout: 120_000 }, async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'mpii-cold-')); // a cold cache: the shim is built first
+    const base = mkdtempSync(join(tmpdir(), 'mpii-early-'));
+    const child = execa('node', [MPII, 'run', '--tools', 'noop', '--out', join(base, 'out'), ...launcherArgs('mpich', 2), program('mpich', 'ring')],
+      { env: { ...TEST_ENV, XDG_CACHE_HOME: cache }, reject: false });
+    await new Promise<void>((building) => child.stderr!.on('data', (d: Buffer) => d.toString().includes('building the MPICH shim') && building()));
+    await new Promise((r) => setTimeout(r, 1000)); // the compilers are running
+    child.kill('SIGTERM');
+    const r = await child;
+    assert.equal(r.exitCode, 143, r.stderr);
+    assert.deepEqual(readdirSync(base), [], 'the output directory made for the run is gone');
+    assert.deepEqual(readdirSync(join(cache, 'mpii')).filter((f) => f.startsWith('.build-') || f.startsWith('mpich-')), [], 'no build directory left');
+    assert.equal(existsSync(join(base, 'out')), false);
+  });
+});
 
 describe('--timeout values', () => {
   it('anything but a positive number of seconds is a usage error', async () => {

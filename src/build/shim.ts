@@ -174,6 +174,9 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
   // each produce a complete directory and the first rename wins; nobody sees a half-built one.
   const work = join(cache, `.build-${key}-${process.pid}-${Date.now()}`);
   mkdirSync(join(work, 'gen'), { recursive: true });
+  // mpii exiting mid-build (a signal: see runCommand) leaves no half-built directory behind
+  const dropWork = () => rmSync(work, { recursive: true, force: true });
+  process.on('exit', dropWork);
   try {
     const execa = await loadExeca();
     await opts.beforeBuild?.();
@@ -242,5 +245,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     const err = e as { stderr?: string; shortMessage?: string; message: string };
     const detail = (err.stderr || err.shortMessage || err.message).split('\n').find((l) => /error/i.test(l)) ?? err.message.split('\n')[0];
     throw new MpiiError(`building the ${FLAVORS[flavor].label} shim failed: ${detail}`, 'run `mpii doctor` to check the MPI installation');
+  } finally {
+    process.off('exit', dropWork);
   }
 }

@@ -13,7 +13,7 @@ import { mpirunLauncher, type Launcher, type LaunchPlan } from '../launch/adapte
 import { parseRunArgs, type RunArgs } from '../launch/args.js';
 import { copyToNodes, currentJob, planCopies, removeFromNodes } from '../launch/sbcast.js';
 import { srunLauncher } from '../launch/srun.js';
-import { exitCodeOf, supervise, TIMEOUT_EXIT } from '../launch/supervise.js';
+import { bySignal, exitCodeOf, supervise, TIMEOUT_EXIT } from '../launch/supervise.js';
 import { detectMpi, findLauncher } from '../mpi/detect.js';
 import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
 import { fitLine, spinnerWanted } from './progress.js';
@@ -147,15 +147,26 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   // a run that never got going (an error before the launch, a launch that failed, --dry-run)
   // leaves no empty output directory behind; a job that succeeded keeps it even when empty
   // (INJ_IGNORE, or the profile went to rank 0's host: the hint says to copy it there)
-  const out: OutDirs = { created: [], keep: false };
+  const out: OutDirs = { created: [], keep: false, launched: false };
+  // a signal before the launcher runs (say, Ctrl-C during a shim build) ends mpii with
+  // 128+signal and takes back what this run made; from the launch on, runJob passes signals on
+  const early = (sig: NodeJS.Signals) => () => {
+    if (out.launched) return;
+    if (out.mark) rmSync(out.mark, { force: true });
+    removeIfEmpty(out.created);
+    process.exit(bySignal(sig));
+  };
+  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, early(s)] as const);
+  for (const [s, h] of handlers) process.on(s, h);
   try {
     return await runIn(argv, env, out);
   } finally {
+    for (const [s, h] of handlers) process.off(s, h);
     if (!out.keep) removeIfEmpty(out.created);
   }
 }
 
-interface OutDirs { created: string[]; keep: boolean }
+interface OutDirs { created: string[]; keep: boolean; launched: boolean; mark?: string }
 
 async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Promise<number> {
   const { created } = out;
@@ -203,9 +214,11 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
     process.stderr.write(`mpii: ${FLAVORS[mpi.flavor].label}${mpi.extension ? ` through ${mpi.extension}` : ''}, launcher: ${basename(plan.command)}, `
       + `tools: ${stack.tools.map((t) => t.name).join(' → ') || '(none)'}, out: ${outDir}\n`);
   }
+  out.mark = vars.MPII_RUN_MARK;
   writeFileSync(vars.MPII_RUN_MARK, '');
   try {
     if (copies) copyToNodes(copies, env);
+    out.launched = true;
     const code = await runJob(plan, args, stack.tools, outDir, env);
     out.keep = code === 0;
     return code;
