@@ -232,6 +232,21 @@ describe('bad input', () => {
     assert.match(readFileSync(html, 'utf8'), /^<!doctype html>/i);
   });
 
+  it('mpii report --csv/--prof over files that exist: refused, --force replaces them; under /proc: an error, no hang', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-files-taken-'));
+    writeSyntheticJob(dir, 2);
+    assert.equal((await mpii(['report', dir, '--csv', join(dir, 'csv'), '--prof', join(dir, 'p', 'x')])).code, 0);
+    writeFileSync(join(dir, 'p', 'x.1.prof'), 'mine');
+    const r = await mpii(['report', dir, '--prof', join(dir, 'p', 'x')]);
+    oneLineError(r, /x\.0\.prof already exists \(and 1 more of the files to write\) — add --force to replace them/);
+    assert.equal(readFileSync(join(dir, 'p', 'x.1.prof'), 'utf8'), 'mine');
+    oneLineError(await mpii(['report', dir, '--csv', join(dir, 'csv')]), /p2p_count\.csv already exists/);
+    assert.equal((await mpii(['report', dir, '--csv', join(dir, 'csv'), '--prof', join(dir, 'p', 'x'), '--force'])).code, 0);
+    assert.notEqual(readFileSync(join(dir, 'p', 'x.1.prof'), 'utf8'), 'mine');
+    const proc = await mpii(['report', dir, '--csv', '/proc/mpii-no-such/csv'], {}, undefined, 30_000);
+    oneLineError(proc, /cannot create \/proc\/mpii-no-such\/csv for --csv/);
+  });
+
   it('mpii report given the profile file reads its directory; a look-alike is a clear error', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mpii-report-file-'));
     writeSyntheticJob(dir, 2);

@@ -12,7 +12,7 @@ import { launcherFlavor } from '../mpi/detect.js';
 import { readProfile } from '../profile/read.js';
 import { formatSummary, summaryJson, wantColor } from '../report/summary.js';
 import { monitorRuns } from '../report/monitor.js';
-import { writeCsv, writeProf } from '../report/monitor-files.js';
+import { csvPaths, profPaths, writeCsv, writeProf } from '../report/monitor-files.js';
 import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
 import { askMpit, findInstall } from '../mpit/library.js';
 import { formatCvars, formatPvars, nameFilter } from '../mpit/vars.js';
@@ -138,6 +138,14 @@ async function report(dir: string, o: ReportFlags): Promise<number> {
   }
   // several monitor instances in one stack: number the outputs after the first
   const suffix = (i: number) => (i === 0 ? '' : `-tool${runs[i].tool}`);
+  if (!o.force) {
+    const taken = runs.flatMap((run, i) => [...(o.csv ? csvPaths(o.csv + suffix(i)) : []), ...(o.prof ? profPaths(run, o.prof + suffix(i)) : [])])
+      .filter((f) => existsSync(f));
+    if (taken.length) {
+      throw new MpiiError(`${taken[0]} already exists${taken.length > 1 ? ` (and ${taken.length - 1} more of the files to write)` : ''}`,
+        'add --force to replace them, or pass another --csv DIR / --prof PREFIX');
+    }
+  }
   runs.forEach((run, i) => {
     if (o.csv) for (const f of writeCsv(run, o.csv + suffix(i))) if (!o.json) console.error(`wrote ${f}`);
     if (o.prof) {

@@ -112,7 +112,7 @@ Examples:
     .option('--csv <dir>', 'write the monitor count and byte matrices per class as CSV files into <dir>')
     .option('--prof <prefix>', "write the monitor data as Open MPI .prof files: <prefix>.<rank>.prof")
     .option('--html <file>', 'write every tool\'s results as one self-contained HTML page')
-    .option('--force', 'replace the --html file when it exists')
+    .option('--force', 'replace the files --html, --csv or --prof would write when they exist')
     .addHelpText('after', REPORT_EXAMPLES)
     .action(async (dir, o) => { setCode(await reportCommand(dir, o)); });
   program.command('install').description('install the shim for every user: a library the MPI compiler wrappers link (sysadmin)')
