@@ -183,6 +183,14 @@ describe('bad input', () => {
     }
   });
 
+  it('a shim cache that cannot be created (XDG_CACHE_HOME under /proc): one line, no hang', async () => {
+    for (const args of [['build', '--mpi', 'mpich'], ['run', '-np', '2', ring]]) {
+      const r = await mpii(args, { XDG_CACHE_HOME: '/proc/mpii-no-such' }, undefined, 30_000);
+      oneLineError(r, /cannot create the shim cache \/proc\/mpii-no-such\/mpii .* — set XDG_CACHE_HOME to a directory you can write/);
+      assert.equal(r.code, 2);
+    }
+  });
+
   it('--out holding a profile: refused, the way out named; --force replaces it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mpii-out-taken-'));
     const file = writeSyntheticJob(dir, 4);

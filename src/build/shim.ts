@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MpiiError } from '../errors.js';
+import { makeDirs } from '../fsdirs.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
 import { generate, writeGenerated } from '../gen/generate.js';
 
@@ -44,6 +45,17 @@ export interface Probe {
 
 export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'mpii');
+}
+
+/** The cache directory, made one component at a time (mkdirSync's recursive mode spins for ever
+ * under /proc); a cache that cannot be made is one line. */
+function makeCache(cache: string): void {
+  try {
+    makeDirs(cache);
+  } catch (e) {
+    throw new MpiiError(`cannot create the shim cache ${cache} (${(e as Error).message})`,
+      'set XDG_CACHE_HOME to a directory you can write (the cache is $XDG_CACHE_HOME/mpii, else ~/.cache/mpii)');
+  }
 }
 
 function stamp(path: string): string {
@@ -90,7 +102,7 @@ export async function probe(flavor: FlavorName, cache: string, env: NodeJS.Proce
     lib = show.find((a) => /^-lmpi(ch)?$/.test(a))?.slice(2) ?? lib;
   }
   const p: Probe = { compiler, incdirs, libdirs, lib, cc, stamp: st };
-  mkdirSync(cache, { recursive: true });
+  makeCache(cache);
   writeFileSync(file, JSON.stringify(p));
   return p;
 }
@@ -164,7 +176,7 @@ export interface BuildOptions {
 export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Promise<Shim> {
   const env = opts.env ?? process.env;
   const cache = cacheRoot(env);
-  mkdirSync(cache, { recursive: true });
+  makeCache(cache);
   const pr = await probe(flavor, cache, env);
   const key = cacheKey(flavor, pr);
   const final = join(cache, key);

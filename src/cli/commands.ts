@@ -1,8 +1,9 @@
 // The small commands: build, tools, doctor, report.
-import { accessSync, constants, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { execa } from 'execa';
 import chalk from 'chalk';
 import { colorLevel } from '../color.js';
+import { makeDirs } from '../fsdirs.js';
 import { cacheRoot } from '../build/shim.js';
 import { listStacks, listTools } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
@@ -79,8 +80,7 @@ export async function doctorCommand(): Promise<number> {
   }
   const cache = cacheRoot(env);
   try {
-    mkdirSync(cache, { recursive: true });
-    accessSync(cache, constants.W_OK);
+    makeDirs(cache);
     ok(`shim cache ${cache} is writable`);
   } catch {
     bad(`shim cache ${cache} is not writable`, 'set XDG_CACHE_HOME to a writable directory');
