@@ -1,7 +1,15 @@
 // The small commands: tools, doctor, report --json, help.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { launcherArgs, mpii, outDir, program } from './helpers.js';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { execa } from 'execa';
+import { FLAVORS, launcherArgs, MPII, mpii, outDir, program, shimInfo, TEST_ENV } from './helpers.js';
+import { fitLine, spinnerWanted } from '../src/cli/progress.js';
+import { buildProgram } from '../src/cli/main.js';
+import { wantColor } from '../src/color.js';
+import { ROOT } from './helpers.js';
 
 describe('mpii tools / doctor / report', () => {
   it('tools lists the built-ins and the stacks with the default marked', async () => {
@@ -46,5 +54,265 @@ describe('mpii tools / doctor / report', () => {
     assert.equal(r.code, 0);
     assert.match(r.stdout, /--tools a,b/);
     assert.match(r.stdout, /--dry-run/);
+  });
+});
+
+describe('progress spinner', () => {
+  it('only on a terminal of known width, never with TERM=dumb or in CI', () => {
+    assert.equal(spinnerWanted({ isTTY: true, columns: 80 }, {}), true);
+    assert.equal(spinnerWanted({ isTTY: true, columns: 0 }, {}), false);
+    assert.equal(spinnerWanted({ isTTY: true }, {}), false);
+    assert.equal(spinnerWanted({ isTTY: true, columns: Number.NaN }, {}), false);
+    assert.equal(spinnerWanted({ isTTY: false, columns: 80 }, {}), false);
+    assert.equal(spinnerWanted({ columns: 80 }, {}), false);
+    assert.equal(spinnerWanted({ isTTY: true, columns: 80 }, { TERM: 'dumb' }), false);
+    assert.equal(spinnerWanted({ isTTY: true, columns: 80 }, { CI: 'true' }), false);
+    assert.equal(spinnerWanted({ isTTY: true, columns: 80 }, { CI: 'false' }), true);
+  });
+
+  it('its line fits the terminal', () => {
+    assert.equal(fitLine('abc', 80), 'abc');
+    assert.equal(fitLine('x'.repeat(100), 20).length, 17);
+    assert.equal(fitLine('x'.repeat(100), 1).length, 1);
+    assert.equal(fitLine('x'.repeat(100), 0).length, 77); // unknown width: 80
+  });
+});
+
+describe('mpii build --force', () => {
+  it('rebuilds the cached shim, and on a 0-column pseudo-terminal its progress stays a few lines', async () => {
+    // a private cache holding a copy of the real cached MPICH shim: --force must replace it
+    const { library } = await shimInfo('mpich');
+    const cache = mkdtempSync(join(tmpdir(), 'mpii-force-'));
+    cpSync(dirname(library), join(cache, 'mpii', basename(dirname(library))), { recursive: true });
+    cpSync(join(dirname(dirname(library)), 'probe-mpich.json'), join(cache, 'mpii', 'probe-mpich.json'));
+    const copied = join(cache, 'mpii', basename(dirname(library)), 'libmpii.so');
+    const before = statSync(copied);
+    const env = { ...TEST_ENV, XDG_CACHE_HOME: cache };
+    const warm = await execa('node', [MPII, 'build', '--mpi', 'mpich', '--quiet'], { env });
+    assert.match(warm.stdout, /\(cached\)/);
+    // `script` gives the command a pseudo-terminal; stty makes it report 0 columns (as CI ptys do)
+    const log = join(cache, 'typescript');
+    const r = await execa('script', ['-qec', `stty cols 0 rows 0; node ${MPII} build --mpi mpich --force`, log],
+      { env, reject: false, timeout: 600_000, stdin: 'ignore' });
+    assert.equal(r.exitCode, 0, r.stdout.slice(-2000));
+    const out = readFileSync(log);
+    assert.ok(out.length < 16384, `${out.length} bytes of progress output`);
+    assert.match(out.toString(), /built the MPICH shim/);
+    assert.doesNotMatch(r.stdout, /\(cached\)/);
+    const after = statSync(copied);
+    assert.ok(after.ino !== before.ino || after.mtimeMs !== before.mtimeMs, 'libmpii.so was rebuilt');
+  });
+});
+
+/** A private copy of the sleeper (runs until killed), so pgrep finds this test's ranks only. */
+function sleeperCopy(f: 'openmpi' | 'mpich'): string {
+  const p = join(mkdtempSync(join(tmpdir(), 'mpii-sleep-')), `sleeper-${f}-${process.pid}`);
+  copyFileSync(program(f, 'sleeper'), p); // copyFileSync keeps the mode: still executable
+  return p;
+}
+
+async function noRankLeft(path: string): Promise<boolean> {
+  // Open MPI's ranks can outlive mpirun by a few seconds while its daemon kills them
+  for (let i = 0; i < 60; i++) {
+    if ((await execa('pgrep', ['-f', path], { reject: false })).stdout.trim() === '') return true;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return false;
+}
+
+for (const f of FLAVORS) {
+  describe(`signals and --timeout (${f})`, () => {
+    for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+      it(`${sig} to mpii run: exit ${code}, the launcher tears the job down`, async () => {
+        const sleeper = sleeperCopy(f);
+        const child = execa('node', [MPII, 'run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-${sig}`), ...launcherArgs(f, 2), sleeper],
+          { env: TEST_ENV, reject: false, timeout: 120_000 });
+        await new Promise<void>((ready) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('sleeper ready') && ready()));
+        child.kill(sig);
+        const r = await child;
+        assert.equal(r.exitCode, code, r.stderr);
+        assert.ok(await noRankLeft(sleeper), 'no rank left running');
+      });
+    }
+
+    it('--timeout ends the job: exit 124, one line, the partial profile marked INCOMPLETE', async () => {
+      const sleeper = sleeperCopy(f);
+      const out = outDir(`${f}-timeout`);
+      const r = await mpii(['run', '--timeout', '2', '--tools', 'trace-count', '--out', out, ...launcherArgs(f, 2), sleeper], {}, undefined, 120_000);
+      assert.equal(r.code, 124, r.stderr);
+      const lines = r.stderr.split('\n').filter((l) => /--timeout/.test(l));
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0], /^mpii: the job ran past --timeout 2 s and was stopped \(exit 124\): its profile is partial, marked INCOMPLETE$/);
+      assert.match(r.stderr, /mpii profile: INCOMPLETE/);
+      const j = JSON.parse((await mpii(['report', '--json', out])).stdout);
+      assert.equal(j.complete, false);
+      assert.equal(j.ranks.length, 2);
+      assert.ok(await noRankLeft(sleeper), 'no rank left running');
+    });
+  });
+}
+
+describe('a signal before the launch', () => {
+  it('SIGTERM during the shim build: exit 143, no output directory, no half-built shim left', { timeout: 120_000 }, async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'mpii-cold-')); // a cold cache: the shim is built first
+    const base = mkdtempSync(join(tmpdir(), 'mpii-early-'));
+    const child = execa('node', [MPII, 'run', '--tools', 'noop', '--out', join(base, 'out'), ...launcherArgs('mpich', 2), program('mpich', 'ring')],
+      { env: { ...TEST_ENV, XDG_CACHE_HOME: cache }, reject: false });
+    await new Promise<void>((building) => child.stderr!.on('data', (d: Buffer) => d.toString().includes('building the MPICH shim') && building()));
+    await new Promise((r) => setTimeout(r, 1000)); // the compilers are running
+    child.kill('SIGTERM');
+    const r = await child;
+    assert.equal(r.exitCode, 143, r.stderr);
+    assert.deepEqual(readdirSync(base), [], 'the output directory made for the run is gone');
+    assert.deepEqual(readdirSync(join(cache, 'mpii')).filter((f) => f.startsWith('.build-') || f.startsWith('mpich-')), [], 'no build directory left');
+    assert.equal(existsSync(join(base, 'out')), false);
+  });
+});
+
+describe('--timeout values', () => {
+  it('anything but a positive number of seconds is a usage error', async () => {
+    for (const v of ['0', '-1', 'ten', '1e3', '']) {
+      const r = await mpii(['run', '--timeout', v, '-np', '2', program('openmpi', 'ring')]);
+      assert.equal(r.code, 2, `${v}: ${r.stderr}`);
+      assert.match(r.stderr, /^mpii: --timeout needs a number of seconds greater than 0/m);
+    }
+    const ok = await mpii(['run', '--dry-run', '--timeout=1.5', '-np', '2', program('openmpi', 'ring')]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.doesNotMatch(ok.stdout, /--timeout/, 'mpii\'s own option, not passed to mpirun');
+  });
+});
+
+describe('INJ_IGNORE', () => {
+  it('a run with the tools switched off says so in one line, not as a missing profile', async () => {
+    const ring = program('mpich', 'ring');
+    const r = await mpii(['run', '--tools', 'trace-count', '--out', outDir('inj'), ...launcherArgs('mpich', 2), ring], { INJ_IGNORE: '1' });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('mpii:') && !/launcher:/.test(l));
+    assert.deepEqual(lines, ['mpii: no profile: INJ_IGNORE=1 switched the tools off on purpose (unset INJ_IGNORE to run them)']);
+    // INJ_IGNORE=0 is "not ignored" to the shim: the report is there
+    const on = await mpii(['run', '--tools', 'trace-count', '--out', outDir('inj0'), ...launcherArgs('mpich', 2), ring], { INJ_IGNORE: '0' });
+    assert.equal(on.code, 0, on.stderr);
+    assert.match(on.stderr, /MPI_Send/);
+    assert.doesNotMatch(on.stderr, /INJ_IGNORE/);
+  });
+});
+
+const COMMANDS = ['run', 'build', 'tools', 'doctor', 'report', 'install', 'uninstall', 'pvars', 'cvars', 'completion'];
+
+describe('--version, usage errors, help', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+
+  it('mpii --version and --version on every command print package.json\'s version', async () => {
+    for (const args of [['--version'], ['-V'], ...COMMANDS.map((c) => [c, '--version']), ['report', 'some-dir', '-V']]) {
+      const r = await mpii(args);
+      assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stdout.trim(), pkg.version, args.join(' '));
+    }
+  });
+
+  it('usage errors commander catches exit 2 with one mpii line, like mpii\'s own', async () => {
+    const cases: [string[], RegExp][] = [
+      [['frobnicate'], /^mpii: unknown command 'frobnicate' — see mpii --help$/],
+      [['report'], /^mpii: missing required argument 'dir' — see mpii report --help$/],
+      [['report', '--jsn', 'x'], /^mpii: unknown option '--jsn' — did you mean --json\? \(mpii report --help\)$/],
+      [['build', '--bogus'], /^mpii: unknown option '--bogus' — see mpii build --help$/],
+      [['report', 'x', '--top'], /^mpii: option '--top <n>' argument missing — see mpii report --help$/],
+      [['completion', 'fish'], /^mpii: .*'fish' is invalid.*bash, zsh.* — see mpii completion --help$/],
+    ];
+    for (const [args, pattern] of cases) {
+      const r = await mpii(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      const lines = r.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0], pattern);
+    }
+    // mpii alone: the help, on stderr, as a usage error
+    const bare = await mpii([]);
+    assert.equal(bare.code, 2);
+    assert.match(bare.stderr, /Usage: mpii/);
+    // asking for help is no error
+    assert.equal((await mpii(['--help'])).code, 0);
+    assert.equal((await mpii(['help', 'report'])).code, 0);
+  });
+
+  it('--help of run and report has examples', async () => {
+    const run = await mpii(['run', '--help']);
+    assert.match(run.stdout, /Examples:\n\s+mpii run /);
+    assert.match(run.stdout, /--timeout SECONDS/);
+    const report = await mpii(['report', '--help']);
+    assert.equal(report.code, 0);
+    assert.match(report.stdout, /Examples:\n\s+mpii report /);
+    assert.match((await mpii(['--help'])).stdout, /Examples:/);
+  });
+});
+
+describe('mpii completion', () => {
+  it('bash: generated from the command definitions, and it completes', async () => {
+    const r = await mpii(['completion', 'bash']);
+    assert.equal(r.code, 0, r.stderr);
+    // every command and every option commander knows is in the script
+    const program = await buildProgram(() => {}, () => '');
+    for (const c of program.commands) {
+      assert.match(r.stdout, new RegExp(`\\b${c.name()}\\)`), c.name());
+      for (const o of c.options) assert.ok(r.stdout.includes(o.long!), `${c.name()} ${o.long}`);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-compl-'));
+    const file = join(dir, 'mpii.bash');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(file, r.stdout);
+    const ask = async (...words: string[]) => (await execa('bash', ['-c',
+      `source ${file}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _mpii; printf '%s\\n' "\${COMPREPLY[@]}"`])).stdout.split('\n').filter(Boolean).sort();
+    assert.deepEqual(await ask('mpii', 're'), ['report']);
+    assert.deepEqual(await ask('mpii', 'run', '--t'), ['--timeout', '--tools']);
+    assert.deepEqual(await ask('mpii', 'build', '--mpi', ''), ['all', 'mpich', 'openmpi']);
+    assert.deepEqual(await ask('mpii', 'run', '--mpi', ''), ['mpich', 'openmpi']);
+    assert.deepEqual(await ask('mpii', 'run', '--tools', 'trace'), ['trace-count']);
+    assert.deepEqual(await ask('mpii', 'report', '--h'), ['--help', '--html']);
+    assert.deepEqual(await ask('mpii', 'completion', ''), ['bash', 'zsh']);
+  });
+
+  it('zsh: every command and option, valid zsh that registers itself', async () => {
+    const r = await mpii(['completion', 'zsh']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^#compdef mpii\n/);
+    const program = await buildProgram(() => {}, () => '');
+    for (const c of program.commands) {
+      assert.match(r.stdout, new RegExp(`^    '${c.name()}:`, 'm'), c.name());
+      for (const o of c.options) assert.ok(r.stdout.includes(o.long!), `${c.name()} ${o.long}`);
+    }
+    if ((await execa('sh', ['-c', 'command -v zsh'], { reject: false })).exitCode !== 0) return; // no zsh here
+    const file = join(mkdtempSync(join(tmpdir(), 'mpii-zsh-')), '_mpii');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(file, r.stdout);
+    await execa('zsh', ['-n', file]);
+    const reg = await execa('zsh', ['-c', `autoload -U compinit && compinit -u -D; source ${file}; print -r -- $_comps[mpii]`]);
+    assert.equal(reg.stdout.trim(), '_mpii');
+  });
+});
+
+describe('colour: NO_COLOR and FORCE_COLOR', () => {
+  it('the rule', () => {
+    assert.equal(wantColor({ isTTY: true }, {}), true);
+    assert.equal(wantColor({ isTTY: false }, {}), false);
+    assert.equal(wantColor({ isTTY: true }, { NO_COLOR: '1' }), false);
+    assert.equal(wantColor({ isTTY: true }, { NO_COLOR: '' }), true, 'an empty NO_COLOR is not set');
+    assert.equal(wantColor({ isTTY: true }, { TERM: 'dumb' }), false);
+    assert.equal(wantColor({ isTTY: false }, { FORCE_COLOR: '1' }), true);
+    assert.equal(wantColor({ isTTY: false }, { FORCE_COLOR: '' }), true);
+    assert.equal(wantColor({ isTTY: true }, { FORCE_COLOR: '0' }), false);
+    assert.equal(wantColor({ isTTY: true }, { FORCE_COLOR: 'false' }), false);
+    assert.equal(wantColor({ isTTY: false }, { FORCE_COLOR: '1', NO_COLOR: '1' }), true, 'FORCE_COLOR wins, as in Node');
+  });
+
+  it('mpii tools and mpii report follow it in a pipe', async () => {
+    const esc = /\x1b\[/;
+    assert.doesNotMatch((await mpii(['tools'])).stdout, esc);
+    assert.match((await mpii(['tools'], { FORCE_COLOR: '1' })).stdout, esc);
+    assert.doesNotMatch((await mpii(['tools'], { FORCE_COLOR: '0' })).stdout, esc);
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-colour-'));
+    const { writeSyntheticJob } = await import('../src/profile/synthetic.js');
+    writeSyntheticJob(dir, 4);
+    assert.doesNotMatch((await mpii(['report', dir])).stdout, esc);
+    assert.match((await mpii(['report', dir], { FORCE_COLOR: '1' })).stdout, esc);
   });
 });

@@ -21,6 +21,9 @@ delete TEST_ENV.TOOLS;
 delete TEST_ENV.INJ_IGNORE;
 delete TEST_ENV.INJ_DEBUG;
 delete TEST_ENV.LD_PRELOAD;
+// node --test run from a terminal sets FORCE_COLOR=1 for the test files: mpii would colour its pipes
+delete TEST_ENV.FORCE_COLOR;
+delete TEST_ENV.NO_COLOR;
 
 /** 2 cores here: Open MPI must be told it may oversubscribe; MPICH's hydra does it anyway. */
 export function launcherArgs(f: Flavor, np: number): string[] {
@@ -56,8 +59,8 @@ export function library(f: Flavor, name: string, includeDir: string): string {
 
 export interface Run { code: number; stdout: string; stderr: string }
 
-export async function mpii(args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT): Promise<Run> {
-  const r = await execa('node', [MPII, ...args], { env: { ...TEST_ENV, ...env }, cwd, reject: false, timeout: 300_000 });
+export async function mpii(args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT, timeout = 300_000): Promise<Run> {
+  const r = await execa('node', [MPII, ...args], { env: { ...TEST_ENV, ...env }, cwd, reject: false, timeout });
   return { code: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 

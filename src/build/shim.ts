@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MpiiError } from '../errors.js';
+import { makeDirs } from '../fsdirs.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
 import { generate, writeGenerated } from '../gen/generate.js';
 
@@ -44,6 +45,17 @@ export interface Probe {
 
 export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'mpii');
+}
+
+/** The cache directory, made one component at a time (mkdirSync's recursive mode spins for ever
+ * under /proc); a cache that cannot be made is one line. */
+function makeCache(cache: string): void {
+  try {
+    makeDirs(cache);
+  } catch (e) {
+    throw new MpiiError(`cannot create the shim cache ${cache} (${(e as Error).message})`,
+      'set XDG_CACHE_HOME to a directory you can write (the cache is $XDG_CACHE_HOME/mpii, else ~/.cache/mpii)');
+  }
 }
 
 function stamp(path: string): string {
@@ -90,7 +102,7 @@ export async function probe(flavor: FlavorName, cache: string, env: NodeJS.Proce
     lib = show.find((a) => /^-lmpi(ch)?$/.test(a))?.slice(2) ?? lib;
   }
   const p: Probe = { compiler, incdirs, libdirs, lib, cc, stamp: st };
-  mkdirSync(cache, { recursive: true });
+  makeCache(cache);
   writeFileSync(file, JSON.stringify(p));
   return p;
 }
@@ -164,7 +176,7 @@ export interface BuildOptions {
 export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Promise<Shim> {
   const env = opts.env ?? process.env;
   const cache = cacheRoot(env);
-  mkdirSync(cache, { recursive: true });
+  makeCache(cache);
   const pr = await probe(flavor, cache, env);
   const key = cacheKey(flavor, pr);
   const final = join(cache, key);
@@ -174,6 +186,9 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
   // each produce a complete directory and the first rename wins; nobody sees a half-built one.
   const work = join(cache, `.build-${key}-${process.pid}-${Date.now()}`);
   mkdirSync(join(work, 'gen'), { recursive: true });
+  // mpii exiting mid-build (a signal: see runCommand) leaves no half-built directory behind
+  const dropWork = () => rmSync(work, { recursive: true, force: true });
+  process.on('exit', dropWork);
   try {
     const execa = await loadExeca();
     await opts.beforeBuild?.();
@@ -224,12 +239,17 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     copyFileSync(join(PRELOAD, 'include', 'mpii_tool.h'), join(work, 'include', 'mpii_tool.h'));
     copyFileSync(join(work, 'gen', 'mpii.h'), join(work, 'include', 'mpii.h'));
     writeFileSync(join(work, 'shim.json'), JSON.stringify({ flavor, mpiVersion, functions: gen.functions.length, key }));
+    // --force replaces the cached shim: the old directory is moved aside first (a job running
+    // from it keeps its mapped files), then removed
+    const old = opts.force && existsSync(final) ? `${work}.old` : undefined;
+    if (old) renameSync(final, old);
     try {
       renameSync(work, final);
     } catch (e) {
       if (!existsSync(join(final, 'shim.json'))) throw e; // lost the race to an identical build: fine
       rmSync(work, { recursive: true, force: true });
     }
+    if (old) rmSync(old, { recursive: true, force: true });
     return readShim(final, flavor, false);
   } catch (e) {
     rmSync(work, { recursive: true, force: true });
@@ -237,5 +257,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     const err = e as { stderr?: string; shortMessage?: string; message: string };
     const detail = (err.stderr || err.shortMessage || err.message).split('\n').find((l) => /error/i.test(l)) ?? err.message.split('\n')[0];
     throw new MpiiError(`building the ${FLAVORS[flavor].label} shim failed: ${detail}`, 'run `mpii doctor` to check the MPI installation');
+  } finally {
+    process.off('exit', dropWork);
   }
 }

@@ -1,7 +1,9 @@
 // The small commands: build, tools, doctor, report.
-import { accessSync, constants, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { execa } from 'execa';
 import chalk from 'chalk';
+import { colorLevel } from '../color.js';
+import { makeDirs } from '../fsdirs.js';
 import { cacheRoot } from '../build/shim.js';
 import { listStacks, listTools } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
@@ -11,7 +13,7 @@ import { launcherFlavor } from '../mpi/detect.js';
 import { readProfile } from '../profile/read.js';
 import { formatSummary, summaryJson, wantColor } from '../report/summary.js';
 import { monitorRuns } from '../report/monitor.js';
-import { writeCsv, writeProf } from '../report/monitor-files.js';
+import { csvPaths, profPaths, writeCsv, writeProf } from '../report/monitor-files.js';
 import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
 import { askMpit, findInstall } from '../mpit/library.js';
 import { formatCvars, formatPvars, nameFilter } from '../mpit/vars.js';
@@ -30,13 +32,14 @@ export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: b
     throw new MpiiError('no MPI installation found', `install one: apt-get install -y ${FLAVORS.openmpi.packages} ${FLAVORS.mpich.packages}`);
   }
   for (const f of flavors) {
-    const shim = await buildWithSpinner(f, !!o.quiet, env);
+    const shim = await buildWithSpinner(f, !!o.quiet, env, !!o.force);
     console.log(`${f}\t${shim.mpiVersion}\t${shim.library}${shim.fromCache ? '\t(cached)' : ''}`);
   }
   return 0;
 }
 
 export async function toolsCommand(o: { config?: string }): Promise<number> {
+  chalk.level = colorLevel(process.stdout);
   const req = { configFile: o.config, env: process.env, cwd: process.cwd(), defaultsFile: DEFAULTS_FILE };
   console.log('Tools:');
   for (const t of listTools(req)) {
@@ -52,6 +55,7 @@ export async function toolsCommand(o: { config?: string }): Promise<number> {
 
 export async function doctorCommand(): Promise<number> {
   const env = process.env;
+  chalk.level = colorLevel(process.stdout, env);
   let problems = 0;
   const ok = (m: string) => console.log(`${chalk.green('ok')}    ${m}`);
   const bad = (m: string, fix: string) => {
@@ -76,8 +80,7 @@ export async function doctorCommand(): Promise<number> {
   }
   const cache = cacheRoot(env);
   try {
-    mkdirSync(cache, { recursive: true });
-    accessSync(cache, constants.W_OK);
+    makeDirs(cache);
     ok(`shim cache ${cache} is writable`);
   } catch {
     bad(`shim cache ${cache} is not writable`, 'set XDG_CACHE_HOME to a writable directory');
@@ -107,7 +110,7 @@ function slurmLine(env: NodeJS.ProcessEnv): void {
   }
 }
 
-export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string; html?: string }
+export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string; html?: string; force?: boolean }
 
 export async function reportCommand(dir: string, o: ReportFlags): Promise<number> {
   if (o.top !== undefined && !(Number.isInteger(o.top) && o.top > 0)) {
@@ -124,6 +127,10 @@ export async function reportCommand(dir: string, o: ReportFlags): Promise<number
 }
 
 async function report(dir: string, o: ReportFlags): Promise<number> {
+  // an existing page is replaced only when asked (checked before the profile is read)
+  if (o.html && existsSync(o.html) && !o.force) {
+    throw new MpiiError(`${o.html} already exists`, 'add --force to replace it, or pass another --html FILE');
+  }
   const p = readProfile(dir);
   const runs = monitorRuns(p);
   if ((o.csv || o.prof) && runs.length === 0) {
@@ -131,6 +138,14 @@ async function report(dir: string, o: ReportFlags): Promise<number> {
   }
   // several monitor instances in one stack: number the outputs after the first
   const suffix = (i: number) => (i === 0 ? '' : `-tool${runs[i].tool}`);
+  if (!o.force) {
+    const taken = runs.flatMap((run, i) => [...(o.csv ? csvPaths(o.csv + suffix(i)) : []), ...(o.prof ? profPaths(run, o.prof + suffix(i)) : [])])
+      .filter((f) => existsSync(f));
+    if (taken.length) {
+      throw new MpiiError(`${taken[0]} already exists${taken.length > 1 ? ` (and ${taken.length - 1} more of the files to write)` : ''}`,
+        'add --force to replace them, or pass another --csv DIR / --prof PREFIX');
+    }
+  }
   runs.forEach((run, i) => {
     if (o.csv) for (const f of writeCsv(run, o.csv + suffix(i))) if (!o.json) console.error(`wrote ${f}`);
     if (o.prof) {

@@ -1,10 +1,22 @@
 // mpii's command line. `run` parses its own arguments (everything it does not own goes to the
-// launcher untouched); the other commands use commander.
+// launcher untouched); the other commands use commander. The commander tree also describes
+// `run`'s options, for `mpii completion` and `mpii --help`.
 // Only what `mpii run` needs is imported up front: every module costs launch time.
+import { readFileSync } from 'node:fs';
+import type { Command as CommandType } from 'commander';
 import { MpiiError, formatError } from '../errors.js';
 import { runCommand } from './run.js';
 
-const RUN_HELP = `Usage: mpii run [mpii options] [launcher options] [-np N] ./app [args]
+/** mpii's version, from its package.json. */
+export function version(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+export const RUN_HELP = `Usage: mpii run [mpii options] [launcher options] [-np N] ./app [args]
 
 mpii options (before the program):
   --tools a,b        tool stack, outermost first (names or .so paths; options as name[key=val;key=val])
@@ -18,75 +30,161 @@ mpii options (before the program):
                      srun gets -np N as -n N and the --mpi= plugin the MPI needs
   --copy-shim        srun, inside an allocation: copy the shim and tool libraries to each node's
                      /tmp with sbcast first (no filesystem shared with the nodes), removed after
+  --timeout SECONDS  stop the job after that long: partial profile marked INCOMPLETE, exit 124
+  --force            replace the profile already in --out DIR
+  --memcheck-fatal   stop the job at memcheck's first finding
   --dry-run          print the launcher command and environment, run nothing
   --quiet            no progress, no report
+  -V, --version      print mpii's version
 Everything else is passed to the launcher unchanged (write --launcher before it). The exit code
-is the job's.`;
+is the job's (128+signal when mpii is sent one: Ctrl-C 130, SIGTERM 143); 2 for a usage or
+input error, 124 when --timeout stopped the job.
+
+Examples:
+  mpii run -np 4 ./app                                  the default stack, report after the run
+  mpii run --tools monitor,profile -np 16 ./app         traffic matrix and call-site profile
+  mpii run --tools 'profile[depth=3]' --out prof -np 4 ./app arg1   profile into ./prof
+  mpii run --mpi mpich --tools trace-count -np 2 python3 app.py      an mpi4py program
+  mpii run --timeout 600 --tools profile -np 8 ./app    stop it after 10 minutes (exit 124)
+  mpii run --dry-run --tools memcheck -np 2 ./app       show the launcher command only`;
+
+const REPORT_EXAMPLES = `
+Examples:
+  mpii report mpii-out/app-20250101-120000-4242          the text report again
+  mpii report prof/profile.mpii --top 30                 the profile file names its directory too
+  mpii report prof --json > prof.json                    everything, for scripts
+  mpii report prof --html report.html [--force]          one self-contained web page
+  mpii report prof --csv matrices/ --prof prof/phase_1   monitor matrices and Open MPI .prof files`;
+
+const VERSION_FLAGS = new Set(['--version', '-V']);
+
+/** The command tree; `setCode` receives each action's exit code. */
+export async function buildProgram(setCode: (c: number) => void, shownCommand: () => string): Promise<CommandType> {
+  const { Argument, Command } = await import('commander');
+  const { buildCommand, doctorCommand, reportCommand, toolsCommand, varsCommand } = await import('./commands.js');
+  const program = new Command('mpii')
+    .description('Run unmodified MPI programs through a stack of QMPI tools on Open MPI and MPICH')
+    .version(version(), '-V, --version', 'print mpii\'s version')
+    .exitOverride()
+    .configureOutput({
+      writeErr: (s) => process.stderr.write(s),
+      // commander's usage errors as mpii's: one line, what is wrong — what to do
+      outputError: (s, write) => write(`${commanderLine(s, shownCommand())}\n`),
+    })
+    .addHelpText('after', `
+Examples:
+  mpii run -np 4 ./app              run through the default tool stack (mpii run --help)
+  mpii report mpii-out/app-…        print a run's report again (mpii report --help)
+  mpii build --force                rebuild the shims
+  source <(mpii completion bash)    tab completion for this shell`);
+  // run parses its own arguments; these options are declared for help and completion only
+  const run = program.command('run').description('launch an MPI program through the tool stack (mpii run --help)')
+    .usage('[mpii options] [launcher options] [-np N] ./app [args]')
+    .option('--tools <tools>', 'tool stack, outermost first (names or .so paths; options as name[key=val;key=val])')
+    .option('--stack <name>', 'a named stack from the configuration')
+    .option('--config <file>', 'an extra YAML configuration file')
+    .option('--mpi <flavor>', 'override the MPI detected from the program')
+    .option('--out <dir>', 'where the profile goes')
+    .option('--pvar <names>', 'MPI library performance variables to sample at MPI_Finalize')
+    .option('--launcher <launcher>', 'who starts the ranks: mpirun or srun')
+    .option('--copy-shim', 'srun: copy the shim to the nodes with sbcast first')
+    .option('--timeout <seconds>', 'stop the job after that long (exit 124)')
+    .option('--force', 'replace the profile already in --out DIR')
+    .option('--memcheck-fatal', 'stop the job at memcheck\'s first finding')
+    .option('--dry-run', 'print the launcher command and environment, run nothing')
+    .option('--quiet', 'no progress, no report');
+  void run;
+  program.command('build').description('generate and compile the shim (cached)')
+    .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
+    .option('--force', 'rebuild even when cached')
+    .option('--quiet', 'no progress output')
+    .action(async (o) => { setCode(await buildCommand(o)); });
+  program.command('tools').description('list the built-in tools and the resolved stacks')
+    .option('--config <file>', 'an extra YAML configuration file')
+    .action(async (o) => { setCode(await toolsCommand(o)); });
+  program.command('doctor').description('check MPIs, compilers, cache and LD_PRELOAD')
+    .action(async () => { setCode(await doctorCommand()); });
+  program.command('report').description('print the report of a finished (or crashed) run')
+    .argument('<dir>', 'the --out directory of the run (or its profile.mpii)')
+    .option('--json', 'machine-readable output')
+    .option('--top <n>', 'rows per table', (v) => Number.parseInt(v, 10))
+    .option('--no-matrix', 'do not draw the monitor communication matrix')
+    .option('--csv <dir>', 'write the monitor count and byte matrices per class as CSV files into <dir>')
+    .option('--prof <prefix>', "write the monitor data as Open MPI .prof files: <prefix>.<rank>.prof")
+    .option('--html <file>', 'write every tool\'s results as one self-contained HTML page')
+    .option('--force', 'replace the files --html, --csv or --prof would write when they exist')
+    .addHelpText('after', REPORT_EXAMPLES)
+    .action(async (dir, o) => { setCode(await reportCommand(dir, o)); });
+  program.command('install').description('install the shim for every user: a library the MPI compiler wrappers link (sysadmin)')
+    .option('--prefix <dir>', 'where the library, headers and defaults go (default /usr/local)')
+    .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
+    .option('--default-stack <name>', 'the stack programs built with the wrappers run (default: the configured default-stack)')
+    .option('--config <file>', 'an extra YAML configuration file to find the stack in')
+    .option('--wrappers <mode>', 'system: change the MPI\'s own wrapper files (backed up); separate: <wrapper>-mpii.<mpi> scripts under the prefix', 'system')
+    .option('--make-default', 'MPICH: /etc/profile.d/mpii.sh makes -profile=mpii the default')
+    .option('--out-base <dir>', 'where linked programs put their profiles (default ./mpii-out)')
+    .option('--dry-run', 'show the diff of every file that would change, change nothing')
+    .action(async (o) => {
+      const { installCommand } = await import('./install.js');
+      setCode(await installCommand(o));
+    });
+  program.command('uninstall').description('undo `mpii install`: restore every MPI file it changed, remove what it added')
+    .option('--prefix <dir>', 'the prefix given to mpii install (default /usr/local)')
+    .option('--dry-run', 'show the diff of every file that would change, change nothing')
+    .option('--force', 'restore the backups even over files changed since the install')
+    .action(async (o) => {
+      const { uninstallCommand } = await import('./install.js');
+      setCode(await uninstallCommand(o));
+    });
+  for (const kind of ['pvars', 'cvars'] as const) {
+    program.command(kind)
+      .description(`list the MPI library's MPI_T ${kind === 'pvars' ? 'performance' : 'control'} variables (asked through MPI_T, no MPI_Init)`)
+      .argument('[names...]', 'only names containing one of these (or matching a glob with * and ?)')
+      .option('--mpi <flavor>', 'openmpi or mpich (default: the mpirun on PATH)')
+      .option('--json', 'machine-readable output')
+      .action(async (names: string[], o) => { setCode(await varsCommand(kind, names, o)); });
+  }
+  program.command('completion').description('print a shell completion script: source <(mpii completion bash)')
+    .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
+    .action(async (shell: 'bash' | 'zsh') => {
+      const { completionScript } = await import('./completion.js');
+      process.stdout.write(completionScript(program, shell));
+      setCode(0);
+    });
+  // every command answers --version (intercepted in main before commander parses)
+  for (const c of program.commands) c.option('-V, --version', 'print mpii\'s version');
+  return program;
+}
+
+/** A commander error message as one mpii line: `mpii: <what> — <fix>`. */
+export function commanderLine(message: string, command: string): string {
+  const text = message.trim().replace(/^error: /, '');
+  const similar = /\n\(Did you mean (.+)\?\)\s*$/.exec(text);
+  const what = text.replace(/\n\(Did you mean .+\?\)\s*$/, '').replace(/\s*\n\s*/g, ' ');
+  const help = `mpii ${command ? `${command} ` : ''}--help`;
+  return formatError(new MpiiError(what, similar ? `did you mean ${similar[1]}? (${help})` : `see ${help}`));
+}
 
 export async function main(argv: string[]): Promise<number> {
   try {
+    const untilEnd = argv.indexOf('--') < 0 ? argv : argv.slice(0, argv.indexOf('--'));
     if (argv[0] === 'run') {
       if (argv[1] === '--help' || argv[1] === '-h') {
         console.log(RUN_HELP);
         return 0;
       }
+      if (VERSION_FLAGS.has(argv[1])) {
+        console.log(version());
+        return 0;
+      }
       return await runCommand(argv.slice(1));
     }
-    const { Command } = await import('commander');
-    const { buildCommand, doctorCommand, reportCommand, toolsCommand, varsCommand } = await import('./commands.js');
     let code = 0;
-    const program = new Command('mpii')
-      .description('Run unmodified MPI programs through a stack of QMPI tools on Open MPI and MPICH')
-      .exitOverride()
-      .configureOutput({ writeErr: (s) => process.stderr.write(s) });
-    program.command('run').description('launch an MPI program through the tool stack (mpii run --help)');
-    program.command('build').description('generate and compile the shim (cached)')
-      .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
-      .option('--force', 'rebuild even when cached')
-      .option('--quiet', 'no progress output')
-      .action(async (o) => { code = await buildCommand(o); });
-    program.command('tools').description('list the built-in tools and the resolved stacks')
-      .option('--config <file>', 'an extra YAML configuration file')
-      .action(async (o) => { code = await toolsCommand(o); });
-    program.command('doctor').description('check MPIs, compilers, cache and LD_PRELOAD')
-      .action(async () => { code = await doctorCommand(); });
-    program.command('report').description('print the report of a finished (or crashed) run')
-      .argument('<dir>', 'the --out directory of the run')
-      .option('--json', 'machine-readable output')
-      .option('--top <n>', 'rows per table', (v) => Number.parseInt(v, 10))
-      .option('--no-matrix', 'do not draw the monitor communication matrix')
-      .option('--csv <dir>', 'write the monitor count and byte matrices per class as CSV files into <dir>')
-      .option('--prof <prefix>', "write the monitor data as Open MPI .prof files: <prefix>.<rank>.prof")
-      .option('--html <file>', 'write every tool\'s results as one self-contained HTML page')
-      .action(async (dir, o) => { code = await reportCommand(dir, o); });
-    program.command('install').description('install the shim for every user: a library the MPI compiler wrappers link (sysadmin)')
-      .option('--prefix <dir>', 'where the library, headers and defaults go (default /usr/local)')
-      .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
-      .option('--default-stack <name>', 'the stack programs built with the wrappers run (default: the configured default-stack)')
-      .option('--config <file>', 'an extra YAML configuration file to find the stack in')
-      .option('--wrappers <mode>', 'system: change the MPI\'s own wrapper files (backed up); separate: <wrapper>-mpii.<mpi> scripts under the prefix', 'system')
-      .option('--make-default', 'MPICH: /etc/profile.d/mpii.sh makes -profile=mpii the default')
-      .option('--out-base <dir>', 'where linked programs put their profiles (default ./mpii-out)')
-      .option('--dry-run', 'show the diff of every file that would change, change nothing')
-      .action(async (o) => {
-        const { installCommand } = await import('./install.js');
-        code = await installCommand(o);
-      });
-    program.command('uninstall').description('undo `mpii install`: restore every MPI file it changed, remove what it added')
-      .option('--prefix <dir>', 'the prefix given to mpii install (default /usr/local)')
-      .option('--dry-run', 'show the diff of every file that would change, change nothing')
-      .option('--force', 'restore the backups even over files changed since the install')
-      .action(async (o) => {
-        const { uninstallCommand } = await import('./install.js');
-        code = await uninstallCommand(o);
-      });
-    for (const kind of ['pvars', 'cvars'] as const) {
-      program.command(kind)
-        .description(`list the MPI library's MPI_T ${kind === 'pvars' ? 'performance' : 'control'} variables (asked through MPI_T, no MPI_Init)`)
-        .argument('[names...]', 'only names containing one of these (or matching a glob with * and ?)')
-        .option('--mpi <flavor>', 'openmpi or mpich (default: the mpirun on PATH)')
-        .option('--json', 'machine-readable output')
-        .action(async (names: string[], o) => { code = await varsCommand(kind, names, o); });
+    const known = (n: string | undefined) => n !== undefined && !n.startsWith('-');
+    const program = await buildProgram((c) => { code = c; }, () => (known(argv[0]) && program.commands.some((c) => c.name() === argv[0]) ? argv[0] : ''));
+    if (known(argv[0]) && program.commands.some((c) => c.name() === argv[0]) && untilEnd.slice(1).some((a) => VERSION_FLAGS.has(a))) {
+      console.log(version());
+      return 0;
     }
     await program.parseAsync(argv, { from: 'user' });
     return code;
@@ -95,8 +193,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${formatError(e)}\n`);
       return e.exitCode;
     }
+    // commander's own exits: help and --version 0, every usage error 2 (as mpii's own)
     const ce = e as { code?: string; exitCode?: number };
-    if (typeof ce.code === 'string' && ce.code.startsWith('commander.')) return ce.exitCode ?? 2;
+    if (typeof ce.code === 'string' && ce.code.startsWith('commander.')) return ce.exitCode === 0 ? 0 : 2;
     throw e;
   }
 }

@@ -1,18 +1,23 @@
 // `mpii run`: config → MPI detection → shim build → launch → report.
-import { accessSync, constants, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { hostname, constants as osConstants } from 'node:os';
+import { mkdirSync, readdirSync, readlinkSync, renameSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { buildShim, cacheRoot, ROOT, type Shim } from '../build/shim.js';
 import { buildPythonSites } from '../build/python-sites.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
+import { DirError, makeDirs } from '../fsdirs.js';
+import { checkToolLibraries } from '../elf.js';
 import { mpirunLauncher, type Launcher, type LaunchPlan } from '../launch/adapters.js';
 import { parseRunArgs, type RunArgs } from '../launch/args.js';
 import { copyToNodes, currentJob, planCopies, removeFromNodes } from '../launch/sbcast.js';
 import { srunLauncher } from '../launch/srun.js';
+import { bySignal, exitCodeOf, supervise, TIMEOUT_EXIT } from '../launch/supervise.js';
 import { detectMpi, findLauncher } from '../mpi/detect.js';
 import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
+import { fitLine, spinnerWanted } from './progress.js';
+import { colorLevel } from '../color.js';
 import type { ReportOptions } from '../report/summary.js';
 
 export const DEFAULTS_FILE = join(ROOT, 'config', 'tools.yaml');
@@ -45,33 +50,68 @@ function defaultOutDir(program: string): string {
   return join('mpii-out', `${basename(program)}-${stamp}-${process.pid}`);
 }
 
-function prepareOutDir(dir: string): string {
+/** The output directory, checked before anything is built or launched: creatable and writable
+ * (a probe file), and not holding another run's profile unless --force replaces it. The
+ * directories made here go to `created` so a run that never starts can take them back. */
+function prepareOutDir(dir: string, force: boolean, dryRun: boolean, created: string[]): string {
   const abs = resolve(dir);
   try {
-    mkdirSync(abs, { recursive: true });
-    accessSync(abs, constants.W_OK);
+    created.push(...makeDirs(abs));
+    const probe = join(abs, `.mpii-probe-${process.pid}`);
+    writeFileSync(probe, '');
+    rmSync(probe, { force: true });
   } catch (e) {
-    throw new MpiiError(`cannot write the output directory ${abs} (${(e as NodeJS.ErrnoException).code ?? e})`,
-      'pass --out DIR with a directory you can write');
+    const err = e as NodeJS.ErrnoException;
+    throw new MpiiError(`cannot write the output directory ${abs} (${err.code ?? err.message}${e instanceof DirError && e.path !== abs ? ` at ${e.path}` : ''})`,
+      'pass --out DIR with a directory you can create and write');
   }
+  const old = profileFiles(abs);
+  if (old.length && !force) {
+    throw new MpiiError(`${abs} already holds a profile (${old.slice(0, 3).join(', ')}${old.length > 3 ? ', …' : ''})`,
+      'add --force to replace it, or pass another --out DIR');
+  }
+  if (!dryRun) for (const f of old) rmSync(join(abs, f), { recursive: true, force: true });
   return abs;
+}
+
+/** What a run leaves in its output directory: a profile, per-rank files, spawned jobs' profiles. */
+function profileFiles(dir: string): string[] {
+  return readdirSync(dir).filter((f) => f === 'profile.mpii' || f.endsWith('.live') || f.startsWith('spawned-')).sort();
+}
+
+/** Directories mpii made for a run that wrote nothing into them, removed innermost first. */
+function removeIfEmpty(created: string[]): void {
+  for (const d of [...created].reverse()) {
+    try {
+      rmdirSync(d);
+    } catch {
+      return; // not empty (the run wrote something, or someone else did): keep it and its parents
+    }
+  }
 }
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: NodeJS.ProcessEnv): Promise<Shim> {
+export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: NodeJS.ProcessEnv, force = false): Promise<Shim> {
   // ora is loaded only when a build really happens (a warm run starts faster without it)
   let spinner: import('ora').Ora | undefined;
   const label = FLAVORS[flavor].label;
+  const stream = process.stderr;
+  // a spinner only on a terminal of known width (a 0-column pty made ora write escapes forever);
+  // elsewhere ora prints the first and the last line only
+  const fit = (t: string) => fitLine(t, stream.columns);
   try {
     const shim = await buildShim(flavor, {
       env,
+      force,
       beforeBuild: async () => {
+        // ora and its symbols colour through chalk's shared instance: NO_COLOR/FORCE_COLOR decide
+        (await import('chalk')).default.level = colorLevel(stream, env);
         const { default: ora } = await import('ora');
-        spinner = ora({ text: `mpii: building the ${label} shim`, stream: process.stderr, isSilent: quiet }).start();
+        spinner = ora({ text: fit(`mpii: building the ${label} shim`), stream, isSilent: quiet, isEnabled: spinnerWanted(stream, env) }).start();
       },
       onStep: (t) => {
-        if (spinner) spinner.text = `mpii: building the ${label} shim: ${t}`;
+        if (spinner) spinner.text = fit(`mpii: building the ${label} shim: ${t}`);
       },
     });
     spinner?.succeed(`mpii: built the ${label} shim (${shim.functions} MPI functions wrapped)`);
@@ -104,6 +144,32 @@ function chooseLauncher(args: RunArgs, flavor: FlavorName, env: NodeJS.ProcessEn
 }
 
 export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // a run that never got going (an error before the launch, a launch that failed, --dry-run)
+  // leaves no empty output directory behind; a job that succeeded keeps it even when empty
+  // (INJ_IGNORE, or the profile went to rank 0's host: the hint says to copy it there)
+  const out: OutDirs = { created: [], keep: false, launched: false };
+  // a signal before the launcher runs (say, Ctrl-C during a shim build) ends mpii with
+  // 128+signal and takes back what this run made; from the launch on, runJob passes signals on
+  const early = (sig: NodeJS.Signals) => () => {
+    if (out.launched) return;
+    if (out.mark) rmSync(out.mark, { force: true });
+    removeIfEmpty(out.created);
+    process.exit(bySignal(sig));
+  };
+  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, early(s)] as const);
+  for (const [s, h] of handlers) process.on(s, h);
+  try {
+    return await runIn(argv, env, out);
+  } finally {
+    for (const [s, h] of handlers) process.off(s, h);
+    if (!out.keep) removeIfEmpty(out.created);
+  }
+}
+
+interface OutDirs { created: string[]; keep: boolean; launched: boolean; mark?: string }
+
+async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Promise<number> {
+  const { created } = out;
   const args = parseRunArgs(argv, env);
   if (!args.program) throw new MpiiError('no program to run', 'usage: mpii run [mpii options] [launcher options] ./app [args]');
   if (args.copyShim && args.launcher !== 'srun') {
@@ -113,6 +179,7 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   const cwd = process.cwd();
   const stack = resolveStack({ tools: args.tools, stack: args.stack, configFile: args.config, env, cwd, defaultsFile: DEFAULTS_FILE });
   checkMemcheck(stack.tools, args.memcheckFatal);
+  checkToolLibraries(stack.tools); // a .so the ranks could not load: one line now, not a failure in every rank
   const mpi = await detectMpi(args.program, env, args.mpi, cacheRoot(env));
   const launcher = chooseLauncher(args, mpi.flavor, env);
   const job = args.copyShim ? currentJob(env) : undefined;
@@ -122,7 +189,7 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
     const { checkSampled } = await import('../mpit/vars.js');
     checkSampled(await askMpit(await findInstall(mpi.flavor, env), { pvars: true }), args.pvars);
   }
-  const outDir = prepareOutDir(args.out ?? defaultOutDir(args.program));
+  const outDir = prepareOutDir(args.out ?? defaultOutDir(args.program), args.force, args.dryRun, created);
   const shim = await buildWithSpinner(mpi.flavor, args.quiet || args.dryRun, env);
   const copies = job && planCopies(rankLibraries(shim, stack.tools), job);
   const placed = new Map(copies?.files);
@@ -152,10 +219,14 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
     process.stderr.write(`mpii: ${FLAVORS[mpi.flavor].label}${mpi.extension ? ` through ${mpi.extension}` : ''}, launcher: ${basename(plan.command)}, `
       + `tools: ${stack.tools.map((t) => t.name).join(' → ') || '(none)'}, out: ${outDir}\n`);
   }
+  out.mark = vars.MPII_RUN_MARK;
   writeFileSync(vars.MPII_RUN_MARK, '');
   try {
     if (copies) copyToNodes(copies, env);
-    return await runJob(plan, args, stack.tools, outDir, env);
+    out.launched = true;
+    const code = await runJob(plan, args, stack.tools, outDir, env);
+    out.keep = code === 0;
+    return code;
   } finally {
     rmSync(vars.MPII_RUN_MARK, { force: true });
     if (copies) {
@@ -207,26 +278,16 @@ function pythonSites(include: string | undefined, vars: Record<string, string>, 
 async function runJob(plan: LaunchPlan, args: RunArgs, tools: ToolInstance[], outDir: string, env: NodeJS.ProcessEnv): Promise<number> {
   const launcher = plan.command;
   const child = spawn(launcher, plan.args, { stdio: 'inherit', env: plan.env });
-  // Ctrl-C reaches the launcher through the terminal's process group as well; SIGTERM sent to
-  // mpii alone must be passed on so the launcher tears the job down instead of orphaning it.
-  let received: NodeJS.Signals | undefined;
-  const forward = (sig: NodeJS.Signals) => () => {
-    received = sig;
-    child.kill(sig);
-  };
-  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, forward(s)] as const);
-  for (const [s, h] of handlers) process.on(s, h);
-  const result = await new Promise<{ exitCode: number | null; signal: string | null }>((done, fail) => {
-    child.on('error', (e) => fail(new MpiiError(`cannot start ${launcher}: ${e.message}`, 'check the MPI installation with mpii doctor')));
-    child.on('exit', (exitCode, signal) => done({ exitCode, signal }));
-  });
-  for (const [s, h] of handlers) process.off(s, h);
-  const bySignal = (s: string) => 128 + (osConstants.signals[s as NodeJS.Signals] ?? 15);
-  // a launcher that exits 0 after being told to stop still ended the job early: say so
-  let code = result.exitCode ?? (result.signal ? bySignal(result.signal) : 1);
-  if (code === 0 && received) code = bySignal(received);
+  // signals to mpii go on to the launcher (exit 128+signal), --timeout stops it (exit 124)
+  const outcome = await supervise(child, (e) => new MpiiError(`cannot start ${launcher}: ${e.message}`, 'check the MPI installation with mpii doctor'), args.timeout);
+  const code = exitCodeOf(outcome);
+  if (outcome.timedOut) {
+    process.stderr.write(`mpii: the job ran past --timeout ${args.timeout} s and was stopped (exit ${TIMEOUT_EXIT}): its profile is partial, marked INCOMPLETE\n`);
+  }
 
-  if (!args.quiet) {
+  if (!args.quiet && injIgnored(env)) {
+    process.stderr.write(`mpii: no profile: INJ_IGNORE=${env.INJ_IGNORE} switched the tools off on purpose (unset INJ_IGNORE to run them)\n`);
+  } else if (!args.quiet) {
     try {
       // loaded only now: the job's start does not wait for the report code
       const { readProfile } = await import('../profile/read.js');
@@ -241,6 +302,12 @@ async function runJob(plan: LaunchPlan, args: RunArgs, tools: ToolInstance[], ou
     }
   }
   return code;
+}
+
+/** INJ_IGNORE as the shim reads it (preload/core/init.c): a whole number other than 0. */
+export function injIgnored(env: NodeJS.ProcessEnv): boolean {
+  const v = env.INJ_IGNORE?.trimStart(); // strtol skips leading blanks only
+  return v !== undefined && /^[+-]?\d+$/.test(v) && Number(v) !== 0;
 }
 
 /** An empty output directory after a job that succeeded: no rank's host shares it with this one,

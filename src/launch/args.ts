@@ -20,14 +20,18 @@ export interface RunArgs {
   quiet: boolean;
   /** stop the job at memcheck's first finding */
   memcheckFatal: boolean;
+  /** replace the profile already in --out */
+  force: boolean;
+  /** --timeout SECONDS: stop the job after that long (exit 124) */
+  timeout?: number;
   /** everything mpii does not own, passed to the launcher untouched and in order */
   launcherArgs: string[];
   program?: string;
   programArgs: string[];
 }
 
-const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out', '--pvar', '--launcher']);
-const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--memcheck-fatal', '--copy-shim']);
+export const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out', '--pvar', '--launcher', '--timeout']);
+export const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--memcheck-fatal', '--copy-shim', '--force']);
 
 // Launcher options that take values, so their values are not mistaken for the program; unknown
 // options are assumed to be flags. Open MPI (mpirun) and MPICH (hydra) spellings:
@@ -35,7 +39,7 @@ const MPIRUN_ONE_VALUE = new Set([
   '-np', '-n', '-c', '--np', '-N', '--n', '-H', '--host', '-host', '--hostfile', '-hostfile', '--machinefile',
   '-machinefile', '--default-hostfile', '-x', '--map-by', '-map-by', '--bind-to', '-bind-to', '--rank-by',
   '--wdir', '-wdir', '--wd', '-wd', '--prefix', '--output-filename', '--npernode', '-npernode', '--npersocket',
-  '--timeout', '--tune', '-am', '--app', '--path', '--preload-files', '--report-uri', '--personality',
+  '--tune', '-am', '--app', '--path', '--preload-files', '--report-uri', '--personality',
   '--cpu-set', '--cpus-per-proc', '--cpus-per-rank', '--launch-agent', '--ompi-server', '--stdin',
   '--rankfile', '-rankfile', '-rf', '--slot-list', '--cpu-list', '-rank-by', '--max-vm-size',
   '-f', '-hosts', '-ppn', '-launcher', '-launcher-exec', '-genvlist', '-envlist', '-configfile', '-iface',
@@ -89,7 +93,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = {}): RunAr
 }
 
 function split(argv: string[], launcher: LauncherKind): RunArgs {
-  const r: RunArgs = { launcher, copyShim: false, pvars: [], dryRun: false, quiet: false, memcheckFatal: false, launcherArgs: [], programArgs: [] };
+  const r: RunArgs = { launcher, copyShim: false, pvars: [], dryRun: false, quiet: false, memcheckFatal: false, force: false, launcherArgs: [], programArgs: [] };
   const { one, two } = VALUES[launcher];
   let i = 0;
   const value = (opt: string): string => {
@@ -116,6 +120,12 @@ function split(argv: string[], launcher: LauncherKind): RunArgs {
         r.launcherArgs.push(`--mpi=${v}`); // srun's own --mpi=pmix: MPI names and plugin names never overlap
         continue;
       }
+      if (name === '--timeout') {
+        const t = /^\d+(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
+        if (!(t > 0)) throw new MpiiError(`--timeout needs a number of seconds greater than 0, not '${v}'`, 'e.g. --timeout 600');
+        r.timeout = t;
+        continue;
+      }
       if (name === '--launcher') {
         if (!isLauncher(v)) throw new MpiiError(`unknown launcher '${v}'`, `use --launcher ${LAUNCHERS.join(' or --launcher ')}`);
         r.launcher = v;
@@ -127,6 +137,7 @@ function split(argv: string[], launcher: LauncherKind): RunArgs {
       if (a === '--dry-run') r.dryRun = true;
       else if (a === '--memcheck-fatal') r.memcheckFatal = true;
       else if (a === '--copy-shim') r.copyShim = true;
+      else if (a === '--force') r.force = true;
       else r.quiet = true;
     } else if (a.startsWith('-')) {
       r.launcherArgs.push(a);

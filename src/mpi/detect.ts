@@ -72,6 +72,10 @@ export async function detectMpi(program: string, env: NodeJS.ProcessEnv, overrid
   }
   if (elf) {
     const ldd = spawnSync('ldd', [path], { env, encoding: 'utf8' });
+    if (ldd.error || typeof ldd.stdout !== 'string') {
+      throw new MpiiError(`cannot run ldd to see which MPI ${program} links (${(ldd.error as NodeJS.ErrnoException | undefined)?.code ?? 'no output'})`,
+        'put ldd on PATH (Debian: libc-bin), or pass --mpi openmpi|mpich');
+    }
     const linked = flavorOfLibraries(ldd.stdout.split('\n').map((l) => l.trim().split(/\s+/)[0]));
     if (linked) return { flavor: linked, how: `${program} links ${ldd.stdout.match(FLAVORS[linked].libraries)?.[0]}`, program: path };
     const bytes = readFileSync(path).toString('latin1');
@@ -79,13 +83,23 @@ export async function detectMpi(program: string, env: NodeJS.ProcessEnv, overrid
       throw new MpiiError(`${program} is linked against a static MPI library: a preloaded shim cannot intercept it`,
         'relink it with the shared MPI library (the default of mpicc), or build it with mpii.h (see README, "static MPI")');
     }
+    noLauncherAtAll(program, env);
     throw new MpiiError(`${program} is not an MPI program (it does not link an MPI library)`,
       'run an MPI program, or pass --mpi openmpi|mpich if it loads MPI at run time (e.g. Julia, R)');
   }
   // a script of another interpreter: it will load MPI at run time; the launcher on PATH decides
   const f = launcherFlavor(env);
   if (f) return { flavor: f, how: `${program} is a script; mpirun on PATH is ${FLAVORS[f].label}`, program: path };
+  noLauncherAtAll(program, env);
   throw new MpiiError(`cannot tell which MPI ${program} uses and no mpirun is on PATH`, 'pass --mpi openmpi or --mpi mpich');
+}
+
+/** With no launcher of any MPI on PATH, that is the problem to name (not the program). */
+function noLauncherAtAll(program: string, env: NodeJS.ProcessEnv): void {
+  const names = [...new Set((Object.keys(FLAVORS) as FlavorName[]).flatMap((f) => FLAVORS[f].launchers))];
+  if (names.some((n) => which(n, env))) return;
+  throw new MpiiError(`no MPI launcher on PATH (no ${names.join(', ')}), and ${basename(program)} links no MPI library mpii can see`,
+    `install an MPI (apt-get install -y ${FLAVORS.openmpi.packages}, or ${FLAVORS.mpich.packages}) or put its bin directory (the one with mpirun) on PATH`);
 }
 
 /** The MPI's own launcher is used whatever PATH says; say so when PATH's mpirun is the other one. */
@@ -102,7 +116,7 @@ export function findLauncher(flavor: FlavorName, env: NodeJS.ProcessEnv): string
   const l = findTool(flavor, FLAVORS[flavor].launchers, env);
   if (!l) {
     throw new MpiiError(`no ${FLAVORS[flavor].label} launcher found (tried ${FLAVORS[flavor].launchers.join(', ')})`,
-      `install it: apt-get install -y ${FLAVORS[flavor].packages}`);
+      `install it (apt-get install -y ${FLAVORS[flavor].packages}) or put its bin directory (the one with mpirun) on PATH`);
   }
   return l;
 }

@@ -1,7 +1,7 @@
 // Reads a run's profile: the gathered profile.mpii, or the per-rank .live files a crashed run
 // left behind (then the profile is marked incomplete). Layout: preload/core/profile.c.
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { MpiiError } from '../errors.js';
 
 export const FORMAT_VERSION = 2;
@@ -201,11 +201,28 @@ function readLive(path: string): Buffer {
   }
 }
 
-export function readProfile(dir: string): Profile {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new MpiiError(`profile directory ${dir} does not exist`, 'pass the --out directory of an mpii run');
+/** The run directory `path` names: the directory itself, or the one holding a profile file
+ * given instead (`mpii report out/profile.mpii`, `out/rank-0.live`). */
+export function profileDir(path: string): string {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new MpiiError(`profile directory ${path} does not exist`, 'pass the --out directory of an mpii run');
   }
+  if (st.isDirectory()) return path;
+  const name = basename(path);
+  if (st.isFile() && (name === 'profile.mpii' || /^(rank|pid)-.*\.live$/.test(name))) return dirname(path);
+  throw new MpiiError(`${path} is not an mpii output directory`, 'pass the --out directory of an mpii run (the one holding profile.mpii)');
+}
+
+export function readProfile(path: string): Profile {
+  const dir = profileDir(path);
   const gathered = join(dir, 'profile.mpii');
+  if (existsSync(gathered) && !statSync(gathered).isFile()) {
+    throw new MpiiError(`${gathered} is not a file (a ${statSync(gathered).isDirectory() ? 'directory' : 'special file'} of the profile's name)`,
+      `move it away and pass the --out directory of an mpii run`);
+  }
   if (existsSync(gathered)) {
     const ranks = readGathered(gathered);
     return { dir, complete: ranks.every((r) => r.state === 'finalized'), source: gathered, ranks, size: ranks.length, spawned: spawnedJobs(dir) };

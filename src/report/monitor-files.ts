@@ -1,8 +1,9 @@
 // The monitor's data as files other tools read: Open MPI's per-rank .prof text (accepted by
 // the profile2mat and aggregate_profile scripts Open MPI installs) and CSV matrices.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MpiiError } from '../errors.js';
+import { makeDirs } from '../fsdirs.js';
 import { CLASSES, matrix, type MonitorRun, type RankMonitor } from './monitor.js';
 
 /** One rank's profile in Open MPI's format (common_monitoring.c): tab-separated, peers in
@@ -39,11 +40,17 @@ export function profText(r: RankMonitor): string {
 
 function ensureDir(dir: string, what: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir); // not mkdirSync's recursive mode: it spins for ever under /proc
   } catch (e) {
     throw new MpiiError(`cannot create ${dir} for ${what}: ${(e as Error).message}`, 'choose a writable location');
   }
 }
+
+/** The files writeProf would write. */
+export const profPaths = (run: MonitorRun, prefix: string): string[] => run.ranks.map((r) => `${prefix}.${r.rank}.prof`);
+
+/** The files writeCsv would write. */
+export const csvPaths = (dir: string): string[] => CLASSES.flatMap((c) => ['count', 'bytes'].map((what) => join(dir, `${c.name}_${what}.csv`)));
 
 function write(path: string, text: string): void {
   try {

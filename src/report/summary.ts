@@ -20,10 +20,8 @@ export interface ReportOptions {
   profileTop?: number;
 }
 
-/** Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org). */
-export function wantColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean {
-  return !!stream.isTTY && !env.NO_COLOR;
-}
+/** Colour on a terminal, never with NO_COLOR, always with FORCE_COLOR (src/color.ts). */
+export { wantColor } from '../color.js';
 
 export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
   const lines: string[] = [];
