@@ -110,6 +110,19 @@ for (const f of FLAVORS) {
       }
     });
 
+    it('a halo exchange whose received ghosts share pages with the sent interior: no finding, no failed single-copy transfer', async () => {
+      const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), program(f, 'memcheck_halo')], { env: TEST_ENV, reject: false, timeout: 120_000 });
+      assert.equal(plain.exitCode, 0, plain.stderr);
+      for (const options of ['pending=all', 'pending=all;strict=true']) {
+        const r = await underMemcheck(f, 2, 'memcheck_halo', [], options);
+        assert.equal(r.code, 0, r.stderr);
+        assert.doesNotMatch(r.stderr, /Read -1|errno = 14|process_vm_readv/, options);
+        assert.equal(r.run.findings.length, 0, `${options}: ${show(r.run.findings)}`);
+        assert.deepEqual(r.stdout.match(/rank \d sum \S+/g)?.sort(), plain.stdout.match(/rank \d sum \S+/g)?.sort());
+        if (!options.includes('strict')) assert.ok(r.run.stats['receive guards read-only (page shared with a pending send)'] > 0, JSON.stringify(r.run.stats));
+      }
+    });
+
     it('sampling: a site\'s first 16 operations are checked, then as many as cost ~1/128 of its time; pending=all checks every one', async () => {
       const ops = 2 * 2 * 20000; // two ranks, a send and a receive each per round trip
       const sampled = await underMemcheck(f, 2, 'memcheck_many', []);
