@@ -14,6 +14,7 @@ import { srunLauncher } from '../launch/srun.js';
 import { detectMpi, findLauncher } from '../mpi/detect.js';
 import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
 import type { ReportOptions } from '../report/summary.js';
+import { mpiiVersion, programIdentity, writeRunInfo } from '../report/run-info.js';
 
 export const DEFAULTS_FILE = join(ROOT, 'config', 'tools.yaml');
 
@@ -153,6 +154,9 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
       + `tools: ${stack.tools.map((t) => t.name).join(' → ') || '(none)'}, out: ${outDir}\n`);
   }
   writeFileSync(vars.MPII_RUN_MARK, '');
+  writeRunInfo(outDir, { mpii: mpiiVersion(ROOT), command: [args.program, ...args.programArgs], launcher: basename(plan.command),
+    launcherArgs: args.launcherArgs, cwd, mpi: shim.mpiVersion, flavor: mpi.flavor, tools: stack.tools.map((t) => ({ name: t.name, options: t.options })),
+    program: programIdentity([args.program, ...args.programArgs], cwd, env), started: new Date().toISOString() });
   try {
     if (copies) copyToNodes(copies, env);
     return await runJob(plan, args, stack.tools, outDir, env);

@@ -8,6 +8,7 @@ import { formatMonitor } from './monitor-text.js';
 import { formatOverlap, overlapRuns, overlapTotals } from './overlap.js';
 import { formatMemcheck, memcheckRuns } from './memcheck.js';
 import { formatMpit, mpitJson } from './mpit.js';
+import { formatHeader, headerJson, runHeader, toolLabel } from './header.js';
 
 export interface ReportOptions {
   /** rows of each table (trace-count functions, monitor peer pairs); tools' own `top` otherwise */
@@ -34,9 +35,9 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
       + `${states.filter((s) => s === 'aborted').length} aborted, ${states.filter((s) => s === 'running').length} did not finalize (${p.dir})`;
   lines.push(head);
   for (const d of p.spawned) lines.push(`spawned job (MPI_Comm_spawn): its own profile in ${d} (mpii report ${d})`);
-  const tools = new Map<number, string>();
-  for (const r of p.ranks) for (const [id, name] of r.tools) tools.set(id, name);
-  lines.push(`tools: ${tools.size ? [...tools.entries()].sort((a, b) => a[0] - b[0]).map(([id, n]) => `${id}:${n}`).join(' ') : '(none)'}`);
+  const header = runHeader(p);
+  lines.push(...formatHeader(header));
+  lines.push(`tools: ${header.tools.length ? header.tools.map(toolLabel).join(' ') : '(none)'}`);
   lines.push(...formatTraceCount(p, opts.top));
   lines.push(...formatProfile(p, { top: opts.profileTop ?? opts.top, color: opts.color }));
   lines.push(...formatMonitor(p, { top: opts.monitorTop ?? opts.top, matrix: opts.matrix, color: opts.color }));
@@ -52,6 +53,7 @@ export function summaryJson(p: Profile): unknown {
     complete: p.complete,
     size: p.size,
     spawned: p.spawned,
+    run: headerJson(runHeader(p)),
     ranks: p.ranks.map((r) => ({ rank: r.rank, host: r.host, pid: r.pid, state: r.state, flavor: r.flavor,
       seconds: r.tEnd > 0 ? r.tEnd - r.tStart : null, tools: Object.fromEntries(r.tools) })),
     traceCount: traceCountTables(p).map((t) => ({ tool: t.tool,
