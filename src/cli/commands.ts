@@ -12,6 +12,9 @@ import { readProfile } from '../profile/read.js';
 import { formatSummary, summaryJson, wantColor } from '../report/summary.js';
 import { monitorRuns } from '../report/monitor.js';
 import { writeCsv, writeProf } from '../report/monitor-files.js';
+import { checkFilter, reportFilter, type ReportFilter } from '../report/filter.js';
+import { profileRuns, siteTotals } from '../report/profile.js';
+import { writeProfileCsv } from '../report/profile-csv.js';
 import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
 import { askMpit, findInstall } from '../mpit/library.js';
 import { formatCvars, formatPvars, nameFilter } from '../mpit/vars.js';
@@ -107,14 +110,16 @@ function slurmLine(env: NodeJS.ProcessEnv): void {
   }
 }
 
-export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string; html?: string }
+export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string; html?: string; ranks?: string | boolean; sites?: string }
 
-export async function reportCommand(dir: string, o: ReportFlags): Promise<number> {
+export async function reportCommand(dir: string, o: ReportFlags, dir2?: string): Promise<number> {
   if (o.top !== undefined && !(Number.isInteger(o.top) && o.top > 0)) {
     throw new MpiiError('--top needs a positive whole number', 'e.g. --top 20');
   }
+  const filter = reportFilter(o);
   try {
-    return await report(dir, o);
+    if (dir2 !== undefined) return await (await import('../report/diff-command.js')).diffCommand(dir, dir2, o, filter);
+    return await report(dir, o, filter);
   } catch (e) {
     if (e instanceof MpiiError) throw e;
     // a damaged file can fail in ways no check foresaw: still one line, never a stack trace
@@ -123,12 +128,15 @@ export async function reportCommand(dir: string, o: ReportFlags): Promise<number
   }
 }
 
-async function report(dir: string, o: ReportFlags): Promise<number> {
+async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promise<number> {
   const p = readProfile(dir);
+  checkFilter(profileRuns(p).map((run) => ({ run, sites: siteTotals(run) })), filter);
   const runs = monitorRuns(p);
-  if ((o.csv || o.prof) && runs.length === 0) {
+  const profiles = profileRuns(p);
+  if ((o.csv && runs.length === 0 && profiles.length === 0) || (o.prof && runs.length === 0)) {
     throw new MpiiError(`${dir} has no monitor data for --csv/--prof`, 'run the job with --tools monitor');
   }
+  if (o.csv) for (const f of writeProfileCsv(profiles, o.csv, filter)) if (!o.json) console.error(`wrote ${f}`);
   // several monitor instances in one stack: number the outputs after the first
   const suffix = (i: number) => (i === 0 ? '' : `-tool${runs[i].tool}`);
   runs.forEach((run, i) => {
@@ -140,7 +148,7 @@ async function report(dir: string, o: ReportFlags): Promise<number> {
   });
   if (o.html) {
     const { htmlReport } = await import('../report/html.js');
-    const html = htmlReport(p, { top: o.top, generated: new Date() });
+    const html = htmlReport(p, { top: o.top, generated: new Date(), filter });
     try {
       writeFileSync(o.html, html);
     } catch (e) {
@@ -148,8 +156,8 @@ async function report(dir: string, o: ReportFlags): Promise<number> {
     }
     if (!o.json) console.error(`wrote ${o.html} (${(html.length / 1024).toFixed(0)} KiB)`);
   }
-  if (o.json) console.log(JSON.stringify(summaryJson(p), null, 2));
-  else console.log(formatSummary(p, { top: o.top, matrix: o.matrix, color: wantColor(process.stdout) }));
+  if (o.json) console.log(JSON.stringify(summaryJson(p, filter), null, 2));
+  else console.log(formatSummary(p, { top: o.top, matrix: o.matrix, color: wantColor(process.stdout), filter }));
   return 0;
 }
 

@@ -81,6 +81,8 @@ export function formatHeader(h: RunHeader, width = 80, maxHosts = 8): string[] {
   const hosts = h.hosts.slice(0, maxHosts).map((x) => `${x.host}: ${x.ranks.length} rank${x.ranks.length === 1 ? '' : 's'} (${rankRanges(x.ranks)})`);
   if (h.hosts.length > maxHosts) hosts.push(`… ${h.hosts.length - maxHosts} more hosts (--json for all)`);
   hosts.forEach((x, i) => rows.push([i ? '' : h.hosts.length === 1 ? 'host' : `hosts (${h.hosts.length})`, x]));
+  h.tools.filter((t) => Object.keys(t.options).length).forEach((t, i) =>
+    rows.push([i ? '' : 'tool options', `${t.id}:${t.name} ${Object.entries(t.options).map(([k, v]) => `${k}=${v}`).join(' ')}`]));
   if (h.missing.length) rows.push(['not recorded', `${h.missing.join(', ')} (the run was not started by mpii run)`]);
   const key = Math.max(...rows.map((r) => r[0].length));
   const out: string[] = [];

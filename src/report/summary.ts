@@ -8,7 +8,8 @@ import { formatMonitor } from './monitor-text.js';
 import { formatOverlap, overlapRuns, overlapTotals } from './overlap.js';
 import { formatMemcheck, memcheckRuns } from './memcheck.js';
 import { formatMpit, mpitJson } from './mpit.js';
-import { formatHeader, headerJson, runHeader, toolLabel } from './header.js';
+import type { ReportFilter } from './filter.js';
+import { formatHeader, headerJson, runHeader, wrap } from './header.js';
 
 export interface ReportOptions {
   /** rows of each table (trace-count functions, monitor peer pairs); tools' own `top` otherwise */
@@ -19,6 +20,8 @@ export interface ReportOptions {
   color?: boolean;
   /** call sites listed for the profile tool (its own `top` otherwise) */
   profileTop?: number;
+  /** --sites, --ranks (and --top) for the profile tool's tables */
+  filter?: ReportFilter;
 }
 
 /** Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org). */
@@ -36,10 +39,10 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
   lines.push(head);
   for (const d of p.spawned) lines.push(`spawned job (MPI_Comm_spawn): its own profile in ${d} (mpii report ${d})`);
   const header = runHeader(p);
-  lines.push(...formatHeader(header));
-  lines.push(`tools: ${header.tools.length ? header.tools.map(toolLabel).join(' ') : '(none)'}`);
+  lines.push(...formatHeader(header)); // the tools' options are in it; the names follow
+  lines.push(...wrap(`tools: ${header.tools.length ? header.tools.map((t) => `${t.id}:${t.name}`).join(' ') : '(none)'}`, 78).map((l, i) => (i ? `  ${l}` : l)));
   lines.push(...formatTraceCount(p, opts.top));
-  lines.push(...formatProfile(p, { top: opts.profileTop ?? opts.top, color: opts.color }));
+  lines.push(...formatProfile(p, { top: opts.filter?.top ?? opts.profileTop ?? opts.top, color: opts.color, filter: opts.filter }));
   lines.push(...formatMonitor(p, { top: opts.monitorTop ?? opts.top, matrix: opts.matrix, color: opts.color }));
   lines.push(...formatOverlap(p));
   lines.push(...formatMemcheck(p));
@@ -47,7 +50,7 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
   return lines.join('\n');
 }
 
-export function summaryJson(p: Profile): unknown {
+export function summaryJson(p: Profile, filter: ReportFilter = {}): unknown {
   return {
     dir: p.dir,
     complete: p.complete,
@@ -58,7 +61,7 @@ export function summaryJson(p: Profile): unknown {
       seconds: r.tEnd > 0 ? r.tEnd - r.tStart : null, tools: Object.fromEntries(r.tools) })),
     traceCount: traceCountTables(p).map((t) => ({ tool: t.tool,
       rows: t.rows.map((r) => ({ fn: r.fn, total: Number(r.total), min: Number(r.min), max: Number(r.max) })) })),
-    profile: profileJson(p),
+    profile: profileJson(p, filter),
     monitor: monitorRuns(p).map((run) => ({
       tool: run.tool,
       size: run.size,
