@@ -25,16 +25,16 @@ const KNOWN_TOOLS = new Set(['noop', 'trace-count', 'monitor', 'overlap', 'profi
 export const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const num = (v: number) => (Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(2));
 
-interface Col { head: string; right?: boolean; title?: string }
+export interface Col { head: string; right?: boolean; title?: string }
 /** A table; each cell is [text, sort value]. Sortable by clicking a header (the page's script). */
-function table(id: string, cols: Col[], rows: [string, number | string][][], cls = ''): string {
+export function table(id: string, cols: Col[], rows: [string, number | string][][], cls = ''): string {
   const head = cols.map((c, i) => `<th data-col="${i}"${c.right ? ' class="num"' : ''}${c.title ? ` title="${esc(c.title)}"` : ''}>${esc(c.head)}</th>`).join('');
   const body = rows.map((r) => `<tr>${r.map(([text, sort], i) =>
     `<td${cols[i].right ? ' class="num"' : ''} data-sort="${esc(sort)}">${text}</td>`).join('')}</tr>`).join('\n');
   return `<table id="${esc(id)}" class="sortable ${cls}"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
-const cell = (text: string | number, sort?: number | string): [string, number | string] => [esc(text), sort ?? (typeof text === 'number' ? text : String(text))];
+export const cell = (text: string | number, sort?: number | string): [string, number | string] => [esc(text), sort ?? (typeof text === 'number' ? text : String(text))];
 const rawCell = (html: string, sort: number | string): [string, number | string] => [html, sort];
 
 // ---------------------------------------------------------------- profile
@@ -93,13 +93,13 @@ function profileSection(run: ProfileRun, top: number, data: PageData, f: ReportF
     return [cell(t.site.id + 1), cell(t.site.fn), rawCell(where, t.site.location), cell(humanTime(t.time), t.time),
       cell(pct(t.time, total.recorded).toFixed(2), t.time), cell(pct(t.time, total.mpi).toFixed(2), t.time), cell(t.count),
       cell(humanTime(t.count ? t.time / t.count : 0), t.count ? t.time / t.count : 0), cell(humanTime(t.tmin), t.tmin), cell(humanTime(t.tmax), t.tmax),
-      cell(t.cov.toFixed(2), t.cov), cell(`${t.ranks}`, t.ranks), cell(humanBytes(t.sent), t.sent), cell(t.sentPercent.toFixed(2), t.sentPercent), cell(humanBytes(t.recv), t.recv)];
+      cell(t.cov.toFixed(2), t.cov), cell(`${t.ranks}`, t.ranks), cell(humanBytes(t.sent), t.sent), cell(humanBytes(t.recv), t.recv), cell(t.sentPercent.toFixed(2), t.sentPercent)];
   });
   out.push(`<h3>Top call sites by MPI time <small>(${sites.length} site${sites.length === 1 ? '' : 's'}, all ranks${f.sites ? `; --sites ${esc(f.sites.join(','))}` : ''}${chosen.length < sites.length ? `; ${chosen.length} shown` : ''})</small></h3>`);
   out.push(table(`${id}-sites`, [{ head: 'site', right: true }, { head: 'call' }, { head: 'location' }, { head: 'time', right: true },
     { head: 'app %', right: true }, { head: 'MPI %', right: true }, { head: 'calls', right: true }, { head: 'mean', right: true },
     { head: 'min', right: true }, { head: 'max', right: true }, { head: 'COV', right: true, title: 'coefficient of variation of the time per rank' },
-    { head: 'ranks', right: true }, { head: 'sent', right: true }, { head: 'Sent %', right: true, title: 'share of all bytes sent' }, { head: 'received', right: true }], rows, 'sites'));
+    { head: 'ranks', right: true }, { head: 'sent', right: true }, { head: 'received', right: true }, { head: 'Sent %', right: true, title: 'share of all bytes sent' }], rows, 'sites'));
 
   const moved = chosen.filter((t) => t.sent + t.recv > 0).sort((a, b) => b.sent + b.recv - (a.sent + a.recv));
   if (moved.length) {
@@ -356,7 +356,7 @@ ${body.join('\n')}
 `;
 }
 
-const CSS = `
+export const CSS = `
 :root { --fg: #1d2330; --muted: #5c6475; --line: #dde1e8; --bg: #fff; --alt: #f6f7f9; --mpi: #d9480f; --compute: #4c6ef5; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Liberation Sans", sans-serif; color: var(--fg); background: var(--bg); }

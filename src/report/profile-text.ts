@@ -79,8 +79,8 @@ function formatRun(run: ProfileRun, o: Required<ProfileTextOptions>): string[] {
     const calls = sites.reduce((a, x) => a + x.count, 0);
     const timed = sites.reduce((a, x) => a + x.timed, 0);
     if (timed < calls) {
-      out.push(...wrap(`times: ${timed} of ${calls} calls timed (each site's first 64, then one in N at random), scaled to all; `
-        + 'profile option sample=1 times every call; min and max are of the timed calls', o.width - 4).map((l) => `    ${l}`));
+      out.push(`    times: ${timed} of ${calls} calls timed (scaled); sample=1 times every call`);
+      out.push('    (a site\'s first 64 calls, then one in N at random; min, max of the timed)');
     }
     const moved = top.filter((x) => x.sent + x.recv > 0).sort((a, b) => b.sent + b.recv - (a.sent + a.recv) || a.site.id - b.site.id);
     if (moved.length) {
