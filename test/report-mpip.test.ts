@@ -18,7 +18,7 @@ import { parseRanks, parseSites, reportFilter } from '../src/report/filter.js';
 import { profileCsv } from '../src/report/profile-csv.js';
 import { htmlReport } from '../src/report/html.js';
 import { formatSummary } from '../src/report/summary.js';
-import { cut, table } from '../src/report/text-table.js';
+import { cut, fitLines, table, visibleLength } from '../src/report/text-table.js';
 import { launcherArgs, mpii, outDir, program } from './helpers.js';
 
 const N = 12;
@@ -112,6 +112,16 @@ describe('mpiP statistics per call site and per rank (synthetic job)', () => {
     assert.deepEqual(wrap('aaa bbb ccc', 7), ['aaa bbb', 'ccc']);
     assert.deepEqual(wrap('x'.repeat(10), 4), ['xxxx', 'xxxx', 'xx']);
     assert.equal(rankRanges([0, 1, 2, 5, 7, 8]), '0-2,5,7-8');
+    // prose lines of the other tools: wrapped at spaces, two more spaces on the next lines;
+    // colour codes take no room; a word longer than a line is broken
+    const long = `  faults      1 (page touches that finished a receive); time waiting 0.351 ms (max 0.336 ms on one rank)`;
+    assert.deepEqual(fitLines([long, 'short']), ['  faults      1 (page touches that finished a receive); time waiting 0.351 ms',
+      '    (max 0.336 ms on one rank)', 'short']);
+    const coloured = `\x1b[33m${'y'.repeat(78)}\x1b[39m`;
+    assert.deepEqual(fitLines([coloured]), [coloured]);
+    assert.equal(visibleLength(coloured), 78);
+    const word = fitLines([`  ${'z'.repeat(200)}`]);
+    assert.ok(word.every((l) => l.length <= 80) && word.join('').replace(/ /g, '') === 'z'.repeat(200), word.join('\n'));
   });
 });
 
@@ -202,6 +212,18 @@ describe('the header (mpiP: command, times, hosts and ranks, MPI version, tools 
     const html = htmlReport(readProfile(dir));
     assert.match(html, /<dd data-key="command">\.\/app a b --n=3<\/dd>/);
     assert.match(html, /<dd data-key="tools">1:monitor 2:profile\[depth=2\]<\/dd>/);
+  });
+
+  it('the other tools\' reports fit 80 columns too (memcheck and overlap, a real run on Open MPI)', async () => {
+    const out = outDir('mpip-width');
+    const r = await mpii(['run', '--quiet', '--tools', 'memcheck,overlap,trace-count', '--out', out, ...launcherArgs('openmpi', 2), program('openmpi', 'memcheck_e1_send_overrun')]);
+    assert.ok(r.code === 0, r.stderr);
+    const rep = await mpii(['report', out]);
+    assert.equal(rep.code, 0, rep.stderr);
+    assert.match(rep.stdout, /send buffer overrun/);
+    assert.match(rep.stdout, /\n {4}backtrace: main at memcheck_e1_send_overrun\.c:\d+/);
+    assert.match(rep.stdout, /overlap \(tool 2\): 2 ranks/);
+    assert.deepEqual(rep.stdout.split('\n').filter((l) => [...l].length > 80), []);
   });
 
   for (const f of ['openmpi', 'mpich'] as const) {

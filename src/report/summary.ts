@@ -9,6 +9,7 @@ import { formatOverlap, overlapRuns, overlapTotals } from './overlap.js';
 import { formatMemcheck, memcheckRuns } from './memcheck.js';
 import { formatMpit, mpitJson } from './mpit.js';
 import type { ReportFilter } from './filter.js';
+import { fitLines } from './text-table.js';
 import { formatHeader, headerJson, runHeader, wrap } from './header.js';
 
 export interface ReportOptions {
@@ -46,8 +47,8 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
   lines.push(...formatMonitor(p, { top: opts.monitorTop ?? opts.top, matrix: opts.matrix, color: opts.color }));
   lines.push(...formatOverlap(p));
   lines.push(...formatMemcheck(p));
-  lines.push(...formatMpit(p));
-  return lines.join('\n');
+  // the MPI_T part keeps its lines (one pvar per line, as scripts and tests read them)
+  return [...fitLines(lines.join('\n').split('\n')), ...formatMpit(p)].join('\n');
 }
 
 export function summaryJson(p: Profile, filter: ReportFilter = {}): unknown {

@@ -36,3 +36,49 @@ export function table(head: string[], rows: string[][], right: boolean[], o: Tab
   const line = (r: string[]) => r.map((c, i) => (right[i] ? c.padStart(w[i]) : c.padEnd(w[i]))).join('  ').trimEnd();
   return [indent + bold(line(head)), ...cells.map((r) => indent + line(r))];
 }
+
+const ANSI = /\x1b\[[0-9;]*m/g;
+/** Characters a terminal shows (colour codes take none). */
+export const visibleLength = (s: string) => [...s.replace(ANSI, '')].length;
+
+/** Lines longer than `width` wrapped at spaces, the rest indented two more than the line; a
+ *  word longer than a line is broken. Tables are made to fit already; this catches the prose
+ *  lines of the tools' reports (overlap's statistics, memcheck's backtraces). */
+export function fitLines(lines: string[], width = WIDTH): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    if (visibleLength(line) <= width) {
+      out.push(line);
+      continue;
+    }
+    const lead = /^ */.exec(line.replace(ANSI, ''))![0].length;
+    const words = line.trimStart().split(' ');
+    let cur = ' '.repeat(lead);
+    let curLen = lead;
+    let first = true;
+    const flush = () => {
+      out.push(cur);
+      cur = ' '.repeat(lead + 2);
+      curLen = lead + 2;
+      first = true;
+    };
+    for (const w of words) {
+      let word = w;
+      while (visibleLength(word) > width - lead - 2) { // a word longer than a line: break it
+        if (!first) flush();
+        const room = width - curLen;
+        out.push(cur + word.slice(0, room));
+        word = word.slice(room);
+        cur = ' '.repeat(lead + 2);
+        curLen = lead + 2;
+      }
+      const wl = visibleLength(word);
+      if (!first && curLen + 1 + wl > width) flush();
+      cur += (first ? '' : ' ') + word;
+      curLen += (first ? 0 : 1) + wl;
+      first = false;
+    }
+    out.push(cur);
+  }
+  return out;
+}
