@@ -6,6 +6,7 @@
 import type { Profile } from '../profile/read.js';
 import { binnedMatrices, communicators, monitorRuns, totals, CLASSES, type MonitorRun } from './monitor.js';
 import { busiestPairs, humanBytes } from './monitor-text.js';
+import { sizeHistogram } from './size-histogram.js';
 import { overlapRuns, overlapTotals } from './overlap.js';
 import { memcheckRuns } from './memcheck.js';
 import { describe as where } from './symbols.js';
@@ -143,6 +144,13 @@ function monitorSection(run: MonitorRun, top: number, data: PageData): string {
 </div>
 <figure class="chart"><div id="${id}-heatmap" class="heatmap"></div>
 <figcaption id="${id}-heatmap-info" class="info">Row: the sender (for one-sided reads in “all”, the rank read from); column: the receiver. Point at a cell for its numbers.</figcaption></figure>`);
+  const sizes = sizeHistogram(run);
+  if (sizes.length) {
+    data.hists.push({ id: `${id}-sizes`, bins: sizes.map((x) => [x.lo, x.hi, x.count]) });
+    out.push(`<h3>Message sizes <small>(point-to-point messages sent, all ranks, in powers of two)</small></h3>
+<figure class="chart"><div id="${id}-sizes" class="hist"></div>
+<figcaption>${sizes.reduce((a, x) => a + x.count, 0).toLocaleString('en-US')} messages; a bar holds the sizes from its label up to the next one</figcaption></figure>`);
+  }
   const { pairs, total } = busiestPairs(run, top);
   if (pairs.length) {
     out.push(`<h3>Busiest point-to-point pairs <small>(${total} pair${total === 1 ? '' : 's'} with messages)</small></h3>`);
@@ -310,13 +318,15 @@ function runBlock(p: Profile): string {
 interface PageData {
   heatmaps: { id: string; n: number; block: number; side: number; classes: Record<string, { bytes: number[]; count: number[] }> }[];
   bars: { id: string; block: number; bars: number[][] }[];
+  /** message-size histograms: [smallest size, largest size, messages] per bar */
+  hists: { id: string; bins: number[][] }[];
 }
 
 export interface HtmlOptions { top?: number; generated?: Date; filter?: ReportFilter }
 
 export function htmlReport(p: Profile, o: HtmlOptions = {}): string {
   const top = o.top ?? o.filter?.top ?? 20;
-  const data: PageData = { heatmaps: [], bars: [] };
+  const data: PageData = { heatmaps: [], bars: [], hists: [] };
   const tools = new Map<number, string>();
   for (const r of p.ranks) for (const [id, name] of r.tools) tools.set(id, name);
   const states = p.ranks.map((r) => r.state);
@@ -523,6 +533,30 @@ const SCRIPT = `
     var ax = el('text', { x: L + W / 2, y: T + H + 28, 'text-anchor': 'middle' }, svg); ax.textContent = 'rank';
   }
 
+  function drawHist(h) {
+    var box = document.getElementById(h.id);
+    var n = h.bins.length, L = 64, T = 8, H = 160, bw = Math.max(18, Math.min(48, 720 / n)), W = n * bw;
+    var max = 0;
+    h.bins.forEach(function (x) { if (x[2] > max) max = x[2]; });
+    var svg = el('svg', { width: L + W + 8, height: T + H + 40, role: 'img', 'aria-label': 'message sizes', 'data-bins': n, 'data-max': max }, box);
+    var y = function (v) { return T + H - (max > 0 ? v / max * H : 0); };
+    for (var g = 0; g <= 4; g++) {
+      var v = Math.round(max * g / 4);
+      el('line', { x1: L, x2: L + W, y1: y(v), y2: y(v), stroke: '#e6e8ee' }, svg);
+      var t = el('text', { x: L - 4, y: y(v) + 3, 'text-anchor': 'end' }, svg); t.textContent = String(v);
+    }
+    h.bins.forEach(function (x, i) {
+      var r = el('rect', { 'class': 'size-bar', x: L + i * bw + 1, y: y(x[2]), width: bw - 2, height: T + H - y(x[2]), fill: 'var(--compute)',
+        'data-lo': x[0], 'data-hi': x[1], 'data-count': x[2] }, svg);
+      var tt = el('title', {}, r);
+      tt.textContent = (x[1] === 0 ? '0 B' : bytes(x[0]) + ' to ' + bytes(x[1])) + ': ' + x[2] + ' message' + (x[2] === 1 ? '' : 's');
+      if (n <= 24 || i % Math.ceil(n / 24) === 0) {
+        var tx = el('text', { x: L + (i + 0.5) * bw, y: T + H + 12, 'text-anchor': 'middle' }, svg); tx.textContent = bytes(x[0]);
+      }
+    });
+    var ax = el('text', { x: L + W / 2, y: T + H + 30, 'text-anchor': 'middle' }, svg); ax.textContent = 'message size';
+  }
+
   function sortable(tbl) {
     var heads = tbl.querySelectorAll('th');
     heads.forEach(function (th, col) {
@@ -544,6 +578,7 @@ const SCRIPT = `
 
   data.heatmaps.forEach(drawHeatmap);
   data.bars.forEach(drawBars);
+  data.hists.forEach(drawHist);
   document.querySelectorAll('table.sortable').forEach(sortable);
   document.body.setAttribute('data-ready', '1');
 })();
