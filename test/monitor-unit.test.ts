@@ -43,7 +43,7 @@ describe('monitor report', () => {
     const m = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (j === (i + 1) % n ? 1000 : j === i ? 0 : 1)));
     const lines = drawMatrix(m, { color: false, cols: 10 });
     assert.match(lines[0], /receiver → \(10 ranks per cell\)/);
-    assert.equal(lines.length, 1 + 10 + 1);
+    assert.equal(lines.length, 1 + 10 + 2); // header, 10 rows, "sender ↓ max" and the shades
     assert.match(lines[1], /^ {2}0-9 /);
     assert.match(lines[10], /^90-99 /);
     assert.doesNotMatch(lines.join('\n'), /\x1b/);

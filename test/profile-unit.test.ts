@@ -75,7 +75,9 @@ describe('profile report (synthetic jobs)', () => {
     const table = text.split('\n').filter((l) => /^ {4}\s*(\d+|\*)\s+\d+\.\d{4}\s+\d+\.\d{4}\s+\d+\.\d{2}$/.test(l));
     assert.equal(table.length, 17);
     assert.equal(new Set(table.map((l) => l.length)).size, 1, 'aligned');
-    assert.match(text, /top call sites by MPI time \(all ranks\):\n\s+site\s+call\s+location\s+time\s+app %\s+MPI %\s+calls\s+mean\s+max\s+COV\n/);
+    assert.match(text, /call sites by MPI time \(mpiP: Callsites\):\n\s+site\s+call\s+location\n/);
+    assert.match(text, /time per call site, all ranks \(mpiP: Aggregate Time\):\n\s+site\s+call\s+time\s+app %\s+MPI %\s+calls\s+COV\n/);
+    assert.match(text, /time per call, all ranks \(mpiP: Callsite Time statistics\):\n\s+site\s+call\s+calls\s+min\s+mean\s+max\n/);
     assert.match(text, /… 2 more call sites/);
     assert.doesNotMatch(text, /\x1b\[/);
     assert.match(formatProfile(p, { color: true }).join('\n'), /\x1b\[1m/);

@@ -14,6 +14,9 @@ import { readProfile } from '../profile/read.js';
 import { formatSummary, summaryJson, wantColor } from '../report/summary.js';
 import { monitorRuns } from '../report/monitor.js';
 import { csvPaths, profPaths, writeCsv, writeProf } from '../report/monitor-files.js';
+import { checkFilter, reportFilter, type ReportFilter } from '../report/filter.js';
+import { profileRuns, siteTotals } from '../report/profile.js';
+import { writeProfileCsv } from '../report/profile-csv.js';
 import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
 import { askMpit, findInstall } from '../mpit/library.js';
 import { formatCvars, formatPvars, nameFilter } from '../mpit/vars.js';
@@ -110,14 +113,16 @@ function slurmLine(env: NodeJS.ProcessEnv): void {
   }
 }
 
-export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string; html?: string; force?: boolean }
+export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string; html?: string; force?: boolean; ranks?: string | boolean; sites?: string }
 
-export async function reportCommand(dir: string, o: ReportFlags): Promise<number> {
+export async function reportCommand(dir: string, o: ReportFlags, dir2?: string): Promise<number> {
   if (o.top !== undefined && !(Number.isInteger(o.top) && o.top > 0)) {
     throw new MpiiError('--top needs a positive whole number', 'e.g. --top 20');
   }
+  const filter = reportFilter(o);
   try {
-    return await report(dir, o);
+    if (dir2 !== undefined) return await (await import('../report/diff-command.js')).diffCommand(dir, dir2, o, filter);
+    return await report(dir, o, filter);
   } catch (e) {
     if (e instanceof MpiiError) throw e;
     // a damaged file can fail in ways no check foresaw: still one line, never a stack trace
@@ -126,14 +131,16 @@ export async function reportCommand(dir: string, o: ReportFlags): Promise<number
   }
 }
 
-async function report(dir: string, o: ReportFlags): Promise<number> {
+async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promise<number> {
   // an existing page is replaced only when asked (checked before the profile is read)
   if (o.html && existsSync(o.html) && !o.force) {
     throw new MpiiError(`${o.html} already exists`, 'add --force to replace it, or pass another --html FILE');
   }
   const p = readProfile(dir);
+  checkFilter(profileRuns(p).map((run) => ({ run, sites: siteTotals(run) })), filter);
   const runs = monitorRuns(p);
-  if ((o.csv || o.prof) && runs.length === 0) {
+  const profiles = profileRuns(p);
+  if ((o.csv && runs.length === 0 && profiles.length === 0) || (o.prof && runs.length === 0)) {
     throw new MpiiError(`${dir} has no monitor data for --csv/--prof`, 'run the job with --tools monitor');
   }
   // several monitor instances in one stack: number the outputs after the first
@@ -146,6 +153,7 @@ async function report(dir: string, o: ReportFlags): Promise<number> {
         'add --force to replace them, or pass another --csv DIR / --prof PREFIX');
     }
   }
+  if (o.csv) for (const f of writeProfileCsv(profiles, o.csv, filter)) if (!o.json) console.error(`wrote ${f}`);
   runs.forEach((run, i) => {
     if (o.csv) for (const f of writeCsv(run, o.csv + suffix(i))) if (!o.json) console.error(`wrote ${f}`);
     if (o.prof) {
@@ -155,7 +163,7 @@ async function report(dir: string, o: ReportFlags): Promise<number> {
   });
   if (o.html) {
     const { htmlReport } = await import('../report/html.js');
-    const html = htmlReport(p, { top: o.top, generated: new Date() });
+    const html = htmlReport(p, { top: o.top, generated: new Date(), filter });
     try {
       writeFileSync(o.html, html);
     } catch (e) {
@@ -163,8 +171,8 @@ async function report(dir: string, o: ReportFlags): Promise<number> {
     }
     if (!o.json) console.error(`wrote ${o.html} (${(html.length / 1024).toFixed(0)} KiB)`);
   }
-  if (o.json) console.log(JSON.stringify(summaryJson(p), null, 2));
-  else console.log(formatSummary(p, { top: o.top, matrix: o.matrix, color: wantColor(process.stdout) }));
+  if (o.json) console.log(JSON.stringify(summaryJson(p, filter), null, 2));
+  else console.log(formatSummary(p, { top: o.top, matrix: o.matrix, color: wantColor(process.stdout), filter }));
   return 0;
 }
 

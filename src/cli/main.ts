@@ -104,17 +104,20 @@ Examples:
     .action(async (o) => { setCode(await toolsCommand(o)); });
   program.command('doctor').description('check MPIs, compilers, cache and LD_PRELOAD')
     .action(async () => { setCode(await doctorCommand()); });
-  program.command('report').description('print the report of a finished (or crashed) run')
+  program.command('report').description('print the report of a finished (or crashed) run; with two runs, what changed from the first to the second')
     .argument('<dir>', 'the --out directory of the run (or its profile.mpii)')
+    .argument('[dir2]', 'a second run of the same program: report what changed from <dir> to it')
     .option('--json', 'machine-readable output')
     .option('--top <n>', 'rows per table', (v) => Number.parseInt(v, 10))
+    .option('--ranks [list]', 'profile: each call site per rank (mpiP\'s Callsite Time statistics), of these ranks (0,2-5; all without a list)')
+    .option('--sites <list>', 'profile: only these call sites (numbers as printed, MPI functions, file:line)')
     .option('--no-matrix', 'do not draw the monitor communication matrix')
     .option('--csv <dir>', 'write the monitor count and byte matrices per class as CSV files into <dir>')
     .option('--prof <prefix>', "write the monitor data as Open MPI .prof files: <prefix>.<rank>.prof")
     .option('--html <file>', 'write every tool\'s results as one self-contained HTML page')
     .option('--force', 'replace the files --html, --csv or --prof would write when they exist')
     .addHelpText('after', REPORT_EXAMPLES)
-    .action(async (dir, o) => { setCode(await reportCommand(dir, o)); });
+    .action(async (dir, dir2, o) => { setCode(await reportCommand(dir, o, dir2)); });
   program.command('install').description('install the shim for every user: a library the MPI compiler wrappers link (sysadmin)')
     .option('--prefix <dir>', 'where the library, headers and defaults go (default /usr/local)')
     .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')

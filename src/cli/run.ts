@@ -19,6 +19,7 @@ import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
 import { fitLine, spinnerWanted } from './progress.js';
 import { colorLevel } from '../color.js';
 import type { ReportOptions } from '../report/summary.js';
+import { mpiiVersion, programIdentity, writeRunInfo } from '../report/run-info.js';
 
 export const DEFAULTS_FILE = join(ROOT, 'config', 'tools.yaml');
 
@@ -221,6 +222,9 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
   }
   out.mark = vars.MPII_RUN_MARK;
   writeFileSync(vars.MPII_RUN_MARK, '');
+  writeRunInfo(outDir, { mpii: mpiiVersion(ROOT), command: [args.program, ...args.programArgs], launcher: basename(plan.command),
+    launcherArgs: args.launcherArgs, cwd, mpi: shim.mpiVersion, flavor: mpi.flavor, tools: stack.tools.map((t) => ({ name: t.name, options: t.options })),
+    program: programIdentity([args.program, ...args.programArgs], cwd, env), started: new Date().toISOString() });
   try {
     if (copies) copyToNodes(copies, env);
     out.launched = true;

@@ -6,6 +6,7 @@
 import type { Profile } from '../profile/read.js';
 import { binnedMatrices, communicators, monitorRuns, totals, CLASSES, type MonitorRun } from './monitor.js';
 import { busiestPairs, humanBytes } from './monitor-text.js';
+import { sizeHistogram } from './size-histogram.js';
 import { overlapRuns, overlapTotals } from './overlap.js';
 import { memcheckRuns } from './memcheck.js';
 import { describe as where } from './symbols.js';
@@ -13,6 +14,9 @@ import { imbalance, pct, profileRuns, runTotals, siteTotals, type ProfileRun } f
 import { humanTime } from './profile-text.js';
 import { describe } from './addr2line.js';
 import { traceCountTables } from './trace-count.js';
+import { chooseRanks, chooseSites, type ReportFilter } from './filter.js';
+import { siteRankRows, siteRows, type SiteRow } from './profile-stats.js';
+import { rankRanges, runHeader, toolLabel, utc } from './header.js';
 
 /** Cells per side of the heatmap at most, and bars of the per-rank chart at most. */
 export const HEATMAP_CELLS = 64;
@@ -22,21 +26,38 @@ const KNOWN_TOOLS = new Set(['noop', 'trace-count', 'monitor', 'overlap', 'profi
 export const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const num = (v: number) => (Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(2));
 
-interface Col { head: string; right?: boolean; title?: string }
+export interface Col { head: string; right?: boolean; title?: string }
 /** A table; each cell is [text, sort value]. Sortable by clicking a header (the page's script). */
-function table(id: string, cols: Col[], rows: [string, number | string][][], cls = ''): string {
+export function table(id: string, cols: Col[], rows: [string, number | string][][], cls = ''): string {
   const head = cols.map((c, i) => `<th data-col="${i}"${c.right ? ' class="num"' : ''}${c.title ? ` title="${esc(c.title)}"` : ''}>${esc(c.head)}</th>`).join('');
   const body = rows.map((r) => `<tr>${r.map(([text, sort], i) =>
     `<td${cols[i].right ? ' class="num"' : ''} data-sort="${esc(sort)}">${text}</td>`).join('')}</tr>`).join('\n');
   return `<table id="${esc(id)}" class="sortable ${cls}"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
-const cell = (text: string | number, sort?: number | string): [string, number | string] => [esc(text), sort ?? (typeof text === 'number' ? text : String(text))];
+export const cell = (text: string | number, sort?: number | string): [string, number | string] => [esc(text), sort ?? (typeof text === 'number' ? text : String(text))];
 const rawCell = (html: string, sort: number | string): [string, number | string] => [html, sort];
 
 // ---------------------------------------------------------------- profile
 
-function profileSection(run: ProfileRun, top: number, data: PageData): string {
+/** mpiP's "Callsite Time statistics": per call site, its ranks and the sum over them (folded). */
+function perRankTables(run: ProfileRun, sites: SiteRow[], ranks: number[], id: string): string {
+  const out = ['<h3>Per rank, each call site <small>(mpiP: Callsite Time statistics; app % and MPI % of the rank\'s time)</small></h3>'];
+  for (const t of sites) {
+    const rows = siteRankRows(run, t.site.id, ranks);
+    const line = (r: string | number, x: { count: number; tmax: number; mean: number; tmin: number; appPercent: number; mpiPercent: number; sent: number; recv: number }) => [
+      cell(r, typeof r === 'number' ? r : Infinity), cell(x.count), cell(humanTime(x.tmax), x.tmax), cell(humanTime(x.mean), x.mean), cell(humanTime(x.tmin), x.tmin),
+      cell(x.appPercent.toFixed(2), x.appPercent), cell(x.mpiPercent.toFixed(2), x.mpiPercent), cell(humanBytes(x.sent), x.sent), cell(humanBytes(x.recv), x.recv)];
+    out.push(`<details class="site-ranks" data-site="${t.site.id + 1}"><summary>site ${t.site.id + 1}: ${esc(t.site.fn)} ${esc(t.site.location)} (${rows.length} rank${rows.length === 1 ? '' : 's'})</summary>`);
+    out.push(table(`${id}-site-${t.site.id + 1}-ranks`, [{ head: 'rank', right: true }, { head: 'calls', right: true }, { head: 'max', right: true },
+      { head: 'mean', right: true }, { head: 'min', right: true }, { head: 'app %', right: true }, { head: 'MPI %', right: true },
+      { head: 'sent', right: true }, { head: 'received', right: true }], [...rows.map((r) => line(r.rank, r)), line('*', t)]));
+    out.push('</details>');
+  }
+  return out.join('\n');
+}
+
+function profileSection(run: ProfileRun, top: number, data: PageData, f: ReportFilter): string {
   const n = run.ranks.length;
   const total = runTotals(run);
   const im = imbalance(run);
@@ -65,35 +86,38 @@ function profileSection(run: ProfileRun, top: number, data: PageData): string {
 <figcaption><span class="key mpi"></span> MPI <span class="key compute"></span> compute (time recording was on, MPI_Init to MPI_Finalize)
 — MPI time per rank: min ${esc(humanTime(im.min))} (rank ${im.minRank}), mean ${esc(humanTime(im.mean))}, max ${esc(humanTime(im.max))} (rank ${im.maxRank})</figcaption></figure>`);
 
-  const sites = siteTotals(run);
-  const rows = sites.slice(0, top).map((t) => {
+  const sites = siteRows(run);
+  const chosen = chooseSites(sites, f, top);
+  const rows = chosen.map((t) => {
     const frames = t.site.frames.slice(1).map((f) => esc(describe(f)));
     const where = `${esc(t.site.frames.length ? describe(t.site.frames[0]) : t.site.location)}${frames.length ? `<div class="callers">called from ${frames.join(' ← ')}</div>` : ''}`;
     return [cell(t.site.id + 1), cell(t.site.fn), rawCell(where, t.site.location), cell(humanTime(t.time), t.time),
       cell(pct(t.time, total.recorded).toFixed(2), t.time), cell(pct(t.time, total.mpi).toFixed(2), t.time), cell(t.count),
       cell(humanTime(t.count ? t.time / t.count : 0), t.count ? t.time / t.count : 0), cell(humanTime(t.tmin), t.tmin), cell(humanTime(t.tmax), t.tmax),
-      cell(t.cov.toFixed(2), t.cov), cell(`${t.ranks}`, t.ranks), cell(humanBytes(t.sent), t.sent), cell(humanBytes(t.recv), t.recv)];
+      cell(t.cov.toFixed(2), t.cov), cell(`${t.ranks}`, t.ranks), cell(humanBytes(t.sent), t.sent), cell(humanBytes(t.recv), t.recv), cell(t.sentPercent.toFixed(2), t.sentPercent)];
   });
-  out.push(`<h3>Top call sites by MPI time <small>(${sites.length} site${sites.length === 1 ? '' : 's'}, all ranks${sites.length > top ? `; the ${top} with the most time` : ''})</small></h3>`);
+  out.push(`<h3>Top call sites by MPI time <small>(${sites.length} site${sites.length === 1 ? '' : 's'}, all ranks${f.sites ? `; --sites ${esc(f.sites.join(','))}` : ''}${chosen.length < sites.length ? `; ${chosen.length} shown` : ''})</small></h3>`);
   out.push(table(`${id}-sites`, [{ head: 'site', right: true }, { head: 'call' }, { head: 'location' }, { head: 'time', right: true },
     { head: 'app %', right: true }, { head: 'MPI %', right: true }, { head: 'calls', right: true }, { head: 'mean', right: true },
     { head: 'min', right: true }, { head: 'max', right: true }, { head: 'COV', right: true, title: 'coefficient of variation of the time per rank' },
-    { head: 'ranks', right: true }, { head: 'sent', right: true }, { head: 'received', right: true }], rows, 'sites'));
+    { head: 'ranks', right: true }, { head: 'sent', right: true }, { head: 'received', right: true }, { head: 'Sent %', right: true, title: 'share of all bytes sent' }], rows, 'sites'));
 
-  const moved = sites.filter((t) => t.sent + t.recv > 0).sort((a, b) => b.sent + b.recv - (a.sent + a.recv));
+  const moved = chosen.filter((t) => t.sent + t.recv > 0).sort((a, b) => b.sent + b.recv - (a.sent + a.recv));
   if (moved.length) {
     out.push(`<h3>Message sizes by call site <small>(bytes per call = sent + received)</small></h3>`);
     out.push(table(`${id}-sizes`, [{ head: 'site', right: true }, { head: 'call' }, { head: 'location' }, { head: 'calls', right: true },
       { head: 'min', right: true }, { head: 'mean', right: true }, { head: 'max', right: true }, { head: 'sent', right: true }, { head: 'received', right: true }],
-    moved.slice(0, top).map((t) => {
+    moved.map((t) => {
       const mean = (t.sent + t.recv) / Math.max(1, t.count);
       return [cell(t.site.id + 1), cell(t.site.fn), cell(t.site.location), cell(t.count), cell(humanBytes(Math.max(0, t.smin)), t.smin),
         cell(humanBytes(Math.round(mean)), mean), cell(humanBytes(t.smax), t.smax), cell(humanBytes(t.sent), t.sent), cell(humanBytes(t.recv), t.recv)];
     })));
   }
-  out.push(`<details><summary>All ${n} ranks</summary>`);
+  if (f.ranks) out.push(perRankTables(run, chosen, chooseRanks(run, f), id));
+  const listed = Array.isArray(f.ranks) ? chooseRanks(run, f).map((i) => run.ranks[i]) : run.ranks;
+  out.push(`<details><summary>${listed.length === n ? `All ${n} ranks` : `Ranks ${esc(rankRanges(listed.map((r) => r.rank)))} (--ranks)`}</summary>`);
   out.push(table(`${id}-ranks`, [{ head: 'rank', right: true }, { head: 'app s', right: true }, { head: 'MPI s', right: true }, { head: 'MPI %', right: true },
-    { head: 'finished' }], run.ranks.map((r) => [cell(r.rank), cell(r.app.toFixed(4), r.app), cell(r.mpi.toFixed(4), r.mpi),
+    { head: 'finished' }], listed.map((r) => [cell(r.rank), cell(r.app.toFixed(4), r.app), cell(r.mpi.toFixed(4), r.mpi),
     cell(pct(r.mpi, r.recorded).toFixed(2), pct(r.mpi, r.recorded)), cell(r.finished ? 'yes' : 'no (times up to its last MPI call)')])));
   out.push('</details>');
   for (const p of new Set(run.problems)) out.push(`<p class="warn">No file:line for some call sites: ${esc(p)}</p>`);
@@ -120,6 +144,13 @@ function monitorSection(run: MonitorRun, top: number, data: PageData): string {
 </div>
 <figure class="chart"><div id="${id}-heatmap" class="heatmap"></div>
 <figcaption id="${id}-heatmap-info" class="info">Row: the sender (for one-sided reads in “all”, the rank read from); column: the receiver. Point at a cell for its numbers.</figcaption></figure>`);
+  const sizes = sizeHistogram(run);
+  if (sizes.length) {
+    data.hists.push({ id: `${id}-sizes`, bins: sizes.map((x) => [x.lo, x.hi, x.count]) });
+    out.push(`<h3>Message sizes <small>(point-to-point messages sent, all ranks, in powers of two)</small></h3>
+<figure class="chart"><div id="${id}-sizes" class="hist"></div>
+<figcaption>${sizes.reduce((a, x) => a + x.count, 0).toLocaleString('en-US')} messages; a bar holds the sizes from its label up to the next one</figcaption></figure>`);
+  }
   const { pairs, total } = busiestPairs(run, top);
   if (pairs.length) {
     out.push(`<h3>Busiest point-to-point pairs <small>(${total} pair${total === 1 ? '' : 's'} with messages)</small></h3>`);
@@ -268,21 +299,39 @@ function findings(id: string, section: string, list: { rank: number; text: strin
 
 // ---------------------------------------------------------------- the page
 
+/** The run as mpiP's header tells it: command, launcher, MPI, times, hosts, tools and options. */
+function runBlock(p: Profile): string {
+  const h = runHeader(p);
+  const rows: [string, string, string][] = [];
+  if (h.command) rows.push(['command', 'Command', h.command.join(' ')]);
+  if (h.launcher) rows.push(['launcher', 'Launcher', h.launcher]);
+  rows.push(['mpi', 'MPI', h.mpi + (h.mpii ? ` · mpii ${h.mpii}` : '')]);
+  if (h.start !== null) rows.push(['start', 'Started', utc(h.start)]);
+  if (h.start !== null) rows.push(['stop', 'Stopped', h.stop !== null ? `${utc(h.stop)} (${(h.stop - h.start).toFixed(3)} s)` : 'no rank finished']);
+  rows.push(['hosts', `Host${h.hosts.length === 1 ? '' : 's'} (${h.hosts.length})`, h.hosts.slice(0, 64).map((x) => `${x.host}: ${x.ranks.length} (${rankRanges(x.ranks)})`).join(' · ')
+    + (h.hosts.length > 64 ? ` · … ${h.hosts.length - 64} more` : '')]);
+  rows.push(['tools', 'Tools', h.tools.map(toolLabel).join(' ') || 'none']);
+  if (h.missing.length) rows.push(['missing', 'Not recorded', `${h.missing.join(', ')} (the run was not started by mpii run)`]);
+  return `<dl id="run" class="run">${rows.map(([k, label, v]) => `<dt>${esc(label)}</dt><dd data-key="${k}">${esc(v)}</dd>`).join('')}</dl>`;
+}
+
 interface PageData {
   heatmaps: { id: string; n: number; block: number; side: number; classes: Record<string, { bytes: number[]; count: number[] }> }[];
   bars: { id: string; block: number; bars: number[][] }[];
+  /** message-size histograms: [smallest size, largest size, messages] per bar */
+  hists: { id: string; bins: number[][] }[];
 }
 
-export interface HtmlOptions { top?: number; generated?: Date }
+export interface HtmlOptions { top?: number; generated?: Date; filter?: ReportFilter }
 
 export function htmlReport(p: Profile, o: HtmlOptions = {}): string {
-  const top = o.top ?? 20;
-  const data: PageData = { heatmaps: [], bars: [] };
+  const top = o.top ?? o.filter?.top ?? 20;
+  const data: PageData = { heatmaps: [], bars: [], hists: [] };
   const tools = new Map<number, string>();
   for (const r of p.ranks) for (const [id, name] of r.tools) tools.set(id, name);
   const states = p.ranks.map((r) => r.state);
   const body: string[] = [];
-  for (const run of profileRuns(p)) body.push(profileSection(run, top, data));
+  for (const run of profileRuns(p)) body.push(profileSection(run, top, data, o.filter ?? {}));
   for (const run of monitorRuns(p)) body.push(monitorSection(run, top, data));
   body.push(overlapSection(p));
   body.push(memcheckSection(p));
@@ -305,6 +354,7 @@ export function htmlReport(p: Profile, o: HtmlOptions = {}): string {
 <header><h1>${esc(title)}</h1>
 <p class="meta${p.complete ? '' : ' warn'}" id="status">${esc(status)} · ${esc(p.ranks[0]?.flavor ?? '?')} · tools: ${esc([...tools.entries()].sort((a, b) => a[0] - b[0]).map(([id, n]) => `${id}:${n}`).join(' ') || 'none')}
  · ${esc(p.dir)}</p>
+${runBlock(p)}
 <nav>${nav}</nav></header>
 <main>
 ${body.join('\n')}
@@ -316,7 +366,7 @@ ${body.join('\n')}
 `;
 }
 
-const CSS = `
+export const CSS = `
 :root { --fg: #1d2330; --muted: #5c6475; --line: #dde1e8; --bg: #fff; --alt: #f6f7f9; --mpi: #d9480f; --compute: #4c6ef5; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Liberation Sans", sans-serif; color: var(--fg); background: var(--bg); }
@@ -349,6 +399,7 @@ figcaption { color: var(--muted); font-size: 12px; margin-top: 4px; }
 .heatmap rect.cell:hover, .bars rect:hover { stroke: #000; stroke-width: 1; }
 .info { min-height: 1.5em; }
 pre { background: var(--alt); padding: 8px; overflow-x: auto; }
+.run { display: grid; grid-template-columns: max-content 1fr; gap: 0 12px; margin: 4px 0 8px; font-size: 13px; } .run dt { color: var(--muted); } .run dd { margin: 0; overflow-wrap: anywhere; }
 footer { color: var(--muted); padding: 12px 24px; border-top: 1px solid var(--line); font-size: 12px; }
 `;
 
@@ -482,6 +533,30 @@ const SCRIPT = `
     var ax = el('text', { x: L + W / 2, y: T + H + 28, 'text-anchor': 'middle' }, svg); ax.textContent = 'rank';
   }
 
+  function drawHist(h) {
+    var box = document.getElementById(h.id);
+    var n = h.bins.length, L = 64, T = 8, H = 160, bw = Math.max(18, Math.min(48, 720 / n)), W = n * bw;
+    var max = 0;
+    h.bins.forEach(function (x) { if (x[2] > max) max = x[2]; });
+    var svg = el('svg', { width: L + W + 8, height: T + H + 40, role: 'img', 'aria-label': 'message sizes', 'data-bins': n, 'data-max': max }, box);
+    var y = function (v) { return T + H - (max > 0 ? v / max * H : 0); };
+    for (var g = 0; g <= 4; g++) {
+      var v = Math.round(max * g / 4);
+      el('line', { x1: L, x2: L + W, y1: y(v), y2: y(v), stroke: '#e6e8ee' }, svg);
+      var t = el('text', { x: L - 4, y: y(v) + 3, 'text-anchor': 'end' }, svg); t.textContent = String(v);
+    }
+    h.bins.forEach(function (x, i) {
+      var r = el('rect', { 'class': 'size-bar', x: L + i * bw + 1, y: y(x[2]), width: bw - 2, height: T + H - y(x[2]), fill: 'var(--compute)',
+        'data-lo': x[0], 'data-hi': x[1], 'data-count': x[2] }, svg);
+      var tt = el('title', {}, r);
+      tt.textContent = (x[1] === 0 ? '0 B' : bytes(x[0]) + ' to ' + bytes(x[1])) + ': ' + x[2] + ' message' + (x[2] === 1 ? '' : 's');
+      if (n <= 24 || i % Math.ceil(n / 24) === 0) {
+        var tx = el('text', { x: L + (i + 0.5) * bw, y: T + H + 12, 'text-anchor': 'middle' }, svg); tx.textContent = bytes(x[0]);
+      }
+    });
+    var ax = el('text', { x: L + W / 2, y: T + H + 30, 'text-anchor': 'middle' }, svg); ax.textContent = 'message size';
+  }
+
   function sortable(tbl) {
     var heads = tbl.querySelectorAll('th');
     heads.forEach(function (th, col) {
@@ -503,6 +578,7 @@ const SCRIPT = `
 
   data.heatmaps.forEach(drawHeatmap);
   data.bars.forEach(drawBars);
+  data.hists.forEach(drawHist);
   document.querySelectorAll('table.sortable').forEach(sortable);
   document.body.setAttribute('data-ready', '1');
 })();

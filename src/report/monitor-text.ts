@@ -1,5 +1,7 @@
 // What `mpii run` and `mpii report` print for the monitor tool: totals per class, the busiest
 // peer pairs, the communicators, and the communication matrix drawn in the terminal.
+import { wrap } from './header.js';
+import { WIDTH } from './text-table.js';
 import { Chalk } from 'chalk';
 import type { Profile } from '../profile/read.js';
 import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, totals, type Binned, type MonitorRun } from './monitor.js';
@@ -54,7 +56,9 @@ export function drawBinned(b: Binned, color: boolean): string[] {
     lines.push(`${label(i).padStart(w)} ${row}`);
   }
   const legend = [4, 3, 2].map((lv) => `${paint(lv)} ≥ max/${10 ** (5 - lv)}`);
-  lines.push(`${''.padStart(w)} sender ↓   max ${humanBytes(max)}  ${legend.join('  ')}  ${paint(1)} less`);
+  // two lines: the legend fits 80 columns
+  lines.push(`${''.padStart(w)} sender ↓   max ${humanBytes(max)}`);
+  lines.push(`${''.padStart(w)} ${legend.join('  ')}  ${paint(1)} less`);
   return lines;
 }
 
@@ -110,18 +114,19 @@ function formatRun(run: MonitorRun, o: Required<MonitorTextOptions>): string[] {
   }
   const comms = communicators(run).filter((c) => c.o2a.count + c.a2o.count + c.a2a.count > 0);
   if (comms.length) {
-    out.push(`  collectives per communicator (operations counted at the roots for o2a/a2o):`);
+    out.push(`  collectives per communicator (o2a/a2o operations counted at the roots):`);
     for (const c of comms.slice(0, o.top)) {
       const f = (k: 'o2a' | 'a2o' | 'a2a') => `${k} ${c[k].count} op${c[k].count === 1 ? '' : 's'} ${humanBytes(c[k].bytes)}`;
       const members = c.procs.split(',').length;
-      out.push(`    ${c.name} (${members} proc${members === 1 ? '' : 's'}): ${f('o2a')}, ${f('a2o')}, ${f('a2a')}`);
+      out.push(...wrap(`${c.name} (${members} proc${members === 1 ? '' : 's'}): ${f('o2a')}, ${f('a2o')}, ${f('a2a')}`, WIDTH - 6)
+        .map((l, i) => `${i ? '      ' : '    '}${l}`));
     }
   }
   const mem = run.ranks.map((r) => r.memory).filter((m) => m !== undefined);
   if (mem.length) {
     const resident = Math.max(...mem.map((m) => m.resident_bytes));
-    out.push(`  memory per rank: per-peer table ${humanBytes(mem[0].table_bytes)} (≤ (10+66)·N·8 = ${humanBytes(76 * 8 * run.size)}), `
-      + `pages touched ≤ ${humanBytes(resident)}`);
+    out.push(...wrap(`memory per rank: per-peer table ${humanBytes(mem[0].table_bytes)} (≤ (10+66)·N·8 = ${humanBytes(76 * 8 * run.size)}), `
+      + `pages touched ≤ ${humanBytes(resident)}`, WIDTH - 4).map((l, i) => `${i ? '    ' : '  '}${l}`));
   }
   if (o.matrix && run.size > 1) {
     out.push(`  bytes sent, all classes:`);
@@ -131,6 +136,6 @@ function formatRun(run: MonitorRun, o: Required<MonitorTextOptions>): string[] {
 }
 
 export function formatMonitor(p: Profile, opts: MonitorTextOptions = {}): string[] {
-  const o: Required<MonitorTextOptions> = { top: opts.top ?? 10, matrix: opts.matrix ?? true, color: opts.color ?? false, width: opts.width ?? 48 };
+  const o: Required<MonitorTextOptions> = { top: opts.top ?? 10, matrix: opts.matrix ?? true, color: opts.color ?? false, width: opts.width ?? 32 }; // 32 cells of 2 characters: 80 columns
   return monitorRuns(p).flatMap((run) => formatRun(run, o));
 }

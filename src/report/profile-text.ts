@@ -4,9 +4,14 @@
 import { Chalk } from 'chalk';
 import type { Profile } from '../profile/read.js';
 import { humanBytes } from './monitor-text.js';
-import { imbalance, pct, profileRuns, runTotals, siteTotals, type ProfileRun } from './profile.js';
+import { imbalance, pct, profileRuns, runTotals, type ProfileRun } from './profile.js';
+import { describe } from './addr2line.js';
+import { chooseRanks, chooseSites, siteMatches, type ReportFilter } from './filter.js';
+import { rankRanges, wrap } from './header.js';
+import { siteRankRows, siteRows, type SiteRow } from './profile-stats.js';
+import { cut, table, WIDTH } from './text-table.js';
 
-export interface ProfileTextOptions { top?: number; color?: boolean; ranks?: number }
+export interface ProfileTextOptions { top?: number; color?: boolean; ranks?: number; filter?: ReportFilter; width?: number }
 
 const chalk = new Chalk({ level: 2 });
 
@@ -20,68 +25,122 @@ export function humanTime(s: number): string {
   return `${(s * 1e9).toFixed(0)} ns`;
 }
 
-/** Left-aligned text columns and right-aligned numbers, two spaces apart. */
-function table(head: string[], rows: string[][], right: boolean[], indent: string, bold: (s: string) => string): string[] {
-  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((c, i) => (right[i] ? c.padStart(w[i]) : c.padEnd(w[i]))).join('  ').trimEnd();
-  return [indent + bold(line(head)), ...rows.map((r) => indent + line(r))];
-}
-
 function formatRun(run: ProfileRun, o: Required<ProfileTextOptions>): string[] {
   const bold = o.color ? (s: string) => chalk.bold(s) : (s: string) => s;
   const warn = o.color ? (s: string) => chalk.yellow(s) : (s: string) => s;
+  const t = (head: string[], rows: string[][], right: boolean[], shrink?: number, indent = '    ') => table(head, rows, right, { indent, bold, shrink, width: o.width });
   const n = run.ranks.length;
   const out = [bold(`profile (tool ${run.tool}): ${n} rank${n === 1 ? '' : 's'}, call sites at stack depth ${run.depth}, timer ${run.timer}`)];
   if (!n) return [...out, '  nothing recorded (no rank reached MPI_Init with the tool)'];
   const total = runTotals(run);
   const unfinished = run.ranks.filter((r) => !r.finished).length;
+  const f = o.filter;
 
-  // app vs MPI time per rank: all of them for small jobs, the busiest in MPI for big ones
-  const shown = n <= o.ranks ? run.ranks : [...run.ranks].sort((a, b) => b.mpi - a.mpi || a.rank - b.rank).slice(0, o.ranks);
+  // app vs MPI time per rank: all of them for small jobs, the busiest in MPI for big ones; with
+  // --ranks, the ranks it names (all with --ranks alone)
+  const listed = f.ranks ? chooseRanks(run, f).map((i) => run.ranks[i]) : undefined;
+  const shown = listed ?? (n <= o.ranks ? run.ranks : [...run.ranks].sort((a, b) => b.mpi - a.mpi || a.rank - b.rank).slice(0, o.ranks));
   const rows = shown.map((r) => [String(r.rank) + (r.finished ? '' : '†'), r.app.toFixed(4), r.mpi.toFixed(4), pct(r.mpi, r.recorded).toFixed(2)]);
   rows.push(['*', total.app.toFixed(4), total.mpi.toFixed(4), pct(total.mpi, total.recorded).toFixed(2)]);
-  out.push(`  app vs MPI time per rank${n > o.ranks ? ` (the ${o.ranks} ranks with the most MPI time; * = all ${n})` : ''}:`);
-  out.push(...table(['rank', 'app s', 'MPI s', 'MPI %'], rows, [true, true, true, true], '    ', bold));
+  const which = listed ? (listed.length < n ? ` (ranks ${rankRanges(listed.map((r) => r.rank))}; * = all ${n})` : '')
+    : n > o.ranks ? ` (the ${o.ranks} ranks with the most MPI time; * = all ${n})` : '';
+  out.push(`  app vs MPI time per rank${which}:`);
+  out.push(...t(['rank', 'app s', 'MPI s', 'MPI %'], rows, [true, true, true, true]));
   if (unfinished) out.push(warn(`    † did not reach MPI_Finalize: times up to its last MPI call (${unfinished} rank${unfinished === 1 ? '' : 's'})`));
   if (run.ranks.some((r) => r.pcontrol > 0)) {
     out.push(`    MPI % is of the time recording was on (MPI_Pcontrol switched it ${run.ranks.reduce((a, r) => a + r.pcontrol, 0)} times)`);
   }
   if (n > 1) {
     const im = imbalance(run);
-    const line = `  MPI time across ranks: min ${humanTime(im.min)} (rank ${im.minRank}), mean ${humanTime(im.mean)}, `
+    const line = `MPI time across ranks: min ${humanTime(im.min)} (rank ${im.minRank}), mean ${humanTime(im.mean)}, `
       + `max ${humanTime(im.max)} (rank ${im.maxRank}); max/mean ${im.ratio.toFixed(2)}`;
-    out.push(im.ratio >= 1.25 ? warn(line) : line);
+    out.push(...wrap(line, o.width - 4).map((l, i) => {
+      const s = `${i ? '    ' : '  '}${l}`;
+      return im.ratio >= 1.25 ? warn(s) : s;
+    }));
   }
 
-  const sites = siteTotals(run);
-  const top = sites.slice(0, o.top);
+  const sites = siteRows(run);
+  const top = chooseSites(sites, f, o.top);
+  const more = (f.sites ? sites.filter((x) => siteMatches(x, f.sites!)).length : sites.length) - top.length;
   if (top.length) {
-    out.push(`  top call sites by MPI time (all ranks):`);
-    out.push(...table(['site', 'call', 'location', 'time', 'app %', 'MPI %', 'calls', 'mean', 'max', 'COV'],
-      top.map((t) => [String(t.site.id + 1), t.site.fn, t.site.location, humanTime(t.time), pct(t.time, total.recorded).toFixed(2),
-        pct(t.time, total.mpi).toFixed(2), String(t.count), humanTime(t.count ? t.time / t.count : 0), humanTime(t.tmax), t.cov.toFixed(2)]),
-      [true, false, false, true, true, true, true, true, true, true], '    ', bold));
-    if (sites.length > top.length) out.push(`    … ${sites.length - top.length} more call sites (mpii report --json or --html for all)`);
-    const calls = sites.reduce((x, t) => x + t.count, 0);
-    const timed = sites.reduce((x, t) => x + t.timed, 0);
+    const R = [true, false];
+    const id = (x: SiteRow) => [String(x.site.id + 1), x.site.fn];
+    out.push(`  call sites by MPI time (mpiP: Callsites${f.sites ? `; --sites ${f.sites.join(',')}` : ''}):`);
+    out.push(...callSites(top, o.width, bold));
+    if (more > 0) out.push(`    … ${more} more call site${more === 1 ? '' : 's'} (--top, --sites; mpii report --json or --html for all)`);
+    out.push('  time per call site, all ranks (mpiP: Aggregate Time):');
+    out.push(...t(['site', 'call', 'time', 'app %', 'MPI %', 'calls', 'COV'],
+      top.map((x) => [...id(x), humanTime(x.time), x.appPercent.toFixed(2), x.mpiPercent.toFixed(2), String(x.count), x.cov.toFixed(2)]),
+      [...R, true, true, true, true, true]));
+    out.push('  time per call, all ranks (mpiP: Callsite Time statistics):');
+    out.push(...t(['site', 'call', 'calls', 'min', 'mean', 'max'],
+      top.map((x) => [...id(x), String(x.count), humanTime(x.tmin), humanTime(x.mean), humanTime(x.tmax)]), [...R, true, true, true, true]));
+    const calls = sites.reduce((a, x) => a + x.count, 0);
+    const timed = sites.reduce((a, x) => a + x.timed, 0);
     if (timed < calls) {
-      out.push(`    times: ${timed} of ${calls} calls timed (each site's first 64, then one in N at random), scaled to all; `
-        + 'profile option sample=1 times every call');
+      out.push(`    times: ${timed} of ${calls} calls timed (scaled); sample=1 times every call`);
+      out.push('    (a site\'s first 64 calls, then one in N at random; min, max of the timed)');
     }
+    const moved = top.filter((x) => x.sent + x.recv > 0).sort((a, b) => b.sent + b.recv - (a.sent + a.recv) || a.site.id - b.site.id);
+    if (moved.length) {
+      out.push('  bytes per call site, all ranks (mpiP: Aggregate Sent Message Size):');
+      out.push(...t(['site', 'call', 'calls', 'sent', 'Sent %', 'received', 'mean'],
+        moved.map((x) => [...id(x), String(x.count), humanBytes(x.sent), x.sentPercent.toFixed(2), humanBytes(x.recv),
+          humanBytes(Math.round((x.sent + x.recv) / Math.max(1, x.count)))]), [...R, true, true, true, true, true]));
+      out.push('  message sizes by call site (bytes per call = sent + received; all ranks):');
+      out.push(...t(['site', 'call', 'calls', 'min', 'mean', 'max'],
+        moved.map((x) => [...id(x), String(x.count), humanBytes(Math.max(0, x.smin)), humanBytes(Math.round((x.sent + x.recv) / Math.max(1, x.count))),
+          humanBytes(x.smax)]), [...R, true, true, true, true]));
+    }
+    if (f.ranks) out.push(...perRank(run, top, chooseRanks(run, f), o, bold));
   }
-  const moved = sites.filter((t) => t.sent + t.recv > 0).sort((a, b) => b.sent + b.recv - (a.sent + a.recv) || a.site.id - b.site.id);
-  if (moved.length) {
-    out.push(`  message sizes by call site (bytes per call = sent + received; all ranks):`);
-    out.push(...table(['site', 'call', 'location', 'calls', 'min', 'mean', 'max', 'sent', 'received'],
-      moved.slice(0, o.top).map((t) => [String(t.site.id + 1), t.site.fn, t.site.location, String(t.count), humanBytes(Math.max(0, t.smin)),
-        humanBytes(Math.round((t.sent + t.recv) / Math.max(1, t.count))), humanBytes(t.smax), humanBytes(t.sent), humanBytes(t.recv)]),
-      [true, false, false, true, true, true, true, true, true], '    ', bold));
+  for (const p of new Set(run.problems)) out.push(...wrap(`no file:line for some sites: ${p}`, o.width - 4).map((l, i) => warn(`${i ? '    ' : '  '}${l}`)));
+  return out;
+}
+
+/** mpiP's Callsites: number, call, location; the callers of a deeper stack on lines below ("← "). */
+function callSites(top: SiteRow[], width: number, bold: (s: string) => string): string[] {
+  const indent = '    ';
+  const wNo = Math.max(4, ...top.map((x) => String(x.site.id + 1).length));
+  const wFn = Math.max(4, ...top.map((x) => x.site.fn.length));
+  const lead = indent.length + wNo + 2 + wFn + 2;
+  const room = Math.max(16, width - lead);
+  const out = [indent + bold(`${'site'.padStart(wNo)}  ${'call'.padEnd(wFn)}  location`)];
+  for (const x of top) {
+    const frames = x.site.frames.length && !x.site.overflow ? x.site.frames.map(describe) : [x.site.location];
+    frames.forEach((fr, i) => {
+      const text = cut(i ? `← ${fr}` : fr, room);
+      out.push(i ? `${' '.repeat(lead)}${text}` : `${indent}${String(x.site.id + 1).padStart(wNo)}  ${x.site.fn.padEnd(wFn)}  ${text}`);
+    });
   }
-  for (const p of new Set(run.problems)) out.push(warn(`  no file:line for some sites: ${p}`));
+  return out;
+}
+
+/** mpiP's "Callsite Time statistics" per rank: each site, then its ranks and the sum over them. */
+function perRank(run: ProfileRun, top: SiteRow[], ranks: number[], o: Required<ProfileTextOptions>, bold: (s: string) => string): string[] {
+  const n = run.ranks.length;
+  const out = [`  per rank, each call site (mpiP: Callsite Time statistics${ranks.length < n ? `; ranks ${rankRanges(ranks.map((i) => run.ranks[i].rank))}` : ''}):`];
+  for (const x of top) {
+    const rows = siteRankRows(run, x.site.id, ranks);
+    out.push(cut(`    site ${x.site.id + 1}  ${x.site.fn}  ${x.site.location}`, o.width));
+    if (!rows.length) {
+      out.push('      (not called on these ranks)');
+      continue;
+    }
+    const line = (r: string, c: number, mx: number, mean: number, mn: number, app: number, mpi: number, sent: number) =>
+      [r, String(c), humanTime(mx), humanTime(mean), humanTime(mn), app.toFixed(2), mpi.toFixed(2), humanBytes(sent)];
+    const body = rows.map((r) => line(String(r.rank), r.count, r.tmax, r.mean, r.tmin, r.appPercent, r.mpiPercent, r.sent));
+    body.push(line('*', x.count, x.tmax, x.mean, x.tmin, x.appPercent, x.mpiPercent, x.sent));
+    out.push(...table(['rank', 'calls', 'max', 'mean', 'min', 'app %', 'MPI %', 'sent'], body, [true, true, true, true, true, true, true, true],
+      { indent: '      ', bold, width: o.width }));
+  }
+  out.push(...wrap('app % and MPI % of a rank are of that rank\'s time; * is the site on all ranks (of all ranks\' time)', o.width - 4).map((l) => `    ${l}`));
   return out;
 }
 
 export function formatProfile(p: Profile, opts: ProfileTextOptions = {}): string[] {
-  const o: Required<ProfileTextOptions> = { top: opts.top ?? 15, color: opts.color ?? false, ranks: opts.ranks ?? 16 };
+  const o: Required<ProfileTextOptions> = { top: opts.top ?? opts.filter?.top ?? 15, color: opts.color ?? false, ranks: opts.ranks ?? 16,
+    filter: opts.filter ?? {}, width: opts.width ?? WIDTH };
   return profileRuns(p).flatMap((run) => formatRun(run, o));
 }

@@ -6,6 +6,8 @@ import type { CounterSection, Profile, RankProfile } from '../profile/read.js';
 import { MpiiError } from '../errors.js';
 import { describe, parseModules, placeKey, placeOf, Symbolizer, type Location, type Place } from './addr2line.js';
 import { pythonSites } from './python-sites.js';
+import { chooseRanks, chooseSites, type ReportFilter } from './filter.js';
+import { siteRankRows, siteRows } from './profile-stats.js';
 
 export interface SiteStats {
   count: number;
@@ -307,20 +309,23 @@ export function runTotals(run: ProfileRun): { app: number; recorded: number; mpi
   return { app, recorded, mpi };
 }
 
-export function profileJson(p: Profile): unknown {
+/** Every site with every rank (mpiP's statistics named as mpiP names them: appPercent, mpiPercent,
+ *  sentPercent, tmin/mean/tmax per call); --sites, --top and --ranks choose the rows as in the text. */
+export function profileJson(p: Profile, f: ReportFilter = {}): unknown {
   return profileRuns(p).map((run) => {
     const total = runTotals(run);
+    const rankIdx = Array.isArray(f.ranks) ? chooseRanks(run, f) : run.ranks.map((_, i) => i);
     return {
       tool: run.tool, depth: run.depth, timer: run.timer, totals: total, imbalance: imbalance(run), problems: run.problems,
-      ranks: run.ranks,
-      sites: siteTotals(run).map((t) => ({
+      ranks: rankIdx.map((i) => run.ranks[i]),
+      sites: chooseSites(siteRows(run), f, Infinity).map((t) => ({
         id: t.site.id, call: t.site.fn, location: t.site.location, overflow: t.site.overflow,
-        frames: t.site.frames.map((f) => (f.python
-          ? { language: 'python', function: f.func, file: f.file, line: f.line, cFrame: f.python.cframe }
-          : { function: f.func, file: f.file, line: f.line, object: f.path, offset: f.offset })),
-        total: { count: t.count, timed: t.timed, time: t.time, tmin: t.tmin, tmax: t.tmax, sent: t.sent, recv: t.recv, smin: t.smin, smax: t.smax,
-          ranks: t.ranks, cov: t.cov, appPercent: pct(t.time, total.recorded), mpiPercent: pct(t.time, total.mpi) },
-        ranks: [...run.stats[t.site.id].entries()].sort((a, b) => a[0] - b[0]).map(([ri, s]) => ({ rank: run.ranks[ri].rank, ...s })),
+        frames: t.site.frames.map((fr) => (fr.python
+          ? { language: 'python', function: fr.func, file: fr.file, line: fr.line, cFrame: fr.python.cframe }
+          : { function: fr.func, file: fr.file, line: fr.line, object: fr.path, offset: fr.offset })),
+        total: { count: t.count, timed: t.timed, time: t.time, tmin: t.tmin, mean: t.mean, tmax: t.tmax, sent: t.sent, recv: t.recv, smin: t.smin, smax: t.smax,
+          ranks: t.ranks, cov: t.cov, appPercent: t.appPercent, mpiPercent: t.mpiPercent, sentPercent: t.sentPercent },
+        ranks: siteRankRows(run, t.site.id, rankIdx),
       })),
     };
   });

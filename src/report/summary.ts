@@ -8,6 +8,9 @@ import { formatMonitor } from './monitor-text.js';
 import { formatOverlap, overlapRuns, overlapTotals } from './overlap.js';
 import { formatMemcheck, memcheckRuns } from './memcheck.js';
 import { formatMpit, mpitJson } from './mpit.js';
+import type { ReportFilter } from './filter.js';
+import { fitLines } from './text-table.js';
+import { formatHeader, headerJson, runHeader, wrap } from './header.js';
 
 export interface ReportOptions {
   /** rows of each table (trace-count functions, monitor peer pairs); tools' own `top` otherwise */
@@ -18,6 +21,8 @@ export interface ReportOptions {
   color?: boolean;
   /** call sites listed for the profile tool (its own `top` otherwise) */
   profileTop?: number;
+  /** --sites, --ranks (and --top) for the profile tool's tables */
+  filter?: ReportFilter;
 }
 
 /** Colour on a terminal, never with NO_COLOR, always with FORCE_COLOR (src/color.ts). */
@@ -32,29 +37,30 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
       + `${states.filter((s) => s === 'aborted').length} aborted, ${states.filter((s) => s === 'running').length} did not finalize (${p.dir})`;
   lines.push(head);
   for (const d of p.spawned) lines.push(`spawned job (MPI_Comm_spawn): its own profile in ${d} (mpii report ${d})`);
-  const tools = new Map<number, string>();
-  for (const r of p.ranks) for (const [id, name] of r.tools) tools.set(id, name);
-  lines.push(`tools: ${tools.size ? [...tools.entries()].sort((a, b) => a[0] - b[0]).map(([id, n]) => `${id}:${n}`).join(' ') : '(none)'}`);
+  const header = runHeader(p);
+  lines.push(...formatHeader(header)); // the tools' options are in it; the names follow
+  lines.push(...wrap(`tools: ${header.tools.length ? header.tools.map((t) => `${t.id}:${t.name}`).join(' ') : '(none)'}`, 78).map((l, i) => (i ? `  ${l}` : l)));
   lines.push(...formatTraceCount(p, opts.top));
-  lines.push(...formatProfile(p, { top: opts.profileTop ?? opts.top, color: opts.color }));
+  lines.push(...formatProfile(p, { top: opts.filter?.top ?? opts.profileTop ?? opts.top, color: opts.color, filter: opts.filter }));
   lines.push(...formatMonitor(p, { top: opts.monitorTop ?? opts.top, matrix: opts.matrix, color: opts.color }));
   lines.push(...formatOverlap(p));
   lines.push(...formatMemcheck(p));
-  lines.push(...formatMpit(p));
-  return lines.join('\n');
+  // the MPI_T part keeps its lines (one pvar per line, as scripts and tests read them)
+  return [...fitLines(lines.join('\n').split('\n')), ...formatMpit(p)].join('\n');
 }
 
-export function summaryJson(p: Profile): unknown {
+export function summaryJson(p: Profile, filter: ReportFilter = {}): unknown {
   return {
     dir: p.dir,
     complete: p.complete,
     size: p.size,
     spawned: p.spawned,
+    run: headerJson(runHeader(p)),
     ranks: p.ranks.map((r) => ({ rank: r.rank, host: r.host, pid: r.pid, state: r.state, flavor: r.flavor,
       seconds: r.tEnd > 0 ? r.tEnd - r.tStart : null, tools: Object.fromEntries(r.tools) })),
     traceCount: traceCountTables(p).map((t) => ({ tool: t.tool,
       rows: t.rows.map((r) => ({ fn: r.fn, total: Number(r.total), min: Number(r.min), max: Number(r.max) })) })),
-    profile: profileJson(p),
+    profile: profileJson(p, filter),
     monitor: monitorRuns(p).map((run) => ({
       tool: run.tool,
       size: run.size,

@@ -1,0 +1,275 @@
+// mpiP parity of the report (issue 25): the header, min time per call, Sent %, App % and MPI % per
+// site, the per-rank breakdown (--ranks), the --top/--sites/--ranks filters choosing the same rows
+// in text, JSON, CSV and HTML, and a text report of at most 80 columns. Synthetic jobs (exact
+// numbers) for the most, one real run of each MPI for the header and the CLI.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readProfile } from '../src/profile/read.js';
+import { SYNTH_SITES, synthAppSeconds, synthRank, synthSiteCalls, synthSiteNs, writeGathered, writeSyntheticJob } from '../src/profile/synthetic.js';
+import { profileJson, profileRuns } from '../src/report/profile.js';
+import { formatProfile } from '../src/report/profile-text.js';
+import { siteRankRows, siteRows } from '../src/report/profile-stats.js';
+import { formatHeader, rankRanges, runHeader, wrap } from '../src/report/header.js';
+import { writeRunInfo, readRunInfo, RUN_INFO_FILE } from '../src/report/run-info.js';
+import { parseRanks, parseSites, reportFilter } from '../src/report/filter.js';
+import { profileCsv } from '../src/report/profile-csv.js';
+import { htmlReport } from '../src/report/html.js';
+import { formatSummary } from '../src/report/summary.js';
+import { cut, fitLines, table, visibleLength } from '../src/report/text-table.js';
+import { launcherArgs, mpii, outDir, program } from './helpers.js';
+
+const N = 12;
+const synth = (n = N, tools?: string[]) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mpii-mpip-'));
+  writeSyntheticJob(dir, n, tools ? { tools } : {});
+  return dir;
+};
+const SEND = SYNTH_SITES.findIndex((s) => s.fn === 0); // the first MPI_Send site: 1024 bytes a call
+const siteOf = (fn: string, nth = 0) => siteRows(profileRuns(readProfile(DIR))[0]).filter((t) => t.site.fn === fn)[nth];
+const DIR = synth();
+
+describe('mpiP statistics per call site and per rank (synthetic job)', () => {
+  const run = profileRuns(readProfile(DIR))[0];
+  const rows = siteRows(run);
+
+  it('min/mean/max time per call, App %, MPI %, Sent % (the Sent % of all sites add up to 100)', () => {
+    const recv = rows.find((t) => t.site.fn === 'MPI_Recv')!;
+    const s = SYNTH_SITES.findIndex((x) => x.fn === 1);
+    const per = Array.from({ length: N }, (_, r) => synthSiteNs(r, s) / 1e9);
+    assert.ok(Math.abs(recv.tmin - Math.min(...per)) < 1e-12);
+    assert.ok(Math.abs(recv.tmax - Math.max(...per)) < 1e-12);
+    let calls = 0;
+    let time = 0;
+    for (let r = 0; r < N; r++) {
+      calls += synthSiteCalls(r, s);
+      time += synthSiteCalls(r, s) * per[r];
+    }
+    assert.equal(recv.count, calls);
+    assert.ok(Math.abs(recv.mean - time / calls) < 1e-12);
+    const app = Array.from({ length: N }, (_, r) => synthAppSeconds(r)).reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(recv.appPercent - (100 * time) / app) < 1e-9);
+    const mpi = run.ranks.reduce((a, r) => a + r.mpi, 0);
+    assert.ok(Math.abs(recv.mpiPercent - (100 * time) / mpi) < 1e-9);
+    assert.equal(recv.sentPercent, 0, 'a receive sends nothing');
+    assert.ok(Math.abs(rows.reduce((a, t) => a + t.sentPercent, 0) - 100) < 1e-9);
+    // the two MPI_Send sites send 1024 B a call, the Allreduce 32 B: their shares by bytes
+    const sent = rows.reduce((a, t) => a + t.sent, 0);
+    for (const t of rows) assert.ok(Math.abs(t.sentPercent - (100 * t.sent) / sent) < 1e-9);
+  });
+
+  it("per rank (mpiP's Callsite Time statistics): count, max/mean/min, App % and MPI % of the rank's own time", () => {
+    const send = rows.find((t) => t.site.fn === 'MPI_Send' && t.count === Array.from({ length: N }, (_, r) => synthSiteCalls(r, SEND)).reduce((a, b) => a + b))!;
+    const per = siteRankRows(run, send.site.id, run.ranks.map((_, i) => i));
+    assert.deepEqual(per.map((x) => x.rank), Array.from({ length: N }, (_, r) => r));
+    for (const x of per) {
+      const ns = synthSiteNs(x.rank, SEND);
+      assert.equal(x.count, synthSiteCalls(x.rank, SEND));
+      assert.ok(Math.abs(x.tmin - ns / 1e9) < 1e-12 && Math.abs(x.tmax - ns / 1e9) < 1e-12 && Math.abs(x.mean - ns / 1e9) < 1e-12);
+      const rk = run.ranks.find((r) => r.rank === x.rank)!;
+      assert.ok(Math.abs(x.appPercent - (100 * x.time) / rk.recorded) < 1e-9);
+      assert.ok(Math.abs(x.mpiPercent - (100 * x.time) / rk.mpi) < 1e-9);
+      assert.equal(x.sent, x.count * 1024);
+    }
+  });
+
+  it('text: mpiP-named tables with min and Sent %, and --ranks prints each site per rank with a * line', () => {
+    const text = formatProfile(readProfile(DIR), { filter: { ranks: [0, 5] } }).join('\n');
+    assert.match(text, /time per call, all ranks \(mpiP: Callsite Time statistics\):\n\s+site\s+call\s+calls\s+min\s+mean\s+max\n/);
+    assert.match(text, /bytes per call site, all ranks \(mpiP: Aggregate Sent Message Size\):\n\s+site\s+call\s+calls\s+sent\s+Sent %\s+received\s+mean\n/);
+    assert.match(text, /per rank, each call site \(mpiP: Callsite Time statistics; ranks 0,5\):/);
+    assert.match(text, /app vs MPI time per rank \(ranks 0,5; \* = all 12\):/);
+    // one block per site: ranks 0 and 5 and the * line
+    const blocks = text.split(/\n {4}site \d+ {2}/).slice(1);
+    assert.equal(blocks.length, SYNTH_SITES.length);
+    for (const b of blocks) {
+      const ranks = b.split('\n').filter((l) => /^ {6}\s*(\d+|\*) /.test(l)).map((l) => l.trim().split(/\s+/)[0]);
+      assert.deepEqual(ranks, ['0', '5', '*']);
+    }
+    const recv = siteOf('MPI_Recv');
+    const s = SYNTH_SITES.findIndex((x) => x.fn === 1);
+    const block = blocks[recv.site.id];
+    assert.match(block, new RegExp(`\\n {9}5 +${synthSiteCalls(5, s)} `));
+  });
+
+  it('the text report is at most 80 columns wide, --ranks and all', () => {
+    const p = readProfile(synth(40));
+    const mon = formatSummary(p, {}).split('\n').filter((l) => [...l].length > 80);
+    assert.deepEqual(mon, [], 'the monitor part too (matrix in blocks of ranks, legend on two lines)');
+    for (const text of [formatSummary(p, {}), formatSummary(p, { filter: { ranks: true } }), formatProfile(p, { filter: { ranks: true } }).join('\n')]) {
+      const wide = text.split('\n').filter((l) => [...l].length > 80);
+      assert.deepEqual(wide, [], 'lines over 80 columns');
+    }
+  });
+
+  it('a wide table gives way in its location column; long words wrap', () => {
+    const t = table(['site', 'call', 'location'], [['1', 'MPI_Allreduce', 'x'.repeat(120)]], [true, false, false], { shrink: 2 });
+    assert.ok(t.every((l) => l.length <= 80), t.join('\n'));
+    assert.match(t[1], /x…$/);
+    assert.equal(cut('abcdef', 4), 'abc…');
+    assert.deepEqual(wrap('aaa bbb ccc', 7), ['aaa bbb', 'ccc']);
+    assert.deepEqual(wrap('x'.repeat(10), 4), ['xxxx', 'xxxx', 'xx']);
+    assert.equal(rankRanges([0, 1, 2, 5, 7, 8]), '0-2,5,7-8');
+    // prose lines of the other tools: wrapped at spaces, two more spaces on the next lines;
+    // colour codes take no room; a word longer than a line is broken
+    const long = `  faults      1 (page touches that finished a receive); time waiting 0.351 ms (max 0.336 ms on one rank)`;
+    assert.deepEqual(fitLines([long, 'short']), ['  faults      1 (page touches that finished a receive); time waiting 0.351 ms',
+      '    (max 0.336 ms on one rank)', 'short']);
+    const coloured = `\x1b[33m${'y'.repeat(78)}\x1b[39m`;
+    assert.deepEqual(fitLines([coloured]), [coloured]);
+    assert.equal(visibleLength(coloured), 78);
+    const word = fitLines([`  ${'z'.repeat(200)}`]);
+    assert.ok(word.every((l) => l.length <= 80) && word.join('').replace(/ /g, '') === 'z'.repeat(200), word.join('\n'));
+  });
+});
+
+describe('filters act the same in text, --json, CSV and HTML', () => {
+  const p = readProfile(DIR);
+  const run = profileRuns(p)[0];
+  const cases = [
+    { name: '--top 2', f: reportFilter({ top: 2 }) },
+    { name: '--sites MPI_Send', f: reportFilter({ sites: 'MPI_Send' }) },
+    { name: '--sites 1,3-4 --top 2', f: reportFilter({ sites: '1,3-4', top: 2 }) },
+    { name: '--ranks 1,3', f: reportFilter({ ranks: '1,3' }) },
+  ];
+  for (const { name, f } of cases) {
+    it(name, () => {
+      const j = (profileJson(p, f) as { sites: { id: number; ranks: { rank: number }[] }[]; ranks: { rank: number }[] }[])[0];
+      const jsonSites = j.sites.map((s) => s.id + 1);
+      const text = formatProfile(p, { filter: f }).join('\n');
+      const legend = text.split('call sites by MPI time')[1].split('\n  time per call site')[0];
+      const textSites = [...legend.matchAll(/^ {4} *(\d+) {2}MPI_/gm)].map((m) => Number(m[1]));
+      const csv = profileCsv(run, f);
+      const csvSites = csv.sites.trim().split('\n').slice(1).map((l) => Number(l.split(',')[0]));
+      const html = htmlReport(p, { filter: f });
+      const table = html.split('id="profile-2-sites"')[1].split('</table>')[0];
+      const htmlSites = [...table.matchAll(/<tr><td class="num" data-sort="(\d+)">/g)].map((m) => Number(m[1]));
+      if (f.top || f.sites) {
+        // explicit filters: every format lists the same sites, in the same order
+        assert.deepEqual(textSites, jsonSites, 'text vs JSON');
+        assert.deepEqual(csvSites, jsonSites, 'CSV vs JSON');
+        assert.deepEqual(htmlSites, jsonSites, 'HTML vs JSON');
+      } else {
+        assert.deepEqual(jsonSites, siteRows(run).map((t) => t.site.id + 1), 'no --sites/--top: every site in JSON');
+      }
+      if (f.sites?.includes('MPI_Send')) assert.equal(jsonSites.length, 2);
+      if (f.sites?.[0] === '1') assert.deepEqual(jsonSites, [1, 3]);
+      if (f.top === 2 && !f.sites) assert.deepEqual(jsonSites, [1, 2]);
+      if (Array.isArray(f.ranks)) {
+        for (const s of j.sites) assert.deepEqual(s.ranks.map((r) => r.rank), [1, 3]);
+        assert.deepEqual(j.ranks.map((r) => r.rank), [1, 3]);
+        const csvRanks = new Set(csv.ranks.trim().split('\n').slice(1).map((l) => Number(l.split(',')[2])));
+        assert.deepEqual([...csvRanks], [1, 3]);
+        const blocks = [...html.matchAll(/<details class="site-ranks" data-site="(\d+)">/g)];
+        assert.equal(blocks.length, Math.min(20, SYNTH_SITES.length));
+        const first = html.split('<details class="site-ranks"')[1].split('</table>')[0];
+        assert.deepEqual([...first.matchAll(/<tr><td class="num" data-sort="([^"]+)">/g)].map((m) => m[1]), ['1', '3', 'Infinity']);
+        assert.match(text, /per rank, each call site \(mpiP: Callsite Time statistics; ranks 1,3\)/);
+      } else {
+        assert.doesNotMatch(html, /class="site-ranks"/);
+        assert.doesNotMatch(text, /per rank, each call site/);
+      }
+    });
+  }
+
+  it('parsing: ranges, errors in one line', () => {
+    assert.deepEqual(parseRanks('3,0-2,2'), [0, 1, 2, 3]);
+    assert.throws(() => parseRanks('a'), /--ranks: 'a' is not a rank/);
+    assert.throws(() => parseRanks('5-2'), /runs backwards/);
+    assert.deepEqual(parseSites('1, MPI_Send ,x.c:3'), ['1', 'MPI_Send', 'x.c:3']);
+  });
+});
+
+describe('the header (mpiP: command, times, hosts and ranks, MPI version, tools and options)', () => {
+  it('from the profile alone: times, hosts with their ranks, tools; says what was not recorded', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-hdr-'));
+    writeGathered(dir, 6, (r) => ({ ...synthRank(6, r), host: r < 4 ? 'alpha' : 'beta', tStart: 1_700_000_000 + r, tEnd: 1_700_000_100 + r }));
+    const h = runHeader(readProfile(dir));
+    assert.deepEqual(h.hosts, [{ host: 'alpha', ranks: [0, 1, 2, 3] }, { host: 'beta', ranks: [4, 5] }]);
+    assert.equal(h.start, 1_700_000_000);
+    assert.equal(h.stop, 1_700_000_105);
+    assert.deepEqual(h.missing, ['command line', 'MPI version', 'tool options']);
+    const text = formatHeader(h).join('\n');
+    assert.match(text, /started +2023-11-14 22:13:20 UTC/);
+    assert.match(text, /stopped +2023-11-14 22:15:05 UTC \(105\.000 s\)/);
+    assert.match(text, /hosts \(2\) +alpha: 4 ranks \(0-3\)\n +beta: 2 ranks \(4-5\)/);
+    assert.match(text, /not recorded +command line, MPI version, tool options/);
+  });
+
+  it('with what mpii run recorded: command line (quoted), launcher options, MPI version, tool options', () => {
+    const dir = synth(4);
+    writeRunInfo(dir, { mpii: '0.1.0', command: ['./app', 'a b', '--n=3'], launcher: 'mpirun.openmpi', launcherArgs: ['-np', '4'], cwd: '/w',
+      mpi: 'Open MPI 4.1.4', flavor: 'openmpi', tools: [{ name: 'monitor', options: {} }, { name: 'profile', options: { depth: 2 } }], started: '2023-11-14T22:13:20Z' });
+    assert.equal(readRunInfo(dir)?.mpi, 'Open MPI 4.1.4');
+    const text = formatSummary(readProfile(dir));
+    assert.match(text, /\n {2}command +\.\/app 'a b' --n=3\n/);
+    assert.match(text, /\n {2}launcher +mpirun\.openmpi -np 4\n/);
+    assert.match(text, /\n {2}MPI +Open MPI 4\.1\.4; mpii 0\.1\.0\n/);
+    assert.match(text, /\n {2}tool options +2:profile depth=2\ntools: 1:monitor 2:profile\n/);
+    assert.doesNotMatch(text, /not recorded/);
+    const html = htmlReport(readProfile(dir));
+    assert.match(html, /<dd data-key="command">\.\/app a b --n=3<\/dd>/);
+    assert.match(html, /<dd data-key="tools">1:monitor 2:profile\[depth=2\]<\/dd>/);
+  });
+
+  it('the other tools\' reports fit 80 columns too (memcheck and overlap, a real run on Open MPI)', async () => {
+    const out = outDir('mpip-width');
+    const r = await mpii(['run', '--quiet', '--tools', 'memcheck,overlap,trace-count', '--out', out, ...launcherArgs('openmpi', 2), program('openmpi', 'memcheck_e1_send_overrun')]);
+    assert.ok(r.code === 0, r.stderr);
+    const rep = await mpii(['report', out]);
+    assert.equal(rep.code, 0, rep.stderr);
+    assert.match(rep.stdout, /send buffer overrun/);
+    assert.match(rep.stdout, /\n {4}backtrace: main at memcheck_e1_send_overrun\.c:\d+/);
+    assert.match(rep.stdout, /overlap \(tool 2\): 2 ranks/);
+    assert.deepEqual(rep.stdout.split('\n').filter((l) => [...l].length > 80), []);
+  });
+
+  for (const f of ['openmpi', 'mpich'] as const) {
+    it(`a real run (${f}): the header, --json run, --ranks/--sites from the command line, CSV files`, async () => {
+      const out = outDir(`mpip-${f}`);
+      const prog = program(f, 'profile_sites');
+      const r = await mpii(['run', '--tools', 'profile[depth=1],monitor', '--out', out, ...launcherArgs(f, 2), prog]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, new RegExp(`\\n {2}command +${prog.replace(/[.+]/g, '\\$&')}\\n`));
+      assert.match(r.stderr, f === 'openmpi' ? /\n {2}MPI +Open MPI \d/ : /\n {2}MPI +MPICH \d/);
+      assert.match(r.stderr, /\n {2}host +\S+: 2 ranks \(0-1\)\n/);
+      assert.match(r.stderr, /\n {2}tool options +1:profile depth=1 (\w+=\S+ )*sample=64.*\n +2:monitor .*matrix=true\n/);
+      assert.match(r.stderr, /\ntools: 1:profile 2:monitor\n/);
+      const info = JSON.parse(readFileSync(join(out, RUN_INFO_FILE), 'utf8'));
+      assert.equal(info.program.path, prog);
+      assert.match(info.program.sha256, /^[0-9a-f]{64}$/);
+
+      const j = await mpii(['report', out, '--json', '--ranks', '1', '--sites', 'MPI_Barrier,MPI_Send']);
+      assert.equal(j.code, 0, j.stderr);
+      const js = JSON.parse(j.stdout);
+      assert.deepEqual(js.run.command, [prog]);
+      assert.deepEqual(js.run.hosts.map((h: { ranks: number[] }) => h.ranks), [[0, 1]]);
+      const sites = js.profile[0].sites;
+      assert.deepEqual([...new Set(sites.map((s: { call: string }) => s.call))].sort(), ['MPI_Barrier', 'MPI_Send']);
+      assert.equal(sites.filter((s: { call: string }) => s.call === 'MPI_Send').length, 2, 'two send lines');
+      for (const s of sites) {
+        assert.deepEqual(s.ranks.map((x: { rank: number }) => x.rank), s.call === 'MPI_Barrier' ? [1] : s.ranks.length ? [1] : []);
+        assert.equal(typeof s.total.sentPercent, 'number');
+        assert.ok(s.total.tmin <= s.total.mean && s.total.mean <= s.total.tmax);
+      }
+      // profile_sites: rank 0 sends 10 × 400 B from each of its two send lines
+      assert.deepEqual(sites.filter((s: { call: string }) => s.call === 'MPI_Send').map((s: { total: { sent: number; count: number } }) => [s.total.count, s.total.sent]),
+        [[10, 4000], [10, 4000]].slice(0, 2));
+      const t = await mpii(['report', out, '--ranks', '--sites', 'MPI_Barrier', '--csv', join(out, 'csv')]);
+      assert.equal(t.code, 0, t.stderr);
+      assert.match(t.stdout, /per rank, each call site \(mpiP: Callsite Time statistics\):\n {4}site 1 {2}MPI_Barrier {2}profile_sites\.c:\d+ main\n/);
+      assert.deepEqual(t.stdout.split('\n').filter((l) => [...l].length > 80), [], 'at most 80 columns');
+      const csv = readFileSync(join(out, 'csv', 'profile_site_ranks.csv'), 'utf8').trim().split('\n');
+      assert.equal(csv[0], 'site,call,rank,calls,max_s,mean_s,min_s,app_percent,mpi_percent,sent_bytes,recv_bytes');
+      assert.deepEqual(csv.slice(1).map((l) => l.split(',').slice(1, 4).join(',')), ['MPI_Barrier,0,1', 'MPI_Barrier,1,1']);
+      const bad = await mpii(['report', out, '--ranks', 'x']);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr.trim(), /^mpii: --ranks: 'x' is not a rank or a range of ranks — /);
+      const none = await mpii(['report', out, '--sites', 'MPI_Alltoallw']);
+      assert.equal(none.code, 1);
+      assert.match(none.stderr.trim(), /^mpii: --sites MPI_Alltoallw: no call site matches — /);
+    });
+  }
+});
