@@ -19,7 +19,7 @@ import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
 import { fitLine, spinnerWanted } from './progress.js';
 import { colorLevel } from '../color.js';
 import type { ReportOptions } from '../report/summary.js';
-import { mpiiVersion, programIdentity, writeRunInfo } from '../report/run-info.js';
+import { mpiiVersion, programIdentity, RUN_INFO_FILE, writeRunInfo } from '../report/run-info.js';
 
 export const DEFAULTS_FILE = join(ROOT, 'config', 'tools.yaml');
 
@@ -80,10 +80,13 @@ function profileFiles(dir: string): string[] {
   return readdirSync(dir).filter((f) => f === 'profile.mpii' || f.endsWith('.live') || f.startsWith('spawned-')).sort();
 }
 
-/** Directories mpii made for a run that wrote nothing into them, removed innermost first. */
+/** Directories mpii made for a run that wrote nothing into them, removed innermost first (the run
+ * description mpii wrote before the launch means nothing alone). */
 function removeIfEmpty(created: string[]): void {
   for (const d of [...created].reverse()) {
     try {
+      const files = readdirSync(d);
+      if (files.length === 1 && files[0] === RUN_INFO_FILE) rmSync(join(d, RUN_INFO_FILE));
       rmdirSync(d);
     } catch {
       return; // not empty (the run wrote something, or someone else did): keep it and its parents

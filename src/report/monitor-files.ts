@@ -38,7 +38,8 @@ export function profText(r: RankMonitor): string {
   return out.join('\n') + '\n';
 }
 
-function ensureDir(dir: string, what: string): void {
+/** Makes dir for an output option (`what`: --csv, --prof), or throws one line that says so. */
+export function ensureDir(dir: string, what: string): void {
   try {
     makeDirs(dir); // not mkdirSync's recursive mode: it spins for ever under /proc
   } catch (e) {

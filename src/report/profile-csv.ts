@@ -2,7 +2,8 @@
 // mpiP's statistics) and OUT/profile_site_ranks.csv (one row per call site and rank: mpiP's
 // "Callsite Time statistics"). Times in seconds, bytes in bytes; --sites, --top and --ranks
 // choose the rows as in the other formats.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { ensureDir } from './monitor-files.js';
 import { join } from 'node:path';
 import { MpiiError } from '../errors.js';
 import { chooseRanks, chooseSites, type ReportFilter } from './filter.js';
@@ -35,11 +36,7 @@ export function profileCsv(run: ProfileRun, f: ReportFilter): { sites: string; r
 
 /** Writes the two files of each profile instance (the second instance's as profile<tool>_…). */
 export function writeProfileCsv(runs: ProfileRun[], dir: string, f: ReportFilter): string[] {
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (e) {
-    throw new MpiiError(`cannot create ${dir} for --csv: ${(e as Error).message}`, 'choose a writable location');
-  }
+  ensureDir(dir, '--csv');
   return runs.flatMap((run, i) => {
     const { sites, ranks } = profileCsv(run, f);
     const base = i === 0 ? 'profile' : `profile${run.tool}`;

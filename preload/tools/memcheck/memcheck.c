@@ -673,20 +673,8 @@ static void stop(void)
     if (!mc_valgrind) mpii_heap_stop();
 }
 
-/* strict: pending send buffers are NOACCESS, which a single-copy transfer (the peer's
- * process_vm_readv of them: Open MPI's vader, UCX's cma transport under MPICH) cannot read: the
- * library copies through shared memory instead. Read by the library in MPI_Init; a value the
- * user set stays. */
-static void before_init(void)
-{
-    if (!option_bool("strict")) return;
-    if (!strcmp(MPII_MPI_FLAVOR, "openmpi")) setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
-    else setenv("UCX_TLS", "^cma", 0);
-}
-
 static int mc_MPI_Init(QMPI_Context context, int tool_id, int *argc, char ***argv)
 {
-    before_init();
     int rc = NEXT(MPI_INIT_T, QMPI_Init_t, argc, argv);
     if (rc == MPI_SUCCESS) start();
     return rc;
@@ -694,7 +682,6 @@ static int mc_MPI_Init(QMPI_Context context, int tool_id, int *argc, char ***arg
 
 static int mc_MPI_Init_thread(QMPI_Context context, int tool_id, int *argc, char ***argv, int required, int *provided)
 {
-    before_init();
     int rc = NEXT(MPI_INIT_THREAD_T, QMPI_Init_thread_t, argc, argv, required, provided);
     if (rc == MPI_SUCCESS) start(); /* any level: see mc_on */
     return rc;

@@ -130,10 +130,19 @@ int mc_range(mc_range_t *r, const void *buf, MPI_Count count, MPI_Datatype type,
 
 /* ---- guards ---- */
 
+/* Strict mode makes pending send buffers NOACCESS, but a send of more than MC_EAGER_BYTES may be
+ * read by the peer's single-copy transfer (process_vm_readv: Open MPI's vader above its 4 KiB
+ * eager limit, UCX's cma under MPICH) while this rank computes, and the kernel cannot read a
+ * PROT_NONE page: such sends stay READONLY (their writes are still found). Smaller sends were
+ * copied by the library at the call; RMA origins are read by this process's own library, inside
+ * MPI calls, where guards are lifted. */
+#define MC_EAGER_BYTES 4096
+
 static int guard_kind(const mc_op_t *op, const mc_range_t *r)
 {
-    if (r->dir == MC_DIR_RECV || mc_strict) return MPII_GUARD_NOACCESS;
-    (void) op;
+    if (r->dir == MC_DIR_RECV) return MPII_GUARD_NOACCESS;
+    int rma = op->win != MPI_WIN_NULL && op->win != (MPI_Win) 0;
+    if (mc_strict && (rma || r->hi - r->lo <= MC_EAGER_BYTES)) return MPII_GUARD_NOACCESS;
     return MPII_GUARD_READONLY;
 }
 
