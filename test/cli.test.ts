@@ -197,7 +197,7 @@ describe('INJ_IGNORE', () => {
   });
 });
 
-const COMMANDS = ['run', 'build', 'tools', 'doctor', 'report', 'install', 'uninstall', 'pvars', 'cvars', 'completion'];
+const COMMANDS = ['run', 'build', 'tools', 'doctor', 'report', 'install', 'uninstall', 'pvars', 'cvars', 'completion', 'man'];
 
 describe('--version, usage errors, help', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };

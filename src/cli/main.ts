@@ -16,6 +16,35 @@ export function version(): string {
   }
 }
 
+/** The examples --help ends with, per command (`mpii` for the program itself); the man page's
+ * EXAMPLES too. `width`: the column the explanations start at. */
+export const EXAMPLES: Record<'mpii' | 'run' | 'report', { width: number; list: [command: string, what: string][] }> = {
+  mpii: { width: 34, list: [
+    ['mpii run -np 4 ./app', 'run through the default tool stack (mpii run --help)'],
+    ['mpii report mpii-out/app-…', 'print a run\'s report again (mpii report --help)'],
+    ['mpii build --force', 'rebuild the shims'],
+    ['source <(mpii completion bash)', 'tab completion for this shell'],
+  ] },
+  run: { width: 54, list: [
+    ['mpii run -np 4 ./app', 'the default stack, report after the run'],
+    ['mpii run --tools monitor,profile -np 16 ./app', 'traffic matrix and call-site profile'],
+    ['mpii run --tools \'profile[depth=3]\' --out prof -np 4 ./app arg1', 'profile into ./prof'],
+    ['mpii run --mpi mpich --tools trace-count -np 2 python3 app.py', 'an mpi4py program'],
+    ['mpii run --timeout 600 --tools profile -np 8 ./app', 'stop it after 10 minutes (exit 124)'],
+    ['mpii run --dry-run --tools memcheck -np 2 ./app', 'show the launcher command only'],
+  ] },
+  report: { width: 55, list: [
+    ['mpii report mpii-out/app-20250101-120000-4242', 'the text report again'],
+    ['mpii report prof/profile.mpii --top 30', 'the profile file names its directory too'],
+    ['mpii report prof --json > prof.json', 'everything, for scripts'],
+    ['mpii report prof --html report.html [--force]', 'one self-contained web page'],
+    ['mpii report prof --csv matrices/ --prof prof/phase_1', 'monitor matrices and Open MPI .prof files'],
+  ] },
+};
+
+const examples = (of: keyof typeof EXAMPLES) => EXAMPLES[of].list
+  .map(([c, what]) => `  ${c}${' '.repeat(Math.max(3, EXAMPLES[of].width - c.length))}${what}`).join('\n');
+
 export const RUN_HELP = `Usage: mpii run [mpii options] [launcher options] [-np N] ./app [args]
 
 mpii options (before the program):
@@ -41,20 +70,9 @@ is the job's (128+signal when mpii is sent one: Ctrl-C 130, SIGTERM 143); 2 for 
 input error, 124 when --timeout stopped the job.
 
 Examples:
-  mpii run -np 4 ./app                                  the default stack, report after the run
-  mpii run --tools monitor,profile -np 16 ./app         traffic matrix and call-site profile
-  mpii run --tools 'profile[depth=3]' --out prof -np 4 ./app arg1   profile into ./prof
-  mpii run --mpi mpich --tools trace-count -np 2 python3 app.py      an mpi4py program
-  mpii run --timeout 600 --tools profile -np 8 ./app    stop it after 10 minutes (exit 124)
-  mpii run --dry-run --tools memcheck -np 2 ./app       show the launcher command only`;
+${examples('run')}`;
 
-const REPORT_EXAMPLES = `
-Examples:
-  mpii report mpii-out/app-20250101-120000-4242          the text report again
-  mpii report prof/profile.mpii --top 30                 the profile file names its directory too
-  mpii report prof --json > prof.json                    everything, for scripts
-  mpii report prof --html report.html [--force]          one self-contained web page
-  mpii report prof --csv matrices/ --prof prof/phase_1   monitor matrices and Open MPI .prof files`;
+
 
 const VERSION_FLAGS = new Set(['--version', '-V']);
 
@@ -71,12 +89,7 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
       // commander's usage errors as mpii's: one line, what is wrong — what to do
       outputError: (s, write) => write(`${commanderLine(s, shownCommand())}\n`),
     })
-    .addHelpText('after', `
-Examples:
-  mpii run -np 4 ./app              run through the default tool stack (mpii run --help)
-  mpii report mpii-out/app-…        print a run's report again (mpii report --help)
-  mpii build --force                rebuild the shims
-  source <(mpii completion bash)    tab completion for this shell`);
+    .addHelpText('after', `\nExamples:\n${examples('mpii')}`);
   // run parses its own arguments; these options are declared for help and completion only
   const run = program.command('run').description('launch an MPI program through the tool stack (mpii run --help)')
     .usage('[mpii options] [launcher options] [-np N] ./app [args]')
@@ -116,7 +129,7 @@ Examples:
     .option('--prof <prefix>', "write the monitor data as Open MPI .prof files: <prefix>.<rank>.prof")
     .option('--html <file>', 'write every tool\'s results as one self-contained HTML page')
     .option('--force', 'replace the files --html, --csv or --prof would write when they exist')
-    .addHelpText('after', REPORT_EXAMPLES)
+    .addHelpText('after', `\nExamples:\n${examples('report')}`)
     .action(async (dir, dir2, o) => { setCode(await reportCommand(dir, o, dir2)); });
   program.command('install').description('install the shim for every user: a library the MPI compiler wrappers link (sysadmin)')
     .option('--prefix <dir>', 'where the library, headers and defaults go (default /usr/local)')
@@ -152,6 +165,12 @@ Examples:
     .action(async (shell: 'bash' | 'zsh') => {
       const { completionScript } = await import('./completion.js');
       process.stdout.write(completionScript(program, shell));
+      setCode(0);
+    });
+  program.command('man').description('print the manual page mpii(1) in roff (mpii man | man -l -)')
+    .action(async () => {
+      const { manPage } = await import('./man.js');
+      process.stdout.write(manPage(program));
       setCode(0);
     });
   // every command answers --version (intercepted in main before commander parses)
