@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Command as CommandType } from 'commander';
 import { MpiiError, formatError } from '../errors.js';
 import { runCommand } from './run.js';
+import { parseRunArgs, VERSION_FLAGS } from '../launch/args.js';
 
 /** mpii's version, from its package.json. */
 export function version(): string {
@@ -64,7 +65,7 @@ mpii options (before the program):
   --memcheck-fatal   stop the job at memcheck's first finding
   --dry-run          print the launcher command and environment, run nothing
   --quiet            no progress, no report
-  -V, --version      print mpii's version
+  -V, --version      print mpii's version (anywhere before the program; after it, the program's)
 Everything else is passed to the launcher unchanged (write --launcher before it). The exit code
 is the job's (128+signal when mpii is sent one: Ctrl-C 130, SIGTERM 143); 2 for a usage or
 input error, 124 when --timeout stopped the job.
@@ -73,8 +74,6 @@ Examples:
 ${examples('run')}`;
 
 
-
-const VERSION_FLAGS = new Set(['--version', '-V']);
 
 /** The command tree; `setCode` receives each action's exit code. */
 export async function buildProgram(setCode: (c: number) => void, shownCommand: () => string): Promise<CommandType> {
@@ -178,6 +177,16 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
   return program;
 }
 
+/** `mpii run … --version …`: a --version or -V among the options before the program (after it,
+ * it is the program's). Arguments that do not parse are left for runCommand to report. */
+function runWantsVersion(argv: string[]): boolean {
+  try {
+    return parseRunArgs(argv, process.env).version;
+  } catch {
+    return false;
+  }
+}
+
 /** A commander error message as one mpii line: `mpii: <what> — <fix>`. */
 export function commanderLine(message: string, command: string): string {
   const text = message.trim().replace(/^error: /, '');
@@ -195,7 +204,7 @@ export async function main(argv: string[]): Promise<number> {
         console.log(RUN_HELP);
         return 0;
       }
-      if (VERSION_FLAGS.has(argv[1])) {
+      if (VERSION_FLAGS.has(argv[1]) || runWantsVersion(argv.slice(1))) {
         console.log(version());
         return 0;
       }
