@@ -74,6 +74,7 @@ const COMMAND_NOTES: Record<string, string[]> = {
     'Long work shows progress on standard error: reading a profile of more than 64 MiB and writing',
     'the HTML page of 1024 ranks or more (a spinner on a terminal that reports its width, otherwise',
     'one line when it starts and one when it ends; with \\fB\\-\\-json\\fR, the spinner only).',
+    'The spinner shows how much of the profile is read; while the page is made it stands.',
   ],
   build: ['Progress is a spinner on a terminal that reports its width, otherwise one line at the start and one at the end.'],
 };
