@@ -2,12 +2,13 @@
 // (regenerate with `npm run man`), and it renders without warnings.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { buildProgram } from '../src/cli/main.js';
 import { code, manPage, text } from '../src/cli/man.js';
-import { MPII, ROOT, TEST_ENV } from './helpers.js';
+import { MPII, mpii, ROOT, TEST_ENV } from './helpers.js';
 
 const PAGE = join(ROOT, 'docs', 'mpii.1');
 const SECTIONS = ['NAME', 'SYNOPSIS', 'DESCRIPTION', 'COMMANDS', 'OPTIONS', 'EXAMPLES', 'ENVIRONMENT', 'EXIT STATUS', 'FILES', 'SEE ALSO'];
@@ -97,5 +98,26 @@ describe('mpii man', () => {
       const wide = r.stdout.split('\n').filter((l) => l.replace(/.\x08/g, '').length > 80);
       assert.deepEqual(wide, [], 'lines wider than MANWIDTH');
     }
+  });
+
+  it('mpii install puts it in <prefix>/share/man/man1, where man finds it; mpii uninstall takes it away', { timeout: 300_000 }, async () => {
+    const prefix = join(mkdtempSync(join(tmpdir(), 'mpii-man-install-')), 'prefix');
+    const installed = join(prefix, 'share', 'man', 'man1', 'mpii.1');
+    // separate wrappers: nothing outside the prefix is touched
+    const r = await mpii(['install', '--prefix', prefix, '--wrappers', 'separate', '--mpi', 'mpich', '--default-stack', 'count']);
+    assert.equal(r.code, 0, r.stderr);
+    try {
+      assert.equal(readFileSync(installed, 'utf8'), readFileSync(PAGE, 'utf8'));
+      if (await has('man')) {
+        // man-db looks in <dir>/../share/man for every <dir> of PATH
+        const w = await execa('man', ['-w', 'mpii'], { env: { ...TEST_ENV, PATH: `${join(prefix, 'bin')}:${TEST_ENV.PATH}`, MANPATH: '' }, reject: false });
+        assert.equal(w.stdout.trim(), installed, w.stderr);
+      }
+    } finally {
+      const u = await mpii(['uninstall', '--prefix', prefix]);
+      assert.equal(u.code, 0, u.stderr);
+    }
+    assert.equal(existsSync(installed), false);
+    assert.equal(existsSync(prefix), false, 'every directory the install made is gone');
   });
 });

@@ -131,7 +131,7 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
     .addHelpText('after', `\nExamples:\n${examples('report')}`)
     .action(async (dir, dir2, o) => { setCode(await reportCommand(dir, o, dir2)); });
   program.command('install').description('install the shim for every user: a library the MPI compiler wrappers link (sysadmin)')
-    .option('--prefix <dir>', 'where the library, headers and defaults go (default /usr/local)')
+    .option('--prefix <dir>', 'where the library, headers, defaults and the manual page go (default /usr/local)')
     .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
     .option('--default-stack <name>', 'the stack programs built with the wrappers run (default: the configured default-stack)')
     .option('--config <file>', 'an extra YAML configuration file to find the stack in')
