@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import { FLAVORS, launcherArgs, MPII, mpii, outDir, program, shimInfo, TEST_ENV } from './helpers.js';
 import { fitLine, spinnerWanted } from '../src/cli/progress.js';
 import { buildProgram } from '../src/cli/main.js';
+import { parseRunArgs } from '../src/launch/args.js';
 import { wantColor } from '../src/color.js';
 import { ROOT } from './helpers.js';
 
@@ -197,7 +198,7 @@ describe('INJ_IGNORE', () => {
   });
 });
 
-const COMMANDS = ['run', 'build', 'tools', 'doctor', 'report', 'install', 'uninstall', 'pvars', 'cvars', 'completion'];
+const COMMANDS = ['run', 'build', 'tools', 'doctor', 'report', 'install', 'uninstall', 'pvars', 'cvars', 'completion', 'man'];
 
 describe('--version, usage errors, help', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -208,6 +209,27 @@ describe('--version, usage errors, help', () => {
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
       assert.equal(r.stdout.trim(), pkg.version, args.join(' '));
     }
+  });
+
+  it('mpii run: --version or -V anywhere before the program is mpii\'s, after the program the program\'s', async () => {
+    const ring = program('mpich', 'ring');
+    const base = mkdtempSync(join(tmpdir(), 'mpii-version-'));
+    const out = join(base, 'out');
+    for (const args of [['--tools', 'trace-count', '--version', '-np', '2', ring], ['--out', out, '-np', '2', '-V', ring],
+      ['--mpi', 'mpich', '--launcher=mpirun', '--version'], ['-np', '2', '--mca', 'x', 'y', '--version', '--', ring]]) {
+      const r = await mpii(['run', ...args]);
+      assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stdout.trim(), pkg.version, args.join(' '));
+      assert.equal(r.stderr, '', args.join(' '));
+    }
+    assert.deepEqual(readdirSync(base), [], 'nothing made, nothing run');
+    // the value of an option is not a flag, and what follows the program is the program's
+    assert.equal(parseRunArgs(['--out', '-V', ring]).version, false);
+    assert.equal(parseRunArgs(['-np', '2', ring, '--version']).version, false);
+    assert.equal(parseRunArgs(['-np', '2', '--', ring, '-V']).version, false);
+    const dry = await mpii(['run', '--dry-run', '--tools', 'trace-count', '-np', '2', ring, '--version']);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, new RegExp(`${ring.replace(/[.]/g, '\\.')} --version$`, 'm'), 'the program gets its --version');
   });
 
   it('usage errors commander catches exit 2 with one mpii line, like mpii\'s own', async () => {

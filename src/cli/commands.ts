@@ -1,5 +1,6 @@
 // The small commands: build, tools, doctor, report.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import chalk from 'chalk';
 import { colorLevel } from '../color.js';
@@ -10,7 +11,7 @@ import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, which, type FlavorName } from '../mpi/flavors.js';
 import { SRUN_PLUGIN, srunPlugins } from '../launch/srun.js';
 import { launcherFlavor } from '../mpi/detect.js';
-import { readProfile } from '../profile/read.js';
+import { profileBytes, readProfile, readProfileAsync, type Profile } from '../profile/read.js';
 import { formatSummary, summaryJson, wantColor } from '../report/summary.js';
 import { monitorRuns } from '../report/monitor.js';
 import { csvPaths, profPaths, writeCsv, writeProf } from '../report/monitor-files.js';
@@ -18,6 +19,7 @@ import { checkFilter, reportFilter, type ReportFilter } from '../report/filter.j
 import { profileRuns, siteTotals } from '../report/profile.js';
 import { writeProfileCsv } from '../report/profile-csv.js';
 import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
+import { progressMode, progressWorthIt, startProgress, type ProgressMode } from './progress.js';
 import { askMpit, findInstall } from '../mpit/library.js';
 import { formatCvars, formatPvars, nameFilter } from '../mpit/vars.js';
 
@@ -136,7 +138,10 @@ async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promis
   if (o.html && existsSync(o.html) && !o.force) {
     throw new MpiiError(`${o.html} already exists`, 'add --force to replace it, or pass another --html FILE');
   }
-  const p = readProfile(dir);
+  // long work (a big profile, the page of many ranks) shows progress on stderr; with --json,
+  // only as a spinner on a terminal, never as lines in a script's log
+  const mode = progressMode(process.stderr, process.env, { lines: !o.json });
+  const p = await readWithProgress(dir, mode, !!o.json);
   checkFilter(profileRuns(p).map((run) => ({ run, sites: siteTotals(run) })), filter);
   const runs = monitorRuns(p);
   const profiles = profileRuns(p);
@@ -163,17 +168,45 @@ async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promis
   });
   if (o.html) {
     const { htmlReport } = await import('../report/html.js');
-    const html = htmlReport(p, { top: o.top, generated: new Date(), filter });
+    const progress = progressWorthIt({ htmlRanks: p.ranks.length }) && mode !== 'off'
+      ? await startProgress(`mpii: writing the HTML report of ${p.ranks.length} ranks to ${o.html}`, mode) : undefined;
+    progress?.show(); // the page is made in one synchronous go: the line is there, the spinner stands
+    let html: string;
     try {
-      writeFileSync(o.html, html);
+      html = htmlReport(p, { top: o.top, generated: new Date(), filter });
+      await writeFile(o.html, html);
     } catch (e) {
+      progress?.fail();
+      if (!(e as NodeJS.ErrnoException).syscall) throw e;
       throw new MpiiError(`cannot write ${o.html} (${(e as NodeJS.ErrnoException).code ?? e})`, 'pass --html FILE in a writable directory');
     }
-    if (!o.json) console.error(`wrote ${o.html} (${(html.length / 1024).toFixed(0)} KiB)`);
+    const wrote = `wrote ${o.html} (${(html.length / 1024).toFixed(0)} KiB)`;
+    if (progress && !o.json) progress.succeed(wrote);
+    else if (progress) progress.stop();
+    else if (!o.json) console.error(wrote);
   }
   if (o.json) console.log(JSON.stringify(summaryJson(p, filter), null, 2));
   else console.log(formatSummary(p, { top: o.top, matrix: o.matrix, color: wantColor(process.stdout), filter }));
   return 0;
+}
+
+/** The profile of `dir`; one bigger than BIG_PROFILE_BYTES is read with progress shown (the
+ * spinner leaves a last line, except with --json). */
+async function readWithProgress(dir: string, mode: ProgressMode, json: boolean): Promise<Profile> {
+  const bytes = profileBytes(dir);
+  if (mode === 'off' || !progressWorthIt({ profileBytes: bytes })) return readProfile(dir);
+  const size = `${(bytes / 1048576).toFixed(0)} MiB`;
+  const what = `mpii: reading the profile of ${dir} (${size})`;
+  const progress = await startProgress(what, mode);
+  try {
+    const p = await readProfileAsync(dir, (done, total) => progress.update(`${what}: ${Math.floor((100 * done) / Math.max(1, total))}%`));
+    if (json) progress.stop();
+    else progress.succeed(`mpii: read the profile of ${dir} (${size}, ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'})`);
+    return p;
+  } catch (e) {
+    progress.fail();
+    throw e;
+  }
 }
 
 /** The MPI `mpii pvars/cvars` ask: --mpi, else the mpirun on PATH, else the one installed. */

@@ -13,7 +13,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { buildShim } from '../build/shim.js';
+import { buildShim, ROOT } from '../build/shim.js';
 import { resolveStack } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
@@ -184,6 +184,10 @@ async function plan(o: InstallOptions, prefix: string, env: NodeJS.ProcessEnv): 
       }
     }
   }
+  // the manual page, where man finds it for programs in <prefix>/bin (docs/mpii.1, kept up to date
+  // with the command definitions by test/man.test.ts)
+  const page = join(ROOT, 'docs', 'mpii.1');
+  if (existsSync(page)) actions.push({ kind: 'write', path: join(prefix, 'share', 'man', 'man1', 'mpii.1'), content: readFileSync(page) });
   return actions;
 }
 

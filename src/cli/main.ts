@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Command as CommandType } from 'commander';
 import { MpiiError, formatError } from '../errors.js';
 import { runCommand } from './run.js';
+import { parseRunArgs, VERSION_FLAGS } from '../launch/args.js';
 
 /** mpii's version, from its package.json. */
 export function version(): string {
@@ -15,6 +16,35 @@ export function version(): string {
     return 'unknown';
   }
 }
+
+/** The examples --help ends with, per command (`mpii` for the program itself); the man page's
+ * EXAMPLES too. `width`: the column the explanations start at. */
+export const EXAMPLES: Record<'mpii' | 'run' | 'report', { width: number; list: [command: string, what: string][] }> = {
+  mpii: { width: 34, list: [
+    ['mpii run -np 4 ./app', 'run through the default tool stack (mpii run --help)'],
+    ['mpii report mpii-out/app-…', 'print a run\'s report again (mpii report --help)'],
+    ['mpii build --force', 'rebuild the shims'],
+    ['source <(mpii completion bash)', 'tab completion for this shell'],
+  ] },
+  run: { width: 54, list: [
+    ['mpii run -np 4 ./app', 'the default stack, report after the run'],
+    ['mpii run --tools monitor,profile -np 16 ./app', 'traffic matrix and call-site profile'],
+    ['mpii run --tools \'profile[depth=3]\' --out prof -np 4 ./app arg1', 'profile into ./prof'],
+    ['mpii run --mpi mpich --tools trace-count -np 2 python3 app.py', 'an mpi4py program'],
+    ['mpii run --timeout 600 --tools profile -np 8 ./app', 'stop it after 10 minutes (exit 124)'],
+    ['mpii run --dry-run --tools memcheck -np 2 ./app', 'show the launcher command only'],
+  ] },
+  report: { width: 55, list: [
+    ['mpii report mpii-out/app-20250101-120000-4242', 'the text report again'],
+    ['mpii report prof/profile.mpii --top 30', 'the profile file names its directory too'],
+    ['mpii report prof --json > prof.json', 'everything, for scripts'],
+    ['mpii report prof --html report.html [--force]', 'one self-contained web page'],
+    ['mpii report prof --csv matrices/ --prof prof/phase_1', 'monitor matrices and Open MPI .prof files'],
+  ] },
+};
+
+const examples = (of: keyof typeof EXAMPLES) => EXAMPLES[of].list
+  .map(([c, what]) => `  ${c}${' '.repeat(Math.max(3, EXAMPLES[of].width - c.length))}${what}`).join('\n');
 
 export const RUN_HELP = `Usage: mpii run [mpii options] [launcher options] [-np N] ./app [args]
 
@@ -35,28 +65,15 @@ mpii options (before the program):
   --memcheck-fatal   stop the job at memcheck's first finding
   --dry-run          print the launcher command and environment, run nothing
   --quiet            no progress, no report
-  -V, --version      print mpii's version
+  -V, --version      print mpii's version (anywhere before the program; after it, the program's)
 Everything else is passed to the launcher unchanged (write --launcher before it). The exit code
 is the job's (128+signal when mpii is sent one: Ctrl-C 130, SIGTERM 143); 2 for a usage or
 input error, 124 when --timeout stopped the job.
 
 Examples:
-  mpii run -np 4 ./app                                  the default stack, report after the run
-  mpii run --tools monitor,profile -np 16 ./app         traffic matrix and call-site profile
-  mpii run --tools 'profile[depth=3]' --out prof -np 4 ./app arg1   profile into ./prof
-  mpii run --mpi mpich --tools trace-count -np 2 python3 app.py      an mpi4py program
-  mpii run --timeout 600 --tools profile -np 8 ./app    stop it after 10 minutes (exit 124)
-  mpii run --dry-run --tools memcheck -np 2 ./app       show the launcher command only`;
+${examples('run')}`;
 
-const REPORT_EXAMPLES = `
-Examples:
-  mpii report mpii-out/app-20250101-120000-4242          the text report again
-  mpii report prof/profile.mpii --top 30                 the profile file names its directory too
-  mpii report prof --json > prof.json                    everything, for scripts
-  mpii report prof --html report.html [--force]          one self-contained web page
-  mpii report prof --csv matrices/ --prof prof/phase_1   monitor matrices and Open MPI .prof files`;
 
-const VERSION_FLAGS = new Set(['--version', '-V']);
 
 /** The command tree; `setCode` receives each action's exit code. */
 export async function buildProgram(setCode: (c: number) => void, shownCommand: () => string): Promise<CommandType> {
@@ -71,12 +88,7 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
       // commander's usage errors as mpii's: one line, what is wrong — what to do
       outputError: (s, write) => write(`${commanderLine(s, shownCommand())}\n`),
     })
-    .addHelpText('after', `
-Examples:
-  mpii run -np 4 ./app              run through the default tool stack (mpii run --help)
-  mpii report mpii-out/app-…        print a run's report again (mpii report --help)
-  mpii build --force                rebuild the shims
-  source <(mpii completion bash)    tab completion for this shell`);
+    .addHelpText('after', `\nExamples:\n${examples('mpii')}`);
   // run parses its own arguments; these options are declared for help and completion only
   const run = program.command('run').description('launch an MPI program through the tool stack (mpii run --help)')
     .usage('[mpii options] [launcher options] [-np N] ./app [args]')
@@ -116,10 +128,10 @@ Examples:
     .option('--prof <prefix>', "write the monitor data as Open MPI .prof files: <prefix>.<rank>.prof")
     .option('--html <file>', 'write every tool\'s results as one self-contained HTML page')
     .option('--force', 'replace the files --html, --csv or --prof would write when they exist')
-    .addHelpText('after', REPORT_EXAMPLES)
+    .addHelpText('after', `\nExamples:\n${examples('report')}`)
     .action(async (dir, dir2, o) => { setCode(await reportCommand(dir, o, dir2)); });
   program.command('install').description('install the shim for every user: a library the MPI compiler wrappers link (sysadmin)')
-    .option('--prefix <dir>', 'where the library, headers and defaults go (default /usr/local)')
+    .option('--prefix <dir>', 'where the library, headers, defaults and the manual page go (default /usr/local)')
     .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
     .option('--default-stack <name>', 'the stack programs built with the wrappers run (default: the configured default-stack)')
     .option('--config <file>', 'an extra YAML configuration file to find the stack in')
@@ -154,9 +166,25 @@ Examples:
       process.stdout.write(completionScript(program, shell));
       setCode(0);
     });
+  program.command('man').description('print the manual page mpii(1) in roff (mpii man | man -l -)')
+    .action(async () => {
+      const { manPage } = await import('./man.js');
+      process.stdout.write(manPage(program));
+      setCode(0);
+    });
   // every command answers --version (intercepted in main before commander parses)
   for (const c of program.commands) c.option('-V, --version', 'print mpii\'s version');
   return program;
+}
+
+/** `mpii run … --version …`: a --version or -V among the options before the program (after it,
+ * it is the program's). Arguments that do not parse are left for runCommand to report. */
+function runWantsVersion(argv: string[]): boolean {
+  try {
+    return parseRunArgs(argv, process.env).version;
+  } catch {
+    return false;
+  }
 }
 
 /** A commander error message as one mpii line: `mpii: <what> — <fix>`. */
@@ -176,7 +204,7 @@ export async function main(argv: string[]): Promise<number> {
         console.log(RUN_HELP);
         return 0;
       }
-      if (VERSION_FLAGS.has(argv[1])) {
+      if (VERSION_FLAGS.has(argv[1]) || runWantsVersion(argv.slice(1))) {
         console.log(version());
         return 0;
       }

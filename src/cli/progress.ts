@@ -23,3 +23,61 @@ export function fitLine(text: string, columns: number | undefined): string {
   const room = Math.max(1, width - 3);
   return text.length <= room ? text : `${text.slice(0, Math.max(0, room - 1))}…`;
 }
+
+/** How long work shows its progress: `spinner` on a terminal of known width (spinnerWanted),
+ * else `lines`, one line when it starts and one when it ends (bounded whatever the stream is),
+ * or `off`: when quiet, and where lines would be noise (`lines: false`, for --json). */
+export type ProgressMode = 'spinner' | 'lines' | 'off';
+
+export function progressMode(stream: ProgressStream, env: NodeJS.ProcessEnv, o: { quiet?: boolean; lines?: boolean } = {}): ProgressMode {
+  if (o.quiet) return 'off';
+  if (spinnerWanted(stream, env)) return 'spinner';
+  return o.lines === false ? 'off' : 'lines';
+}
+
+/** Reading a profile bigger than this shows progress (`mpii report`). */
+export const BIG_PROFILE_BYTES = 64 * 1024 * 1024;
+/** Writing the HTML page of this many ranks or more shows progress. */
+export const MANY_RANKS_HTML = 1024;
+
+/** Whether work is long enough for progress: most reports take well under a second, and say nothing. */
+export function progressWorthIt(work: { profileBytes?: number; htmlRanks?: number }): boolean {
+  return (work.profileBytes ?? 0) > BIG_PROFILE_BYTES || (work.htmlRanks ?? 0) >= MANY_RANKS_HTML;
+}
+
+/** The stream progress is written to: process.stderr, or a test's stand-in. */
+export type ProgressOutput = ProgressStream & NodeJS.WritableStream;
+
+export interface Progress {
+  /** the text shown from now on (a spinner draws it at its next turn) */
+  update(text: string): void;
+  /** draw it now: before synchronous work, during which a spinner cannot turn */
+  show(): void;
+  /** a last line ✔ text; lines mode writes nothing else between start and this */
+  succeed(text: string): void;
+  fail(text?: string): void;
+  /** take the spinner's line away, write nothing more */
+  stop(): void;
+}
+
+/** Starts showing `text` in `mode` (ora, as the shim build has always used: its symbols, colour
+ * by the NO_COLOR/FORCE_COLOR rule, a spinner's line cut to the terminal's width). */
+export async function startProgress(text: string, mode: ProgressMode, stream: ProgressOutput = process.stderr,
+  env: NodeJS.ProcessEnv = process.env): Promise<Progress> {
+  // a spinner's line must fit the terminal to be redrawn in place; a line in a log stays whole
+  const fit = (t: string) => (mode === 'spinner' ? fitLine(t, stream.columns) : t);
+  if (mode !== 'off') {
+    // ora and its symbols colour through chalk's shared instance (loaded only when progress is shown)
+    const { colorLevel } = await import('../color.js');
+    (await import('chalk')).default.level = colorLevel(stream, env);
+  }
+  const { default: ora } = await import('ora');
+  const spinner = ora({ text: fit(text), stream, isSilent: mode === 'off', isEnabled: mode === 'spinner' }).start();
+  return {
+    update: (t) => { spinner.text = fit(t); },
+    show: () => { if (mode === 'spinner') spinner.render(); }, // ora's render() writes even when disabled
+    succeed: (t) => { spinner.succeed(t); },
+    fail: (t) => { spinner.fail(t); },
+    stop: () => { spinner.stop(); },
+  };
+}

@@ -16,8 +16,7 @@ import { srunLauncher } from '../launch/srun.js';
 import { bySignal, exitCodeOf, supervise, TIMEOUT_EXIT } from '../launch/supervise.js';
 import { detectMpi, findLauncher } from '../mpi/detect.js';
 import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
-import { fitLine, spinnerWanted } from './progress.js';
-import { colorLevel } from '../color.js';
+import { progressMode, startProgress, type Progress } from './progress.js';
 import type { ReportOptions } from '../report/summary.js';
 import { mpiiVersion, programIdentity, RUN_INFO_FILE, writeRunInfo } from '../report/run-info.js';
 
@@ -98,30 +97,24 @@ const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replac
 
 export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: NodeJS.ProcessEnv, force = false): Promise<Shim> {
   // ora is loaded only when a build really happens (a warm run starts faster without it)
-  let spinner: import('ora').Ora | undefined;
+  let progress: Progress | undefined;
   const label = FLAVORS[flavor].label;
   const stream = process.stderr;
-  // a spinner only on a terminal of known width (a 0-column pty made ora write escapes forever);
-  // elsewhere ora prints the first and the last line only
-  const fit = (t: string) => fitLine(t, stream.columns);
   try {
     const shim = await buildShim(flavor, {
       env,
       force,
       beforeBuild: async () => {
-        // ora and its symbols colour through chalk's shared instance: NO_COLOR/FORCE_COLOR decide
-        (await import('chalk')).default.level = colorLevel(stream, env);
-        const { default: ora } = await import('ora');
-        spinner = ora({ text: fit(`mpii: building the ${label} shim`), stream, isSilent: quiet, isEnabled: spinnerWanted(stream, env) }).start();
+        // a spinner only on a terminal of known width (a 0-column pty made ora write escapes
+        // forever); elsewhere the first and the last line only
+        progress = await startProgress(`mpii: building the ${label} shim`, progressMode(stream, env, { quiet }), stream, env);
       },
-      onStep: (t) => {
-        if (spinner) spinner.text = fit(`mpii: building the ${label} shim: ${t}`);
-      },
+      onStep: (t) => progress?.update(`mpii: building the ${label} shim: ${t}`),
     });
-    spinner?.succeed(`mpii: built the ${label} shim (${shim.functions} MPI functions wrapped)`);
+    progress?.succeed(`mpii: built the ${label} shim (${shim.functions} MPI functions wrapped)`);
     return shim;
   } catch (e) {
-    spinner?.fail();
+    progress?.fail();
     throw e;
   }
 }

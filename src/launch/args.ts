@@ -24,6 +24,9 @@ export interface RunArgs {
   force: boolean;
   /** --timeout SECONDS: stop the job after that long (exit 124) */
   timeout?: number;
+  /** --version or -V before the program: print mpii's version, run nothing (after the program
+   *  it is the program's) */
+  version: boolean;
   /** everything mpii does not own, passed to the launcher untouched and in order */
   launcherArgs: string[];
   program?: string;
@@ -32,6 +35,7 @@ export interface RunArgs {
 
 export const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out', '--pvar', '--launcher', '--timeout']);
 export const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--memcheck-fatal', '--copy-shim', '--force']);
+export const VERSION_FLAGS = new Set(['--version', '-V']);
 
 // Launcher options that take values, so their values are not mistaken for the program; unknown
 // options are assumed to be flags. Open MPI (mpirun) and MPICH (hydra) spellings:
@@ -93,7 +97,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = {}): RunAr
 }
 
 function split(argv: string[], launcher: LauncherKind): RunArgs {
-  const r: RunArgs = { launcher, copyShim: false, pvars: [], dryRun: false, quiet: false, memcheckFatal: false, force: false, launcherArgs: [], programArgs: [] };
+  const r: RunArgs = { launcher, copyShim: false, pvars: [], dryRun: false, quiet: false, memcheckFatal: false, force: false, version: false, launcherArgs: [], programArgs: [] };
   const { one, two } = VALUES[launcher];
   let i = 0;
   const value = (opt: string): string => {
@@ -139,6 +143,8 @@ function split(argv: string[], launcher: LauncherKind): RunArgs {
       else if (a === '--copy-shim') r.copyShim = true;
       else if (a === '--force') r.force = true;
       else r.quiet = true;
+    } else if (VERSION_FLAGS.has(a)) {
+      r.version = true; // mpii's, wherever it is among the options (the launchers' own is theirs to print)
     } else if (a.startsWith('-')) {
       r.launcherArgs.push(a);
       const n = two.has(a) ? 2 : one.has(a) ? 1 : 0;

@@ -1,6 +1,7 @@
 // Reads a run's profile: the gathered profile.mpii, or the per-rank .live files a crashed run
 // left behind (then the profile is marked incomplete). Layout: preload/core/profile.c.
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MpiiError } from '../errors.js';
 
@@ -164,8 +165,7 @@ function parseImage(buf: Buffer, where: string): { rank: RankProfile; length: nu
   return { rank, length: pad8(used) };
 }
 
-function readGathered(path: string): RankProfile[] {
-  const buf = readFileSync(path);
+function readGathered(path: string, buf: Buffer = readFileSync(path)): RankProfile[] {
   if (buf.length < 16 || buf.toString('latin1', 0, 8) !== PROFILE_MAGIC) {
     throw new MpiiError(`${path} is not an mpii profile (bad magic)`, 'point mpii report at a directory written by mpii run');
   }
@@ -216,26 +216,88 @@ export function profileDir(path: string): string {
   throw new MpiiError(`${path} is not an mpii output directory`, 'pass the --out directory of an mpii run (the one holding profile.mpii)');
 }
 
-export function readProfile(path: string): Profile {
+/** Where a run's profile is: the gathered file, else the per-rank files (errors as readProfile's). */
+function locate(path: string): { dir: string; gathered?: string; live: string[] } {
   const dir = profileDir(path);
   const gathered = join(dir, 'profile.mpii');
   if (existsSync(gathered) && !statSync(gathered).isFile()) {
     throw new MpiiError(`${gathered} is not a file (a ${statSync(gathered).isDirectory() ? 'directory' : 'special file'} of the profile's name)`,
       `move it away and pass the --out directory of an mpii run`);
   }
-  if (existsSync(gathered)) {
-    const ranks = readGathered(gathered);
-    return { dir, complete: ranks.every((r) => r.state === 'finalized'), source: gathered, ranks, size: ranks.length, spawned: spawnedJobs(dir) };
-  }
+  if (existsSync(gathered)) return { dir, gathered, live: [] };
   const live = readdirSync(dir).filter((f) => f.endsWith('.live')).sort();
   if (live.length === 0) {
     throw new MpiiError(`${dir} holds no mpii profile (no profile.mpii, no rank-*.live files)`,
       'pass the --out directory of an mpii run that used at least one tool');
   }
-  const ranks = live.map((f) => parseImage(readLive(join(dir, f)), join(dir, f)).rank).sort((a, b) => a.rank - b.rank);
+  return { dir, live: live.map((f) => join(dir, f)) };
+}
+
+function fromGathered(dir: string, gathered: string, buf?: Buffer): Profile {
+  const ranks = readGathered(gathered, buf);
+  return { dir, complete: ranks.every((r) => r.state === 'finalized'), source: gathered, ranks, size: ranks.length, spawned: spawnedJobs(dir) };
+}
+
+function fromLive(dir: string, live: string[], images: Buffer[]): Profile {
+  const ranks = images.map((b, i) => parseImage(b, live[i]).rank).sort((a, b) => a.rank - b.rank);
   const size = Math.max(-1, ...ranks.map((r) => r.size));
   // per-rank files are normal for MPI-4 sessions (no MPI_COMM_WORLD to gather over): complete
   // when every rank finalized and none is missing
   const complete = ranks.every((r) => r.state === 'finalized') && (size < 0 || ranks.length === size);
   return { dir, complete, source: `${live.length} per-rank file(s)`, ranks, size, spawned: spawnedJobs(dir) };
+}
+
+export function readProfile(path: string): Profile {
+  const { dir, gathered, live } = locate(path);
+  return gathered ? fromGathered(dir, gathered) : fromLive(dir, live, live.map(readLive));
+}
+
+/** The bytes readProfile would read for `path` (0 when there is no profile: readProfile says why). */
+export function profileBytes(path: string): number {
+  try {
+    const { gathered, live } = locate(path);
+    if (gathered) return statSync(gathered).size;
+    // a .live file is a sparse mapping: what is allocated, not its length
+    return live.reduce((n, f) => {
+      const st = statSync(f);
+      return n + Math.min(st.size, st.blocks * 512);
+    }, 0);
+  } catch {
+    return 0;
+  }
+}
+
+const CHUNK = 4 * 1024 * 1024;
+
+/** readProfile, reading in chunks with a turn of the event loop between them (a spinner keeps
+ * turning) and telling `onBytes` how far it got. */
+export async function readProfileAsync(path: string, onBytes: (done: number, total: number) => void = () => {}): Promise<Profile> {
+  const { dir, gathered, live } = locate(path);
+  if (gathered) {
+    const fh = await open(gathered, 'r');
+    try {
+      const total = (await fh.stat()).size;
+      const buf = Buffer.allocUnsafe(total);
+      let done = 0;
+      while (done < total) {
+        const { bytesRead } = await fh.read(buf, done, Math.min(CHUNK, total - done), done);
+        if (bytesRead === 0) break; // shrank while read: parsed as truncated
+        done += bytesRead;
+        onBytes(done, total);
+      }
+      return fromGathered(dir, gathered, buf.subarray(0, done));
+    } finally {
+      await fh.close();
+    }
+  }
+  const total = profileBytes(dir);
+  const images: Buffer[] = [];
+  let done = 0;
+  for (const f of live) {
+    images.push(readLive(f));
+    done += images[images.length - 1].length;
+    onBytes(Math.min(done, total), total);
+    await new Promise<void>((r) => setImmediate(r));
+  }
+  return fromLive(dir, live, images);
 }
