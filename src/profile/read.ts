@@ -94,6 +94,8 @@ export interface RankTimeline {
   init: number | null;
   /** MPI_Finalize or the crash, seconds since MPI_Init; null while running (killed) */
   end: number | null;
+  /** events a rank keeps at most (the first ones) */
+  capacity: number;
   seen: number;
   dropped: number;
   events: TimelineEvent[];
@@ -126,7 +128,7 @@ export function parseTimeline(c: CounterSection | undefined): RankTimeline | und
       value: Number(BigInt.asIntN(64, u(at + 2))), name: name.toString('utf8').replace(/\0.*$/s, '') });
   }
   return { init: initNs ? real.readDoubleLE(0) : null, end: endNs && initNs ? Number(endNs - initNs) / 1e9 : null,
-    seen, dropped: Math.max(0, seen - capacity), events };
+    capacity, seen, dropped: Math.max(0, seen - capacity), events };
 }
 
 export interface RankProfile {

@@ -17,6 +17,7 @@ import { traceCountTables } from './trace-count.js';
 import { chooseRanks, chooseSites, type ReportFilter } from './filter.js';
 import { siteRankRows, siteRows, type SiteRow } from './profile-stats.js';
 import { rankRanges, runHeader, toolLabel, utc } from './header.js';
+import { timelineSection } from './timeline.js';
 
 /** Cells per side of the heatmap at most, and bars of the per-rank chart at most. */
 export const HEATMAP_CELLS = 64;
@@ -333,6 +334,7 @@ export function htmlReport(p: Profile, o: HtmlOptions = {}): string {
   const body: string[] = [];
   for (const run of profileRuns(p)) body.push(profileSection(run, top, data, o.filter ?? {}));
   for (const run of monitorRuns(p)) body.push(monitorSection(run, top, data));
+  body.push(timelineSection(p));
   body.push(overlapSection(p));
   body.push(memcheckSection(p));
   body.push(genericSection(p));
@@ -395,8 +397,8 @@ figcaption { color: var(--muted); font-size: 12px; margin-top: 4px; }
 .key { display: inline-block; width: 10px; height: 10px; margin: 0 2px 0 8px; }
 .key.mpi { background: var(--mpi); } .key.compute { background: var(--compute); }
 .controls { margin: 4px 0 8px; } .controls label { margin-right: 10px; white-space: nowrap; } .controls .sep { margin-left: 14px; }
-.heatmap svg text, .bars svg text { font-size: 10px; fill: var(--muted); }
-.heatmap rect.cell:hover, .bars rect:hover { stroke: #000; stroke-width: 1; }
+.heatmap svg text, .bars svg text, svg.timeline text { font-size: 10px; fill: var(--muted); }
+.heatmap rect.cell:hover, .bars rect:hover, svg.timeline line.ev:hover { stroke: #000; stroke-width: 1; }
 .info { min-height: 1.5em; }
 pre { background: var(--alt); padding: 8px; overflow-x: auto; }
 .run { display: grid; grid-template-columns: max-content 1fr; gap: 0 12px; margin: 4px 0 8px; font-size: 13px; } .run dt { color: var(--muted); } .run dd { margin: 0; overflow-wrap: anywhere; }
