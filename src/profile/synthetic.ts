@@ -150,6 +150,8 @@ export interface SynthJobOptions {
   tools?: string[];
   /** peers each rank sends to (default: all); peers are the next ones in rank order */
   peers?: number;
+  /** call sites beyond SYNTH_SITES: MPI_Send sites at 0x401500, 0x401580, … (fewer calls each) */
+  extraSites?: number;
   /** a timeline (tool 0's "events"): synthEvents(r) on every rank */
   timeline?: boolean;
 }
@@ -222,19 +224,21 @@ export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthR
     const app = synthAppSeconds(r) * TICKS_PER_S;
     const t0 = 5e9;
     // timer 2 (ticks are ns), t0 ticks/ns, cal ticks/ns, end ticks/ns, last, on, depth, capacity
-    const clock = [0, 2, 1, t0, 2, t0, 3, t0 - 1e6, 4, t0 - 1e6, 5, t0 + app, 6, t0 + app, 7, t0 + app, 8, app, 11, 1, 12, 64];
+    const all = [...SYNTH_SITES, ...Array.from({ length: o.extraSites ?? 0 }, (_, k) => ({ fn: 0, addr: 0x401500 + 0x80 * k }))];
+    const cap = Math.max(64, 2 ** Math.ceil(Math.log2(all.length * 7)));
+    const clock = [0, 2, 1, t0, 2, t0, 3, t0 - 1e6, 4, t0 - 1e6, 5, t0 + app, 6, t0 + app, 7, t0 + app, 8, app, 11, 1, 12, cap];
     rank.counters!.push({ tool: pf, name: 'clock', length: 13, entries: clock,
       labels: 'timer\nt0_ticks\nt0_ns\ncal_ticks\ncal_ns\nend_ticks\nend_ns\nlast_ticks\non_ticks\non_since\npcontrol\ndepth\ncapacity' });
     const e: number[] = [];
-    SYNTH_SITES.forEach((s, i) => {
-      const calls = synthSiteCalls(r, i);
-      const ns = synthSiteNs(r, i);
+    all.forEach((s, i) => {
+      const calls = i < SYNTH_SITES.length ? synthSiteCalls(r, i) : 1 + (r % 2);
+      const ns = i < SYNTH_SITES.length ? synthSiteNs(r, i) : 1000 * (100 - i);
       const bytes = s.fn <= 1 ? 1024 : s.fn === 2 ? 32 : 0;
       const row = [s.fn + 1, s.addr, calls, calls * ns, ns, ns, s.fn === 1 ? 0 : calls * bytes, s.fn === 1 ? calls * bytes : 0, bytes, bytes];
       if (s.fn >= 3) { row[8] = s.fn === 5 ? -1 : 0; row[9] = 0; }
       row.forEach((v, f) => { if (v !== 0) e.push(i * 7 * PF_ROW + f, v); }); // spread over the table
     });
-    rank.counters!.push({ tool: pf, name: 'sites', length: 64 * PF_ROW, entries: e,
+    rank.counters!.push({ tool: pf, name: 'sites', length: cap * PF_ROW, entries: e,
       labels: 'function\naddress 1\ncount\nticks\nticks_min\nticks_max\nbytes_sent\nbytes_recv\nsize_min\nsize_max' });
     rank.counters!.push({ tool: pf, name: 'overflow', length: SYNTH_FUNCTIONS.length * 8, entries: [],
       labels: 'count\nticks\nticks_min\nticks_max\nbytes_sent\nbytes_recv\nsize_min\nsize_max' });

@@ -1,4 +1,5 @@
 // `mpii report A B` on the terminal: at most 80 columns, largest changes first.
+import { DEFAULT_TOP } from './filter.js';
 import { Chalk } from 'chalk';
 import { humanBytes } from './monitor-text.js';
 import { humanTime } from './profile-text.js';
@@ -17,7 +18,7 @@ const percent = (p: number | null) => (p === null ? 'new' : `${p > 0 ? '+' : ''}
 export interface DiffTextOptions { top?: number; color?: boolean; width?: number }
 
 export function formatDiff(d: RunDiff, o: DiffTextOptions = {}): string {
-  const top = o.top ?? 15;
+  const top = o.top ?? DEFAULT_TOP;
   const width = o.width ?? WIDTH;
   const bold = o.color ? (s: string) => chalk.bold(s) : (s: string) => s;
   const warn = o.color ? (s: string) => chalk.yellow(s) : (s: string) => s;

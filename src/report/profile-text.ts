@@ -6,7 +6,7 @@ import type { Profile } from '../profile/read.js';
 import { humanBytes } from './monitor-text.js';
 import { imbalance, pct, profileRuns, runTotals, type ProfileRun } from './profile.js';
 import { describe } from './addr2line.js';
-import { chooseRanks, chooseSites, siteMatches, type ReportFilter } from './filter.js';
+import { chooseRanks, chooseSites, DEFAULT_TOP, siteMatches, type ReportFilter } from './filter.js';
 import { rankRanges, wrap } from './header.js';
 import { siteRankRows, siteRows, type SiteRow } from './profile-stats.js';
 import { cut, table, WIDTH } from './text-table.js';
@@ -140,7 +140,7 @@ function perRank(run: ProfileRun, top: SiteRow[], ranks: number[], o: Required<P
 }
 
 export function formatProfile(p: Profile, opts: ProfileTextOptions = {}): string[] {
-  const o: Required<ProfileTextOptions> = { top: opts.top ?? opts.filter?.top ?? 15, color: opts.color ?? false, ranks: opts.ranks ?? 16,
+  const o: Required<ProfileTextOptions> = { top: opts.top ?? opts.filter?.top ?? DEFAULT_TOP, color: opts.color ?? false, ranks: opts.ranks ?? 16,
     filter: opts.filter ?? {}, width: opts.width ?? WIDTH };
   return profileRuns(p).flatMap((run) => formatRun(run, o));
 }
