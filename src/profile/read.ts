@@ -108,8 +108,10 @@ export function parseTimeline(c: CounterSection | undefined): RankTimeline | und
   if (!c || c.length < EV_HEAD) return undefined;
   const v = c.nonzero;
   const u = (i: number) => v.get(i) ?? 0n;
-  const words = Number(u(0)) || 8;
-  const capacity = Math.min(Number(u(1)), Math.floor((c.length - EV_HEAD) / words));
+  const words = Number(u(0));
+  if (words < 4 || words > 64) return undefined; // not a layout this reader knows (or damaged)
+  // a damaged count must not make a long loop: the shim keeps 256, a later one may keep more
+  const capacity = Math.min(Number(u(1)), Math.floor((c.length - EV_HEAD) / words), 1 << 16);
   const seen = Number(u(2));
   const initNs = u(3);
   const real = Buffer.alloc(8);

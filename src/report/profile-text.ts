@@ -68,7 +68,7 @@ function formatRun(run: ProfileRun, o: Required<ProfileTextOptions>): string[] {
     const id = (x: SiteRow) => [String(x.site.id + 1), x.site.fn];
     out.push(`  call sites by MPI time (mpiP: Callsites${f.sites ? `; --sites ${f.sites.join(',')}` : ''}):`);
     out.push(...callSites(top, o.width, bold));
-    if (more > 0) out.push(`    … ${more} more call site${more === 1 ? '' : 's'} (--top, --sites; mpii report --json or --html for all)`);
+    if (more > 0) out.push(`    … ${more} more call site${more === 1 ? '' : 's'} (--top N, --sites; --top 0 for all)`);
     out.push('  time per call site, all ranks (mpiP: Aggregate Time):');
     out.push(...t(['site', 'call', 'time', 'app %', 'MPI %', 'calls', 'COV'],
       top.map((x) => [...id(x), humanTime(x.time), x.appPercent.toFixed(2), x.mpiPercent.toFixed(2), String(x.count), x.cov.toFixed(2)]),
