@@ -232,7 +232,8 @@ export function timelineSection(p: Profile): string {
   const nev = lines.reduce((a, l) => a + l.seen, 0), dropped = lines.reduce((a, l) => a + l.dropped, 0);
   const kinds = new Set(lines.flatMap((l) => l.events.map((e) => (e.kind === 'pcontrol' && e.value === 0 ? 'pcontrol-off' : e.kind))));
   const key = (color: string, text: string) => `<span class="key" style="background:${color}"></span>${text}`;
-  const keys = [profiled ? `${key('#b2f2bb', 'recording on')} ${key('#adb5bd', 'recording off (MPI_Pcontrol(0) to the next other level)')}` : key('#e9ecef', 'running')];
+  const keys = [profiled ? key('#b2f2bb', 'recording on') : key('#e9ecef', 'running')];
+  if (profiled && kinds.has('pcontrol-off')) keys.push(key('#adb5bd', 'recording off (MPI_Pcontrol(0) to the next other level)'));
   if (phaseCount) keys.push(key('#cc5de8', 'MPI_T phase (monitor: flush handle started to stopped)'));
   if (kinds.has('pcontrol-off')) keys.push(`${key(COLOR['pcontrol-off'], 'Pcontrol(0)')}`);
   if (kinds.has('pcontrol')) keys.push(`${key(COLOR.pcontrol, 'Pcontrol(other level)')}`);
