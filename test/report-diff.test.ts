@@ -2,9 +2,10 @@
 // (exact numbers: call sites matched by call and location, a site that moved appears and
 // vanishes, ranks only in B, the communication matrix's pairs), the errors and notes, and a
 // real run of 2 and of 3 ranks on Open MPI through the CLI in text, --json and --html.
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readProfile } from '../src/profile/read.js';
@@ -12,6 +13,7 @@ import { SYNTH_SITES, synthMessageBytes, synthMessages, synthRank, synthSiteCall
 import { diffRuns } from '../src/report/diff.js';
 import { formatDiff } from '../src/report/diff-text.js';
 import { diffHtml } from '../src/report/diff-html.js';
+import { DEFAULT_TOP } from '../src/report/filter.js';
 import { profileRuns, runTotals, siteTotals } from '../src/report/profile.js';
 import { writeRunInfo, type RunInfo } from '../src/report/run-info.js';
 import { launcherArgs, mpii, outDir, program } from './helpers.js';
@@ -121,7 +123,7 @@ describe('mpii report A B (synthetic jobs)', () => {
     const rows = (id: string) => html.split(`id="${id}"`)[1].split('</table>')[0].split('<tr>').length - 2;
     assert.equal(rows('diff-sites'), 5);
     assert.equal(rows('diff-pairs'), 5);
-    assert.equal(rows('diff-ranks'), 12);
+    assert.equal(rows('diff-ranks'), 4); // as the text: the ranks whose MPI time changed (the 4 new ones)
     assert.match(html, /<p class="warn note">Note: A has 8 ranks, B 12/);
     assert.doesNotMatch(html, /<(script|img|link)[^>]+src=/);
   });
@@ -190,5 +192,65 @@ describe('mpii report A B (real runs, Open MPI: 2 then 3 ranks)', () => {
     const bad = await mpii(['report', ...dirs, '--ranks', '1']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr.trim(), /^mpii: --ranks is for the report of one run — /);
+  });
+});
+
+describe('mpii report A B --html in headless Chromium; the same default rows as the text and --json', () => {
+  let browser: Browser;
+  before(async () => {
+    assert.ok(existsSync('/usr/bin/chromium'), '/usr/bin/chromium missing: apt-get install -y chromium');
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('tables with the rows of the text and --json (no --top), sorting by a column, nothing loaded, no sideways scrolling', async () => {
+    const A = job(8);
+    const B = job(12);
+    const html = join(tmp(), 'diff.html');
+    const r = await mpii(['report', A, B, '--html', html]);
+    assert.equal(r.code, 0, r.stderr);
+    const text = r.stdout;
+    const js = JSON.parse((await mpii(['report', A, B, '--json'])).stdout);
+    // rows of each table in the text
+    const textPairs = text.split('pairs that changed')[1].split('\n').filter((l) => /^ {4}\d+ → \d+ /.test(l)).length;
+    const ranksPart = text.split('MPI time per rank, largest change first')[1].split('\n  call sites,')[0];
+    const textRanks = [...ranksPart.matchAll(/^ {4} *(\d+) /gm)].map((m) => Number(m[1]));
+    assert.equal(textPairs, DEFAULT_TOP);
+    assert.equal(js.monitor.pairs.length, DEFAULT_TOP);
+    assert.deepEqual(js.profile.ranks.map((x: { rank: number }) => x.rank), textRanks);
+    assert.equal(textRanks.length, 4);
+    assert.equal(js.profile.sites.length, Math.min(DEFAULT_TOP, SYNTH_SITES.length));
+
+    const pg = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    const requests: string[] = [];
+    pg.on('pageerror', (e) => errors.push(e.message));
+    pg.on('request', (q) => { if (!q.url().startsWith('file:')) requests.push(q.url()); });
+    await pg.goto(`file://${html}`);
+    await pg.waitForSelector('body[data-ready="1"]');
+    assert.deepEqual(errors, []);
+    assert.deepEqual(requests, []);
+    const count = (id: string) => pg.locator(`#${id} tbody tr`).count();
+    assert.equal(await count('diff-pairs'), js.monitor.pairs.length);
+    assert.equal(await count('diff-ranks'), js.profile.ranks.length);
+    assert.equal(await count('diff-sites'), js.profile.sites.length);
+    assert.equal(await count('diff-classes'), js.monitor.classes.length);
+    assert.deepEqual(await pg.$$eval('#diff-ranks tbody tr td:first-child', (tds) => tds.map((td) => Number(td.textContent))),
+      js.profile.ranks.map((x: { rank: number }) => x.rank));
+    assert.match((await pg.textContent('#runs')) ?? '', /A.*8 ranks.*B.*12 ranks/s);
+    assert.match((await pg.locator('p.note').allTextContents()).join('\n'), /A has 8 ranks, B 12/);
+    // sorting: the sender column, ascending then descending
+    const senders = () => pg.$$eval('#diff-pairs tbody tr td:first-child', (tds) => tds.map((td) => Number(td.getAttribute('data-sort'))));
+    await pg.click('#diff-pairs th[data-col="0"]');
+    const desc = await senders();
+    assert.deepEqual(desc, [...desc].sort((x, y) => y - x));
+    await pg.click('#diff-pairs th[data-col="0"]');
+    const asc = await senders();
+    assert.deepEqual(asc, [...asc].sort((x, y) => x - y));
+    const { scroll, client } = await pg.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    assert.ok(scroll <= client, `page is ${scroll} px wide in a ${client} px window`);
+    await pg.close();
   });
 });

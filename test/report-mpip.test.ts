@@ -4,7 +4,7 @@
 // numbers) for the most, one real run of each MPI for the header and the CLI.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readProfile } from '../src/profile/read.js';
@@ -14,7 +14,7 @@ import { formatProfile } from '../src/report/profile-text.js';
 import { siteRankRows, siteRows } from '../src/report/profile-stats.js';
 import { formatHeader, rankRanges, runHeader, wrap } from '../src/report/header.js';
 import { writeRunInfo, readRunInfo, RUN_INFO_FILE } from '../src/report/run-info.js';
-import { parseRanks, parseSites, reportFilter } from '../src/report/filter.js';
+import { DEFAULT_TOP, parseRanks, parseSites, reportFilter } from '../src/report/filter.js';
 import { profileCsv } from '../src/report/profile-csv.js';
 import { htmlReport } from '../src/report/html.js';
 import { formatSummary } from '../src/report/summary.js';
@@ -152,7 +152,7 @@ describe('filters act the same in text, --json, CSV and HTML', () => {
         assert.deepEqual(csvSites, jsonSites, 'CSV vs JSON');
         assert.deepEqual(htmlSites, jsonSites, 'HTML vs JSON');
       } else {
-        assert.deepEqual(jsonSites, siteRows(run).map((t) => t.site.id + 1), 'no --sites/--top: every site in JSON');
+        assert.deepEqual(jsonSites, siteRows(run).slice(0, DEFAULT_TOP).map((t) => t.site.id + 1), 'no --sites/--top: the first DEFAULT_TOP sites in JSON');
       }
       if (f.sites?.includes('MPI_Send')) assert.equal(jsonSites.length, 2);
       if (f.sites?.[0] === '1') assert.deepEqual(jsonSites, [1, 3]);
@@ -163,7 +163,7 @@ describe('filters act the same in text, --json, CSV and HTML', () => {
         const csvRanks = new Set(csv.ranks.trim().split('\n').slice(1).map((l) => Number(l.split(',')[2])));
         assert.deepEqual([...csvRanks], [1, 3]);
         const blocks = [...html.matchAll(/<details class="site-ranks" data-site="(\d+)">/g)];
-        assert.equal(blocks.length, Math.min(20, SYNTH_SITES.length));
+        assert.equal(blocks.length, Math.min(DEFAULT_TOP, SYNTH_SITES.length));
         const first = html.split('<details class="site-ranks"')[1].split('</table>')[0];
         assert.deepEqual([...first.matchAll(/<tr><td class="num" data-sort="([^"]+)">/g)].map((m) => m[1]), ['1', '3', 'Infinity']);
         assert.match(text, /per rank, each call site \(mpiP: Callsite Time statistics; ranks 1,3\)/);
@@ -173,6 +173,44 @@ describe('filters act the same in text, --json, CSV and HTML', () => {
       }
     });
   }
+
+  it(`without --top: the same ${DEFAULT_TOP} call sites in text, --json, --csv and --html; --top 0: every one (CLI)`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-mpip-top-'));
+    const extra = 13;
+    writeSyntheticJob(dir, 4, { extraSites: extra });
+    const all = SYNTH_SITES.length + extra;
+    const rows = async (top: string[]) => {
+      const text = (await mpii(['report', dir, ...top])).stdout;
+      const legend = text.split('call sites by MPI time')[1].split('\n  time per call site')[0];
+      const json = JSON.parse((await mpii(['report', dir, '--json', ...top])).stdout).profile[0];
+      const csvDir = join(dir, `csv${top.join('')}`);
+      const html = join(dir, `r${top.join('')}.html`);
+      rmSync(html, { force: true });
+      const r = await mpii(['report', dir, '--csv', csvDir, '--html', html, ...top]);
+      assert.equal(r.code, 0, r.stderr);
+      const page = readFileSync(html, 'utf8').split('id="profile-2-sites"')[1].split('</table>')[0];
+      return {
+        text: [...legend.matchAll(/^ {4} *(\d+) {2}MPI_/gm)].map((m) => Number(m[1])),
+        json: json.sites.map((s: { id: number }) => s.id + 1) as number[],
+        jsonTotal: json.sitesTotal as number,
+        csv: readFileSync(join(csvDir, 'profile_sites.csv'), 'utf8').trim().split('\n').slice(1).map((l) => Number(l.split(',')[0])),
+        html: [...page.matchAll(/<tr><td class="num" data-sort="(\d+)">/g)].map((m) => Number(m[1])),
+        more: /… (\d+) more call sites/.exec(text)?.[1],
+      };
+    };
+    const d = await rows([]);
+    const first = Array.from({ length: DEFAULT_TOP }, (_, i) => i + 1);
+    assert.deepEqual(d.text, first, 'text');
+    assert.deepEqual(d.json, first, 'JSON');
+    assert.deepEqual(d.csv, first, 'CSV');
+    assert.deepEqual(d.html, first, 'HTML');
+    assert.equal(d.jsonTotal, all);
+    assert.equal(d.more, String(all - DEFAULT_TOP));
+    const every = await rows(['--top', '0']);
+    const ids = Array.from({ length: all }, (_, i) => i + 1);
+    for (const k of ['text', 'json', 'csv', 'html'] as const) assert.deepEqual(every[k], ids, `--top 0: ${k}`);
+    assert.equal(every.more, undefined);
+  });
 
   it('parsing: ranges, errors in one line', () => {
     assert.deepEqual(parseRanks('3,0-2,2'), [0, 1, 2, 3]);

@@ -13,6 +13,11 @@
  *   kind 1 counters: count u64 values; 2 text: count bytes; 3 tool: no payload;
  *   kind 4 sparse counters (only in profile.mpii): count = dense length, payload u64 nnz +
  *          nnz × { u64 index, u64 value } — per-peer tables are mostly zeros at scale.
+ * Tool 0 (the core) holds counters "events": the rank's timeline (mpii_profile_event). Words:
+ *   EV_HEAD header words { entry words, capacity, events seen (kept + dropped), MPI_Init's
+ *   CLOCK_MONOTONIC ns, its CLOCK_REALTIME (double bits), MPI_Finalize or the crash (monotonic
+ *   ns), 0, 0 } then capacity entries of EV_WORDS { monotonic ns, kind | tool << 32 (stored last:
+ *   0 = not written), value, name (40 bytes, NUL-terminated) }.
  * profile.mpii = { "MPIIPROF", u32 version, u32 nranks } + nranks images, each padded to 8. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,6 +62,10 @@ static int image_is_file;
 static char out_dir[4096];
 static char live_path[4200];
 static int mpii_rank_known;        /* MPI_Init returned: mpii_rank is this job's rank */
+
+enum { EV_HEAD = 8, EV_WORDS = 8, EV_NAME = 3, EV_NAME_BYTES = (EV_WORDS - EV_NAME) * 8 };
+enum { EV_H_WORDS, EV_H_CAPACITY, EV_H_SEEN, EV_H_INIT_NS, EV_H_INIT_REAL, EV_H_END_NS };
+static uint64_t *events; /* the "events" counters in the image */
 
 static double now(void)
 {
@@ -128,6 +137,31 @@ void mpii_profile_begin(const char *dir)
     image->t_start = now();
     gethostname(image->host, sizeof image->host - 1);
     snprintf(image->flavor, sizeof image->flavor, "%s", MPII_MPI_FLAVOR);
+    events = mpii_profile_counters(0, "events", EV_HEAD + (size_t) MPII_EVENTS_KEPT * EV_WORDS,
+                                   "timeline: header {entry words, capacity, seen, init ns, init realtime, end ns}, "
+                                   "entries {ns, kind | tool << 32, value, name[40]}");
+    if (events) {
+        events[EV_H_WORDS] = EV_WORDS;
+        events[EV_H_CAPACITY] = MPII_EVENTS_KEPT;
+    }
+}
+
+void mpii_profile_event(int tool_id, unsigned kind, int64_t value, const char *name)
+{
+    if (!events || !kind) return;
+    uint64_t t = mpii_now_ns();
+    uint64_t slot = __atomic_fetch_add(&events[EV_H_SEEN], 1, __ATOMIC_RELAXED);
+    if (slot >= MPII_EVENTS_KEPT) return; /* counted: seen - capacity were dropped */
+    uint64_t *e = events + EV_HEAD + slot * EV_WORDS;
+    e[0] = t;
+    e[2] = (uint64_t) value;
+    if (name) strncpy((char *) (e + EV_NAME), name, EV_NAME_BYTES - 1);
+    __atomic_store_n(&e[1], (uint64_t) kind | (uint64_t) (uint32_t) tool_id << 32, __ATOMIC_RELEASE);
+}
+
+static void events_end(void)
+{
+    if (events && !events[EV_H_END_NS]) events[EV_H_END_NS] = mpii_now_ns();
 }
 
 static int write_all(int fd, const void *buf, size_t n);
@@ -155,6 +189,11 @@ void mpii_profile_started(const char *subdir)
     image->rank = mpii_rank;
     image->size = mpii_size;
     mpii_rank_known = 1;
+    if (events) {
+        double real = now();
+        events[EV_H_INIT_NS] = mpii_now_ns();
+        memcpy(&events[EV_H_INIT_REAL], &real, sizeof real);
+    }
     if (image_is_file) {
         char want[sizeof live_path];
         if (subdir && *subdir) {
@@ -232,6 +271,7 @@ void mpii_profile_mark_aborted(void)
     if (!image) return;
     image->state = STATE_ABORTED;
     image->t_end = now();
+    events_end();
 }
 
 static int write_all(int fd, const void *buf, size_t n)
@@ -308,6 +348,7 @@ void mpii_profile_finish(void)
     if (!image) return;
     image->state = STATE_FINALIZED;
     image->t_end = now();
+    events_end();
     if (!image_is_file || mpii_size < 1) return;
     int writer = profile_writer();
     size_t compact_len = 0;

@@ -17,6 +17,21 @@ uint64_t *mpii_profile_counters(int tool_id, const char *section, size_t n, cons
 /* A text (JSON) block for the profile, typically written from the tool's MPI_Finalize wrapper. */
 int mpii_profile_text(int tool_id, const char *section, const char *text);
 
+/* A moment on this rank's timeline (the report draws them against the time since MPI_Init): the
+ * core keeps the first MPII_EVENTS_KEPT events per rank in the profile with their time
+ * (CLOCK_MONOTONIC), `value` and up to 39 bytes of `name` (NULL: none), and counts the ones
+ * after. No allocation, no lock (safe from any thread); a clock read and a few stores, meant for
+ * rare moments (MPI_Pcontrol, an MPI_T phase), not per MPI call. Kinds 1-15 are mpii's (below);
+ * a tool's own start at 16. */
+enum {
+    MPII_EVENT_PCONTROL = 1,    /* MPI_Pcontrol(value) (the profile tool) */
+    MPII_EVENT_PHASE_START = 2, /* an MPI_T monitoring phase starts: a flush handle was started */
+    MPII_EVENT_PHASE_END = 3,   /* it ends: the handle was stopped; value 1 when it wrote `name`.<rank>.prof */
+    MPII_EVENT_USER = 16
+};
+#define MPII_EVENTS_KEPT 256
+void mpii_profile_event(int tool_id, unsigned kind, int64_t value, const char *name);
+
 /* The value of option `key` given to this tool instance in the mpii configuration, or NULL. */
 const char *mpii_tool_option(int tool_id, const char *key);
 

@@ -118,9 +118,10 @@ function slurmLine(env: NodeJS.ProcessEnv): void {
 export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string; html?: string; force?: boolean; ranks?: string | boolean; sites?: string }
 
 export async function reportCommand(dir: string, o: ReportFlags, dir2?: string): Promise<number> {
-  if (o.top !== undefined && !(Number.isInteger(o.top) && o.top > 0)) {
-    throw new MpiiError('--top needs a positive whole number', 'e.g. --top 20');
+  if (o.top !== undefined && !(Number.isInteger(o.top) && o.top >= 0)) {
+    throw new MpiiError('--top needs a whole number (0: every row)', 'e.g. --top 20');
   }
+  if (o.top === 0) o = { ...o, top: Infinity }; // every row, in every format
   const filter = reportFilter(o);
   try {
     if (dir2 !== undefined) return await (await import('../report/diff-command.js')).diffCommand(dir, dir2, o, filter);

@@ -74,6 +74,66 @@ class Counters implements CounterSection {
 }
 export interface TextSection { tool: number; name: string; text: string }
 
+/** Kinds of timeline events (MPII_EVENT_* in preload/include/mpii_tool.h); others are a tool's own. */
+export const EVENT_KINDS: Record<number, string> = { 1: 'pcontrol', 2: 'phase-start', 3: 'phase-end' };
+
+export interface TimelineEvent {
+  /** seconds since the rank's MPI_Init returned (before it: negative) */
+  t: number;
+  tool: number;
+  /** 'pcontrol', 'phase-start', 'phase-end', or `event-<k>` of a tool's own kind */
+  kind: string;
+  /** MPI_Pcontrol's level; for a phase's end 1 when it wrote <name>.<rank>.prof */
+  value: number;
+  name: string;
+}
+
+/** A rank's timeline (tool 0's counters "events", preload/core/profile.c): the first events it
+ *  kept, in the order they happened, and how many it dropped. Absent in profiles of mpii before it. */
+export interface RankTimeline {
+  /** MPI_Init returned, wall clock (seconds since 1970); null when the rank never got there */
+  init: number | null;
+  /** MPI_Finalize or the crash, seconds since MPI_Init; null while running (killed) */
+  end: number | null;
+  /** events a rank keeps at most (the first ones) */
+  capacity: number;
+  seen: number;
+  dropped: number;
+  events: TimelineEvent[];
+}
+
+const EV_HEAD = 8;
+
+/** The rank's timeline from its "events" section, or undefined when it has none. */
+export function parseTimeline(c: CounterSection | undefined): RankTimeline | undefined {
+  if (!c || c.length < EV_HEAD) return undefined;
+  const v = c.nonzero;
+  const u = (i: number) => v.get(i) ?? 0n;
+  const words = Number(u(0));
+  if (words < 4 || words > 64) return undefined; // not a layout this reader knows (or damaged)
+  // a damaged count must not make a long loop: the shim keeps 256, a later one may keep more
+  const capacity = Math.min(Number(u(1)), Math.floor((c.length - EV_HEAD) / words), 1 << 16);
+  const seen = Number(u(2));
+  const initNs = u(3);
+  const real = Buffer.alloc(8);
+  real.writeBigUInt64LE(u(4));
+  const endNs = u(5);
+  const base = initNs || (v.get(EV_HEAD) ?? 0n); // never initialised: from its first event
+  const events: TimelineEvent[] = [];
+  for (let k = 0; k < Math.min(seen, capacity); k++) {
+    const at = EV_HEAD + k * words;
+    const kt = u(at + 1);
+    if (kt === 0n) continue; // reserved, never written (the rank died in between)
+    const kind = Number(kt & 0xffffffffn);
+    const name = Buffer.alloc(Math.max(0, (words - 3) * 8));
+    for (let w = 3; w < words; w++) name.writeBigUInt64LE(u(at + w), (w - 3) * 8);
+    events.push({ t: Number(u(at) - base) / 1e9, tool: Number(kt >> 32n), kind: EVENT_KINDS[kind] ?? `event-${kind}`,
+      value: Number(BigInt.asIntN(64, u(at + 2))), name: name.toString('utf8').replace(/\0.*$/s, '') });
+  }
+  return { init: initNs ? real.readDoubleLE(0) : null, end: endNs && initNs ? Number(endNs - initNs) / 1e9 : null,
+    capacity, seen, dropped: Math.max(0, seen - capacity), events };
+}
+
 export interface RankProfile {
   rank: number;
   size: number;
@@ -87,6 +147,8 @@ export interface RankProfile {
   tools: Map<number, string>;
   counters: CounterSection[];
   texts: TextSection[];
+  /** MPI_Pcontrol and MPI_T phases in time (profiles written before mpii recorded them: none) */
+  timeline?: RankTimeline;
 }
 
 export interface Profile {
@@ -162,6 +224,7 @@ function parseImage(buf: Buffer, where: string): { rank: RankProfile; length: nu
     }
     off = p + pad8(payload);
   }
+  rank.timeline = parseTimeline(rank.counters.find((c) => c.tool === 0 && c.name === 'events'));
   return { rank, length: pad8(used) };
 }
 

@@ -11,8 +11,9 @@ export interface SynthCounters {
   labels?: string;
   /** dense length of the section */
   length: number;
-  /** non-zero entries as flat pairs: index, value, index, value, … (-1 stands for UINT64_MAX) */
-  entries: ArrayLike<number>;
+  /** non-zero entries as flat pairs: index, value, index, value, … (-1 stands for UINT64_MAX; a
+   *  bigint is stored as its 64 bits) */
+  entries: ArrayLike<number | bigint>;
 }
 export interface SynthText { tool: number; name: string; text: string }
 export interface SynthRank {
@@ -33,7 +34,11 @@ const pad8 = (n: number) => (n + 7) & ~7;
 const HEADER = 144;
 const STATE = { running: 0, finalized: 1, aborted: 2 };
 
-function putU64(buf: Buffer, at: number, v: number): void {
+function putU64(buf: Buffer, at: number, v: number | bigint): void {
+  if (typeof v === 'bigint') {
+    buf.writeBigUInt64LE(BigInt.asUintN(64, v), at);
+    return;
+  }
   if (v < 0) {
     buf.writeUInt32LE(0xffffffff, at);
     buf.writeUInt32LE(0xffffffff, at + 4);
@@ -56,7 +61,7 @@ export function rankImage(r: SynthRank): Buffer {
       write: (b, at) => {
         putU64(b, at, nnz);
         for (let k = 0; k < nnz; k++) {
-          putU64(b, at + 8 + 16 * k, c.entries[2 * k]);
+          putU64(b, at + 8 + 16 * k, Number(c.entries[2 * k]));
           putU64(b, at + 16 + 16 * k, c.entries[2 * k + 1]);
         }
       },
@@ -145,6 +150,45 @@ export interface SynthJobOptions {
   tools?: string[];
   /** peers each rank sends to (default: all); peers are the next ones in rank order */
   peers?: number;
+  /** call sites beyond SYNTH_SITES: MPI_Send sites at 0x401500, 0x401580, … (fewer calls each) */
+  extraSites?: number;
+  /** a timeline (tool 0's "events"): synthEvents(r) on every rank */
+  timeline?: boolean;
+}
+
+/** The synthetic job's timeline of rank r (with `timeline`): times in seconds since MPI_Init.
+ *  Pcontrol(0) and (1) around a phase of the monitor's; rank 0 also counted SYNTH_DROPPED events
+ *  beyond the 256 it keeps (its slots after these five reserved but not written). `tool` is 'profile' or 'monitor'. */
+export function synthEvents(r: number): { t: number; tool: string; kind: number; value: number; name: string }[] {
+  const d = (r % 10) * 0.01;
+  return [
+    { t: 0.5 + d, tool: 'profile', kind: 1, value: 0, name: '' },
+    { t: 1.0 + d, tool: 'profile', kind: 1, value: 1, name: '' },
+    { t: 1.2 + d, tool: 'monitor', kind: 2, value: 0, name: '' },
+    { t: 1.8 + d, tool: 'monitor', kind: 3, value: 1, name: 'prof/phase_1' },
+    { t: 1.9 + d, tool: 'profile', kind: 1, value: 2, name: '' },
+  ];
+}
+export const SYNTH_DROPPED = 10;
+const EVENTS_KEPT = 256;
+
+function eventsSection(r: number, ids: Record<number, string>, appSeconds: number): SynthCounters {
+  const init = 1_000_000_000_000n; // CLOCK_MONOTONIC ns at MPI_Init
+  const real = Buffer.alloc(8);
+  real.writeDoubleLE(1_700_000_000 + r * 1e-3);
+  const toolId = (name: string) => Number(Object.entries(ids).find(([, n]) => n === name)?.[0] ?? 0);
+  const evs = synthEvents(r).filter((e) => toolId(e.tool));
+  const seen = r === 0 ? EVENTS_KEPT + SYNTH_DROPPED : evs.length; // rank 0: the rest of its 256 were not written (died in between)
+  const e: (number | bigint)[] = [0, 8, 1, EVENTS_KEPT, 2, seen, 3, init, 4, real.readBigUInt64LE(0), 5, init + BigInt(Math.round(appSeconds * 1e9))];
+  evs.forEach((ev, k) => {
+    const at = 8 + 8 * k;
+    e.push(at, init + BigInt(Math.round(ev.t * 1e9)), at + 1, (BigInt(toolId(ev.tool)) << 32n) | BigInt(ev.kind));
+    if (ev.value) e.push(at + 2, ev.value);
+    const name = Buffer.alloc(40);
+    name.write(ev.name);
+    for (let w = 0; w < 5; w++) if (name.readBigUInt64LE(8 * w)) e.push(at + 3 + w, name.readBigUInt64LE(8 * w));
+  });
+  return { tool: 0, name: 'events', length: 8 + EVENTS_KEPT * 8, entries: e };
 }
 
 export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthRank {
@@ -180,25 +224,28 @@ export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthR
     const app = synthAppSeconds(r) * TICKS_PER_S;
     const t0 = 5e9;
     // timer 2 (ticks are ns), t0 ticks/ns, cal ticks/ns, end ticks/ns, last, on, depth, capacity
-    const clock = [0, 2, 1, t0, 2, t0, 3, t0 - 1e6, 4, t0 - 1e6, 5, t0 + app, 6, t0 + app, 7, t0 + app, 8, app, 11, 1, 12, 64];
+    const all = [...SYNTH_SITES, ...Array.from({ length: o.extraSites ?? 0 }, (_, k) => ({ fn: 0, addr: 0x401500 + 0x80 * k }))];
+    const cap = Math.max(64, 2 ** Math.ceil(Math.log2(all.length * 7)));
+    const clock = [0, 2, 1, t0, 2, t0, 3, t0 - 1e6, 4, t0 - 1e6, 5, t0 + app, 6, t0 + app, 7, t0 + app, 8, app, 11, 1, 12, cap];
     rank.counters!.push({ tool: pf, name: 'clock', length: 13, entries: clock,
       labels: 'timer\nt0_ticks\nt0_ns\ncal_ticks\ncal_ns\nend_ticks\nend_ns\nlast_ticks\non_ticks\non_since\npcontrol\ndepth\ncapacity' });
     const e: number[] = [];
-    SYNTH_SITES.forEach((s, i) => {
-      const calls = synthSiteCalls(r, i);
-      const ns = synthSiteNs(r, i);
+    all.forEach((s, i) => {
+      const calls = i < SYNTH_SITES.length ? synthSiteCalls(r, i) : 1 + (r % 2);
+      const ns = i < SYNTH_SITES.length ? synthSiteNs(r, i) : 1000 * (100 - i);
       const bytes = s.fn <= 1 ? 1024 : s.fn === 2 ? 32 : 0;
       const row = [s.fn + 1, s.addr, calls, calls * ns, ns, ns, s.fn === 1 ? 0 : calls * bytes, s.fn === 1 ? calls * bytes : 0, bytes, bytes];
       if (s.fn >= 3) { row[8] = s.fn === 5 ? -1 : 0; row[9] = 0; }
       row.forEach((v, f) => { if (v !== 0) e.push(i * 7 * PF_ROW + f, v); }); // spread over the table
     });
-    rank.counters!.push({ tool: pf, name: 'sites', length: 64 * PF_ROW, entries: e,
+    rank.counters!.push({ tool: pf, name: 'sites', length: cap * PF_ROW, entries: e,
       labels: 'function\naddress 1\ncount\nticks\nticks_min\nticks_max\nbytes_sent\nbytes_recv\nsize_min\nsize_max' });
     rank.counters!.push({ tool: pf, name: 'overflow', length: SYNTH_FUNCTIONS.length * 8, entries: [],
       labels: 'count\nticks\nticks_min\nticks_max\nbytes_sent\nbytes_recv\nsize_min\nsize_max' });
     SYNTH_FUNCTIONS.forEach((f, id) => rank.texts!.push({ tool: pf, name: 'function', text: `${id} ${f}` }));
     rank.texts!.push({ tool: pf, name: 'module', text: '401000 402000 0 /synthetic/app' });
   }
+  if (o.timeline) rank.counters!.push(eventsSection(r, ids, synthAppSeconds(r)));
   return rank;
 }
 

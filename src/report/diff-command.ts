@@ -4,7 +4,7 @@ import { MpiiError } from '../errors.js';
 import { readProfile } from '../profile/read.js';
 import { diffRuns } from './diff.js';
 import { formatDiff } from './diff-text.js';
-import type { ReportFilter } from './filter.js';
+import { DEFAULT_TOP, type ReportFilter } from './filter.js';
 import { wantColor } from './summary.js';
 
 export async function diffCommand(a: string, b: string, o: { json?: boolean; html?: string; csv?: string; prof?: string; ranks?: unknown },
@@ -23,8 +23,8 @@ export async function diffCommand(a: string, b: string, o: { json?: boolean; htm
     if (!o.json) console.error(`wrote ${o.html} (${(html.length / 1024).toFixed(0)} KiB)`);
   }
   if (o.json) {
-    const cut = <T>(xs: T[]) => (f.top ? xs.slice(0, f.top) : xs);
-    const j = { ...d, profile: d.profile && { ...d.profile, ranks: cut(d.profile.ranks), sites: cut(d.profile.sites) },
+    const cut = <T>(xs: T[]) => xs.slice(0, f.top ?? DEFAULT_TOP); // the rows of the text and the page
+    const j = { ...d, profile: d.profile && { ...d.profile, ranks: cut(d.profile.ranks.filter((r) => r.change !== 0)), sites: cut(d.profile.sites) },
       monitor: d.monitor && { ...d.monitor, pairs: cut(d.monitor.pairs) }, traceCount: d.traceCount && cut(d.traceCount) };
     console.log(JSON.stringify(j, null, 2));
   } else {

@@ -6,11 +6,12 @@ import { humanTime } from './profile-text.js';
 import { signedBytes, signedTime } from './diff-text.js';
 import { utc } from './header.js';
 import type { RunDiff } from './diff.js';
+import { DEFAULT_TOP } from './filter.js';
 
 const pct = (p: number | null) => (p === null ? 'new' : `${p > 0 ? '+' : ''}${p.toFixed(1)} %`);
 
 export function diffHtml(d: RunDiff, o: { top?: number; generated?: Date } = {}): string {
-  const top = o.top ?? 50;
+  const top = o.top ?? DEFAULT_TOP; // the rows of the text and --json
   const body: string[] = [];
   const runs = [['A', d.a], ['B', d.b]] as const;
   body.push(`<dl class="run" id="runs">${runs.map(([k, s]) => `<dt>${k}</dt><dd data-key="${k}">${esc(`${s.dir}: ${s.ranks} ranks, ${s.header.mpi}`
@@ -34,7 +35,7 @@ export function diffHtml(d: RunDiff, o: { top?: number; generated?: Date } = {})
       cell(s.a ? humanBytes(s.a.sent + s.a.recv) : '—', s.a ? s.a.sent + s.a.recv : -1), cell(s.b ? humanBytes(s.b.sent + s.b.recv) : '—', s.b ? s.b.sent + s.b.recv : -1)])));
     body.push('<h3>MPI time per rank, largest change first</h3>');
     body.push(table('diff-ranks', [{ head: 'rank', right: true }, { head: 'A', right: true }, { head: 'B', right: true }, { head: 'change', right: true }],
-      p.ranks.slice(0, Math.max(top, 128)).map((r) => [cell(r.rank), cell(r.a === null ? '—' : humanTime(r.a), r.a ?? -1), cell(r.b === null ? '—' : humanTime(r.b), r.b ?? -1),
+      p.ranks.filter((r) => r.change !== 0).slice(0, top).map((r) => [cell(r.rank), cell(r.a === null ? '—' : humanTime(r.a), r.a ?? -1), cell(r.b === null ? '—' : humanTime(r.b), r.b ?? -1),
         cell(signedTime(r.change), r.change)])));
     body.push('</section>');
   }

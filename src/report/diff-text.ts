@@ -1,4 +1,5 @@
 // `mpii report A B` on the terminal: at most 80 columns, largest changes first.
+import { DEFAULT_TOP } from './filter.js';
 import { Chalk } from 'chalk';
 import { humanBytes } from './monitor-text.js';
 import { humanTime } from './profile-text.js';
@@ -17,7 +18,7 @@ const percent = (p: number | null) => (p === null ? 'new' : `${p > 0 ? '+' : ''}
 export interface DiffTextOptions { top?: number; color?: boolean; width?: number }
 
 export function formatDiff(d: RunDiff, o: DiffTextOptions = {}): string {
-  const top = o.top ?? 15;
+  const top = o.top ?? DEFAULT_TOP;
   const width = o.width ?? WIDTH;
   const bold = o.color ? (s: string) => chalk.bold(s) : (s: string) => s;
   const warn = o.color ? (s: string) => chalk.yellow(s) : (s: string) => s;
@@ -66,7 +67,7 @@ export function formatDiff(d: RunDiff, o: DiffTextOptions = {}): string {
       out.push(...t(['#', 'call', 'calls A', 'calls B', 'bytes A', 'bytes B', 'change'], sites.map((s) => [String(num.get(s)), s.call,
         s.a ? String(s.a.count) : '—', s.b ? String(s.b.count) : '—', s.a ? humanBytes(s.a.sent + s.a.recv) : '—', s.b ? humanBytes(s.b.sent + s.b.recv) : '—',
         signedBytes(s.bytes)]), [true, false, true, true, true, true, true]));
-      if (p.sites.length > sites.length) out.push(`    … ${p.sites.length - sites.length} more call sites (--top N, --json)`);
+      if (p.sites.length > sites.length) out.push(`    … ${p.sites.length - sites.length} more call sites (--top N; --top 0 for all)`);
       const appeared = p.sites.filter((s) => s.status === 'appeared');
       const vanished = p.sites.filter((s) => s.status === 'vanished');
       const list = (label: string, xs: SiteChange[]) => {
@@ -89,7 +90,7 @@ export function formatDiff(d: RunDiff, o: DiffTextOptions = {}): string {
       out.push(`  communication matrix, point-to-point pairs that changed, largest first (${m.pairsChanged}):`);
       out.push(...t(['sender → receiver', 'bytes A', 'bytes B', 'change', 'msgs A', 'msgs B'], m.pairs.slice(0, top).map((x) => [`${x.from} → ${x.to}`,
         humanBytes(x.a.bytes), humanBytes(x.b.bytes), signedBytes(x.bytes), String(x.a.count), String(x.b.count)]), [false, true, true, true, true, true]));
-      if (m.pairs.length > top) out.push(`    … ${m.pairs.length - top} more pairs (--top N, --json)`);
+      if (m.pairs.length > top) out.push(`    … ${m.pairs.length - top} more pairs (--top N; --top 0 for all)`);
     } else {
       out.push('  communication matrix: no point-to-point pair changed');
     }

@@ -6,8 +6,14 @@
 import { MpiiError } from '../errors.js';
 import type { ProfileRun, SiteTotal } from './profile.js';
 
+/** Rows of a table of call sites (and of every table of `mpii report A B`) when --top is not
+ *  given: the same in the text, --json, --csv and --html (`--top 0`: every row). */
+export const DEFAULT_TOP = 15;
+/** Rows of the busiest point-to-point pairs without --top (text and HTML; the monitor's `top`). */
+export const DEFAULT_PAIRS = 10;
+
 export interface ReportFilter {
-  /** call sites per table (after --sites) */
+  /** call sites per table (after --sites); DEFAULT_TOP when not given, Infinity for every one */
   top?: number;
   /** --sites: which call sites */
   sites?: string[];
@@ -64,7 +70,7 @@ export function siteMatches(t: SiteTotal, items: string[]): boolean {
 }
 
 /** The sites a table lists: --sites, then the first `top` (most time first). */
-export function chooseSites<T extends SiteTotal>(sites: T[], f: ReportFilter, defaultTop: number): T[] {
+export function chooseSites<T extends SiteTotal>(sites: T[], f: ReportFilter, defaultTop = DEFAULT_TOP): T[] {
   const chosen = f.sites ? sites.filter((t) => siteMatches(t, f.sites!)) : sites;
   return chosen.slice(0, f.top ?? defaultTop);
 }
@@ -100,7 +106,7 @@ export function checkFilter(runs: { run: ProfileRun; sites: SiteTotal[] }[], f: 
 /** The filter of `mpii report`'s options. */
 export function reportFilter(o: { top?: number; ranks?: string | boolean; sites?: string }): ReportFilter {
   const f: ReportFilter = {};
-  if (o.top !== undefined) f.top = o.top;
+  if (o.top !== undefined) f.top = o.top === 0 ? Infinity : o.top; // --top 0: every row
   if (o.ranks === true) f.ranks = true;
   else if (typeof o.ranks === 'string') f.ranks = parseRanks(o.ranks);
   if (o.sites !== undefined) f.sites = parseSites(o.sites);

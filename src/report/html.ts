@@ -14,9 +14,10 @@ import { imbalance, pct, profileRuns, runTotals, siteTotals, type ProfileRun } f
 import { humanTime } from './profile-text.js';
 import { describe } from './addr2line.js';
 import { traceCountTables } from './trace-count.js';
-import { chooseRanks, chooseSites, type ReportFilter } from './filter.js';
+import { chooseRanks, chooseSites, DEFAULT_PAIRS, DEFAULT_TOP, type ReportFilter } from './filter.js';
 import { siteRankRows, siteRows, type SiteRow } from './profile-stats.js';
 import { rankRanges, runHeader, toolLabel, utc } from './header.js';
+import { timelineSection } from './timeline.js';
 
 /** Cells per side of the heatmap at most, and bars of the per-rank chart at most. */
 export const HEATMAP_CELLS = 64;
@@ -162,7 +163,7 @@ function monitorSection(run: MonitorRun, top: number, data: PageData): string {
     out.push(`<h3>Collectives per communicator</h3>`);
     out.push(table(`${id}-comms`, [{ head: 'communicator' }, { head: 'processes', right: true }, { head: 'one-to-all ops', right: true }, { head: 'bytes', right: true },
       { head: 'all-to-one ops', right: true }, { head: 'bytes', right: true }, { head: 'all-to-all ops', right: true }, { head: 'bytes', right: true }],
-    comms.slice(0, 200).map((c) => [cell(c.name), cell(c.procs.split(',').length), cell(c.o2a.count), cell(humanBytes(c.o2a.bytes), c.o2a.bytes),
+    comms.slice(0, top).map((c) => [cell(c.name), cell(c.procs.split(',').length), cell(c.o2a.count), cell(humanBytes(c.o2a.bytes), c.o2a.bytes),
       cell(c.a2o.count), cell(humanBytes(c.a2o.bytes), c.a2o.bytes), cell(c.a2a.count), cell(humanBytes(c.a2a.bytes), c.a2a.bytes)])));
   }
   out.push('</section>');
@@ -210,7 +211,7 @@ ${table(`memcheck-${run.tool}-stats`, [{ head: 'statistic' }, { head: 'all ranks
 function traceCountSection(p: Profile, top: number): string {
   return traceCountTables(p).map(({ tool, rows }) => `<section id="trace-count-${tool}"><h2>MPI calls <small>trace-count, tool ${tool}</small></h2>
 ${table(`trace-count-${tool}-calls`, [{ head: 'function' }, { head: 'total', right: true }, { head: 'min / rank', right: true }, { head: 'max / rank', right: true }],
-    rows.slice(0, Math.max(top, 30)).map((r) => [cell(r.fn), cell(Number(r.total)), cell(Number(r.min)), cell(Number(r.max))]))}
+    rows.slice(0, top).map((r) => [cell(r.fn), cell(Number(r.total)), cell(Number(r.min)), cell(Number(r.max))]))}
 </section>`).join('\n');
 }
 
@@ -325,14 +326,17 @@ interface PageData {
 export interface HtmlOptions { top?: number; generated?: Date; filter?: ReportFilter }
 
 export function htmlReport(p: Profile, o: HtmlOptions = {}): string {
-  const top = o.top ?? o.filter?.top ?? 20;
+  // the rows of the text report: call sites and trace-count functions DEFAULT_TOP, pairs DEFAULT_PAIRS
+  const top = o.top ?? o.filter?.top ?? DEFAULT_TOP;
+  const pairsTop = o.top ?? DEFAULT_PAIRS;
   const data: PageData = { heatmaps: [], bars: [], hists: [] };
   const tools = new Map<number, string>();
   for (const r of p.ranks) for (const [id, name] of r.tools) tools.set(id, name);
   const states = p.ranks.map((r) => r.state);
   const body: string[] = [];
   for (const run of profileRuns(p)) body.push(profileSection(run, top, data, o.filter ?? {}));
-  for (const run of monitorRuns(p)) body.push(monitorSection(run, top, data));
+  for (const run of monitorRuns(p)) body.push(monitorSection(run, pairsTop, data));
+  body.push(timelineSection(p));
   body.push(overlapSection(p));
   body.push(memcheckSection(p));
   body.push(genericSection(p));
@@ -395,8 +399,8 @@ figcaption { color: var(--muted); font-size: 12px; margin-top: 4px; }
 .key { display: inline-block; width: 10px; height: 10px; margin: 0 2px 0 8px; }
 .key.mpi { background: var(--mpi); } .key.compute { background: var(--compute); }
 .controls { margin: 4px 0 8px; } .controls label { margin-right: 10px; white-space: nowrap; } .controls .sep { margin-left: 14px; }
-.heatmap svg text, .bars svg text { font-size: 10px; fill: var(--muted); }
-.heatmap rect.cell:hover, .bars rect:hover { stroke: #000; stroke-width: 1; }
+.heatmap svg text, .bars svg text, svg.timeline text { font-size: 10px; fill: var(--muted); }
+.heatmap rect.cell:hover, .bars rect:hover, svg.timeline line.ev:hover { stroke: #000; stroke-width: 1; }
 .info { min-height: 1.5em; }
 pre { background: var(--alt); padding: 8px; overflow-x: auto; }
 .run { display: grid; grid-template-columns: max-content 1fr; gap: 0 12px; margin: 4px 0 8px; font-size: 13px; } .run dt { color: var(--muted); } .run dd { margin: 0; overflow-wrap: anywhere; }

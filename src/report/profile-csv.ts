@@ -22,7 +22,7 @@ export const SITE_COLUMNS = ['site', 'call', 'location', 'file', 'line', 'functi
 export const SITE_RANK_COLUMNS = ['site', 'call', 'rank', 'calls', 'max_s', 'mean_s', 'min_s', 'app_percent', 'mpi_percent', 'sent_bytes', 'recv_bytes'];
 
 export function profileCsv(run: ProfileRun, f: ReportFilter): { sites: string; ranks: string } {
-  const sites = chooseSites(siteRows(run), f, Infinity);
+  const sites = chooseSites(siteRows(run), f);
   const rankIdx = Array.isArray(f.ranks) ? chooseRanks(run, f) : run.ranks.map((_, i) => i);
   const s = sites.map((t) => {
     const fr = t.site.frames[0];

@@ -6,7 +6,7 @@ import type { Profile } from '../profile/read.js';
 import { humanBytes } from './monitor-text.js';
 import { imbalance, pct, profileRuns, runTotals, type ProfileRun } from './profile.js';
 import { describe } from './addr2line.js';
-import { chooseRanks, chooseSites, siteMatches, type ReportFilter } from './filter.js';
+import { chooseRanks, chooseSites, DEFAULT_TOP, siteMatches, type ReportFilter } from './filter.js';
 import { rankRanges, wrap } from './header.js';
 import { siteRankRows, siteRows, type SiteRow } from './profile-stats.js';
 import { cut, table, WIDTH } from './text-table.js';
@@ -68,7 +68,7 @@ function formatRun(run: ProfileRun, o: Required<ProfileTextOptions>): string[] {
     const id = (x: SiteRow) => [String(x.site.id + 1), x.site.fn];
     out.push(`  call sites by MPI time (mpiP: Callsites${f.sites ? `; --sites ${f.sites.join(',')}` : ''}):`);
     out.push(...callSites(top, o.width, bold));
-    if (more > 0) out.push(`    … ${more} more call site${more === 1 ? '' : 's'} (--top, --sites; mpii report --json or --html for all)`);
+    if (more > 0) out.push(`    … ${more} more call site${more === 1 ? '' : 's'} (--top N, --sites; --top 0 for all)`);
     out.push('  time per call site, all ranks (mpiP: Aggregate Time):');
     out.push(...t(['site', 'call', 'time', 'app %', 'MPI %', 'calls', 'COV'],
       top.map((x) => [...id(x), humanTime(x.time), x.appPercent.toFixed(2), x.mpiPercent.toFixed(2), String(x.count), x.cov.toFixed(2)]),
@@ -140,7 +140,7 @@ function perRank(run: ProfileRun, top: SiteRow[], ranks: number[], o: Required<P
 }
 
 export function formatProfile(p: Profile, opts: ProfileTextOptions = {}): string[] {
-  const o: Required<ProfileTextOptions> = { top: opts.top ?? opts.filter?.top ?? 15, color: opts.color ?? false, ranks: opts.ranks ?? 16,
+  const o: Required<ProfileTextOptions> = { top: opts.top ?? opts.filter?.top ?? DEFAULT_TOP, color: opts.color ?? false, ranks: opts.ranks ?? 16,
     filter: opts.filter ?? {}, width: opts.width ?? WIDTH };
   return profileRuns(p).flatMap((run) => formatRun(run, o));
 }

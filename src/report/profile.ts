@@ -6,7 +6,7 @@ import type { CounterSection, Profile, RankProfile } from '../profile/read.js';
 import { MpiiError } from '../errors.js';
 import { describe, parseModules, placeKey, placeOf, Symbolizer, type Location, type Place } from './addr2line.js';
 import { pythonSites } from './python-sites.js';
-import { chooseRanks, chooseSites, type ReportFilter } from './filter.js';
+import { chooseRanks, chooseSites, siteMatches, type ReportFilter } from './filter.js';
 import { siteRankRows, siteRows } from './profile-stats.js';
 
 export interface SiteStats {
@@ -318,7 +318,8 @@ export function profileJson(p: Profile, f: ReportFilter = {}): unknown {
     return {
       tool: run.tool, depth: run.depth, timer: run.timer, totals: total, imbalance: imbalance(run), problems: run.problems,
       ranks: rankIdx.map((i) => run.ranks[i]),
-      sites: chooseSites(siteRows(run), f, Infinity).map((t) => ({
+      sitesTotal: f.sites ? siteRows(run).filter((t) => siteMatches(t, f.sites!)).length : siteRows(run).length,
+      sites: chooseSites(siteRows(run), f).map((t) => ({
         id: t.site.id, call: t.site.fn, location: t.site.location, overflow: t.site.overflow,
         frames: t.site.frames.map((fr) => (fr.python
           ? { language: 'python', function: fr.func, file: fr.file, line: fr.line, cFrame: fr.python.cframe }

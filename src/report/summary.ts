@@ -8,6 +8,7 @@ import { formatMonitor } from './monitor-text.js';
 import { formatOverlap, overlapRuns, overlapTotals } from './overlap.js';
 import { formatMemcheck, memcheckRuns } from './memcheck.js';
 import { formatMpit, mpitJson } from './mpit.js';
+import { formatTimeline, timelineJson } from './timeline.js';
 import type { ReportFilter } from './filter.js';
 import { fitLines } from './text-table.js';
 import { formatHeader, headerJson, runHeader, wrap } from './header.js';
@@ -43,6 +44,7 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
   lines.push(...formatTraceCount(p, opts.top));
   lines.push(...formatProfile(p, { top: opts.filter?.top ?? opts.profileTop ?? opts.top, color: opts.color, filter: opts.filter }));
   lines.push(...formatMonitor(p, { top: opts.monitorTop ?? opts.top, matrix: opts.matrix, color: opts.color }));
+  lines.push(...formatTimeline(p));
   lines.push(...formatOverlap(p));
   lines.push(...formatMemcheck(p));
   // the MPI_T part keeps its lines (one pvar per line, as scripts and tests read them)
@@ -80,5 +82,6 @@ export function summaryJson(p: Profile, filter: ReportFilter = {}): unknown {
     })),
     memcheck: memcheckRuns(p),
     mpit: mpitJson(p),
+    timeline: timelineJson(p),
   };
 }

@@ -335,8 +335,14 @@ static int flush_notify(const mpii_pvar_t *v, const void *obj, int event)
     case MPII_PVAR_START:
         set_state(1);
         final_off = 1; /* Open MPI: phases through MPI_T and a finalize output do not mix */
+        mpii_profile_event(tool, MPII_EVENT_PHASE_START, 0, NULL); /* the report's timeline; named at its end */
         return 0;
-    case MPII_PVAR_STOP: return flush();
+    case MPII_PVAR_STOP: {
+        int written = state_on && flush_name;
+        int rc = flush();
+        mpii_profile_event(tool, MPII_EVENT_PHASE_END, written && rc == 0, flush_name);
+        return rc;
+    }
     default: return 0;
     }
 }

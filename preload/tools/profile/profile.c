@@ -625,6 +625,7 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
         if (s->threaded) pthread_mutex_lock(&s->lock);
         uint64_t t = pf_ticks();
         s->clock[PF_PCONTROL]++;
+        mpii_profile_event(s->tool, MPII_EVENT_PCONTROL, level, NULL); /* when, for the report's timeline */
         if (level == 0) {
             pf_off(s, t);
         } else if (s->path == PF_OFF) {
