@@ -120,7 +120,7 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
     .argument('<dir>', 'the --out directory of the run (or its profile.mpii)')
     .argument('[dir2]', 'a second run of the same program: report what changed from <dir> to it')
     .option('--json', 'machine-readable output')
-    .option('--top <n>', 'rows per table', (v) => Number.parseInt(v, 10))
+    .option('--top <n>', 'rows per table in every format: text, --json, --csv, --html (default 15; 0: every row)', (v) => Number.parseInt(v, 10))
     .option('--ranks [list]', 'profile: each call site per rank (mpiP\'s Callsite Time statistics), of these ranks (0,2-5; all without a list)')
     .option('--sites <list>', 'profile: only these call sites (numbers as printed, MPI functions, file:line)')
     .option('--no-matrix', 'do not draw the monitor communication matrix')
