@@ -115,6 +115,17 @@ function slurmLine(env: NodeJS.ProcessEnv): void {
   }
 }
 
+/** Indented JSON, or one line when the indented text would pass V8's longest string (~512 MiB:
+ * a job of a thousand ranks each talking to every peer, with --top 0). */
+function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch (e) {
+    if (e instanceof RangeError) return JSON.stringify(value);
+    throw e;
+  }
+}
+
 export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string; html?: string; force?: boolean; ranks?: string | boolean; sites?: string }
 
 export async function reportCommand(dir: string, o: ReportFlags, dir2?: string): Promise<number> {
@@ -186,7 +197,7 @@ async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promis
     else if (progress) progress.stop();
     else if (!o.json) console.error(wrote);
   }
-  if (o.json) console.log(JSON.stringify(summaryJson(p, filter), null, 2));
+  if (o.json) console.log(jsonText(summaryJson(p, filter)));
   else console.log(formatSummary(p, { top: o.top, matrix: o.matrix, color: wantColor(process.stdout), filter }));
   return 0;
 }
