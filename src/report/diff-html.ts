@@ -1,6 +1,7 @@
 // `mpii report A B --html FILE`: what changed, as one self-contained page (the same styles and
 // sortable tables as the run report, no script beyond sorting, nothing loaded).
 import { cell, CSS, esc, table } from './html.js';
+import { SORTABLE_SCRIPT } from './html-sortable.js';
 import { humanBytes } from './monitor-text.js';
 import { humanTime } from './profile-text.js';
 import { signedBytes, signedTime } from './diff-text.js';
@@ -77,23 +78,7 @@ ${body.join('\n')}
 }
 
 const SORT = `
-document.querySelectorAll('table.sortable').forEach(function (tbl) {
-  var heads = tbl.querySelectorAll('th');
-  heads.forEach(function (th, col) {
-    th.addEventListener('click', function () {
-      var desc = !th.classList.contains('sorted-desc');
-      heads.forEach(function (h) { h.classList.remove('sorted-asc', 'sorted-desc'); });
-      th.classList.add(desc ? 'sorted-desc' : 'sorted-asc');
-      var body = tbl.tBodies[0], rows = Array.prototype.slice.call(body.rows);
-      rows.sort(function (a, b) {
-        var x = a.cells[col].getAttribute('data-sort'), y = b.cells[col].getAttribute('data-sort');
-        var nx = parseFloat(x), ny = parseFloat(y);
-        var c = !isNaN(nx) && !isNaN(ny) ? nx - ny : x.localeCompare(y);
-        return desc ? -c : c;
-      });
-      rows.forEach(function (r) { body.appendChild(r); });
-    });
-  });
-});
+${SORTABLE_SCRIPT}
+document.querySelectorAll('table.sortable').forEach(sortable);
 document.body.setAttribute('data-ready', '1');
 `;

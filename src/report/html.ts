@@ -13,6 +13,7 @@ import { describe as where } from './symbols.js';
 import { imbalance, pct, profileRuns, runTotals, siteTotals, type ProfileRun } from './profile.js';
 import { humanTime } from './profile-text.js';
 import { describe } from './addr2line.js';
+import { SORTABLE_SCRIPT } from './html-sortable.js';
 import { traceCountTables } from './trace-count.js';
 import { chooseRanks, chooseSites, DEFAULT_PAIRS, DEFAULT_TOP, type ReportFilter } from './filter.js';
 import { siteRankRows, siteRows, type SiteRow } from './profile-stats.js';
@@ -561,24 +562,7 @@ const SCRIPT = `
     var ax = el('text', { x: L + W / 2, y: T + H + 30, 'text-anchor': 'middle' }, svg); ax.textContent = 'message size';
   }
 
-  function sortable(tbl) {
-    var heads = tbl.querySelectorAll('th');
-    heads.forEach(function (th, col) {
-      th.addEventListener('click', function () {
-        var desc = !th.classList.contains('sorted-desc');
-        heads.forEach(function (h) { h.classList.remove('sorted-asc', 'sorted-desc'); });
-        th.classList.add(desc ? 'sorted-desc' : 'sorted-asc');
-        var body = tbl.tBodies[0], rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (a, b) {
-          var x = a.cells[col].getAttribute('data-sort'), y = b.cells[col].getAttribute('data-sort');
-          var nx = parseFloat(x), ny = parseFloat(y);
-          var c = !isNaN(nx) && !isNaN(ny) ? nx - ny : x.localeCompare(y);
-          return desc ? -c : c;
-        });
-        rows.forEach(function (r) { body.appendChild(r); });
-      });
-    });
-  }
+  ${SORTABLE_SCRIPT}
 
   data.heatmaps.forEach(drawHeatmap);
   data.bars.forEach(drawBars);
