@@ -121,8 +121,11 @@ describe('mpii report of a big job', () => {
       assert.match(out0, /✔\S* mpii: read the profile/); // coloured: a terminal
       // a terminal of 80 columns: the spinner, and the cursor back at the end
       const log80 = join(base, 'pty80');
+      // (as a person's terminal: not under CI=true, which CI runs set and which turns spinners off)
+      const person: NodeJS.ProcessEnv = { ...TEST_ENV, TERM: 'xterm' };
+      delete person.CI;
       const e = await execa('script', ['-qec', `stty cols 80 rows 24; node ${MPII} report ${dir} --top 3 --html ${page} --force >/dev/null`, log80],
-        { env: TEST_ENV, reject: false, stdin: 'ignore' });
+        { env: person, extendEnv: false, reject: false, stdin: 'ignore' });
       assert.equal(e.exitCode, 0, e.stdout);
       const out80 = readFileSync(log80, 'utf8');
       assert.match(out80, /\x1b\[\?25l.*mpii: reading the profile/s);
