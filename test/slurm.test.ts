@@ -50,7 +50,9 @@ describe('Slurm: mpii run --launcher srun on a real single-node cluster', () => 
       const r = await mpii(['run', '--launcher', 'srun', '--tools', 'trace-count,monitor', '--out', out, '-np', '2', program(f, 'ring'), '4'], env);
       await assertRing(r, out, slurm.node);
       assert.match(r.stderr, /trace-count \(tool 1\): MPI calls over 2 ranks/); // the report mpii printed
-      const dry = await mpii(['run', '--dry-run', '--launcher', 'srun', '--out', out, '-np', '2', program(f, 'ring')], env);
+      // (a new --out: the one above holds a profile now, which a run refuses to replace without --force)
+      const dry = await mpii(['run', '--dry-run', '--launcher', 'srun', '--out', outDir(`slurm-dry-${f}`), '-np', '2', program(f, 'ring')], env);
+      assert.equal(dry.code, 0, dry.stderr);
       assert.match(dry.stdout, new RegExp(`srun --mpi=${f === 'openmpi' ? 'pmix' : 'pmi2'} --export=ALL,LD_PRELOAD=\\S+libmpii\\.so -n 2 \\S+ring$`, 'm'));
     });
 
