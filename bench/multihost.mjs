@@ -59,7 +59,7 @@ try {
     const bind = fl.ompi ? ['--bind-to', 'none'] : [];
     configs.push({ name: `${fl.label}${fl.ompi ? ', --bind-to none' : ''}`, fn: () => half([fl.run, ...launch(bind), pp, '5000']) });
     configs.push({ name: `${fl.label}${fl.ompi ? ', --bind-to none' : ''}, mpii empty stack`,
-      fn: () => half(['node', MPII, 'run', '--quiet', '--tools', '', '--out', join(work, 'out'), ...launch(bind), pp, '5000']) });
+      fn: () => half(['node', MPII, 'run', '--quiet', '--tools', '', '--out', join(work, 'out'), '--force', ...launch(bind), pp, '5000']) });
   }
   const times = new Map(configs.map((c) => [c.name, []]));
   for (let r = 1; r <= ROUNDS; r++) {

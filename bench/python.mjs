@@ -31,7 +31,7 @@ function interpreter(fl) {
 /** The argv of one run; plain MPICH gets the ABI name folder mpii gives its ranks (made by the warm-up). */
 function command(fl, py, config, args, n) {
   if (config === 'plain') return [fl.run, ...fl.extra, '-np', '2', py.python, ...args];
-  return ['node', MPII, 'run', '--quiet', '--tools', config, '--out', join(tmp, `out-${n}`), ...fl.extra, '-np', '2', py.python, ...args];
+  return ['node', MPII, 'run', '--quiet', '--tools', config, '--out', join(tmp, `out-${fl.name}-${n}-${config.replace(/\W+/g, '_')}`), ...fl.extra, '-np', '2', py.python, ...args];
 }
 
 forEachFlavor(tmp, (fl) => {
