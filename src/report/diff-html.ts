@@ -1,7 +1,7 @@
 // `mpii report A B --html FILE`: what changed, as one self-contained page (the same styles and
 // sortable tables as the run report, no script beyond sorting, nothing loaded).
 import { cell, CSS, esc, table } from './html.js';
-import { SORTABLE_SCRIPT } from './html-sortable.js';
+import { pageHead, SORTABLE_SCRIPT } from './html-page.js';
 import { humanBytes } from './monitor-text.js';
 import { humanTime } from './profile-text.js';
 import { signedBytes, signedTime } from './diff-text.js';
@@ -60,13 +60,7 @@ export function diffHtml(d: RunDiff, o: { top?: number; generated?: Date } = {})
     body.push('</section>');
   }
   const title = 'mpii report: what changed from A to B';
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(title)}</title>
-<style>${CSS}</style>
-</head><body>
+  return `${pageHead(title, CSS, esc)}
 <header><h1>${esc(title)}</h1></header>
 <main>
 ${body.join('\n')}

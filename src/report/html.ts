@@ -13,7 +13,7 @@ import { describe as where } from './symbols.js';
 import { imbalance, pct, profileRuns, runTotals, siteTotals, type ProfileRun } from './profile.js';
 import { humanTime } from './profile-text.js';
 import { describe } from './addr2line.js';
-import { SORTABLE_SCRIPT } from './html-sortable.js';
+import { pageHead, SORTABLE_SCRIPT } from './html-page.js';
 import { traceCountTables } from './trace-count.js';
 import { chooseRanks, chooseSites, DEFAULT_PAIRS, DEFAULT_TOP, type ReportFilter } from './filter.js';
 import { siteRankRows, siteRows, type SiteRow } from './profile-stats.js';
@@ -349,13 +349,7 @@ export function htmlReport(p: Profile, o: HtmlOptions = {}): string {
   const status = p.complete ? 'complete' : `INCOMPLETE: ${p.ranks.length}${p.size > 0 ? ` of ${p.size}` : ''} ranks left data; `
     + `${states.filter((s) => s === 'aborted').length} aborted, ${states.filter((s) => s === 'running').length} did not finalize`;
   const json = JSON.stringify(data).replace(/</g, '\\u003c');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(title)}</title>
-<style>${CSS}</style>
-</head><body>
+  return `${pageHead(title, CSS, esc)}
 <header><h1>${esc(title)}</h1>
 <p class="meta${p.complete ? '' : ' warn'}" id="status">${esc(status)} · ${esc(p.ranks[0]?.flavor ?? '?')} · tools: ${esc([...tools.entries()].sort((a, b) => a[0] - b[0]).map(([id, n]) => `${id}:${n}`).join(' ') || 'none')}
  · ${esc(p.dir)}</p>

@@ -1,5 +1,19 @@
-// Click-to-sort for the tables of the HTML pages (the report and `mpii report A B`): a column
-// sorts by each cell's data-sort value, numerically when both are numbers; a second click reverses.
+// What the HTML pages (the report and `mpii report A B`) share: the head of the document (one
+// content security policy: nothing is fetched, scripts and styles are inline) and click-to-sort
+// for tables (a column sorts by each cell's data-sort value, numerically when both are numbers;
+// a second click reverses).
+
+/** `<!doctype html>` up to and including `<body>`; `esc` escapes the title. */
+export function pageHead(title: string, css: string, esc: (s: string) => string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title>
+<style>${css}</style>
+</head><body>`;
+}
+
 export const SORTABLE_SCRIPT = `
 function sortable(tbl) {
   var heads = tbl.querySelectorAll('th');
