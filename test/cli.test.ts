@@ -36,6 +36,26 @@ describe('mpii tools / doctor / report', () => {
     assert.match(r.stdout, /FAIL\s+LD_PRELOAD names missing libraries: \/nonexistent\/libx\.so/);
   });
 
+  it('--json on every command that prints results: build, tools, doctor', async () => {
+    const tools = JSON.parse((await mpii(['tools', '--json'])).stdout);
+    assert.deepEqual(tools.tools.map((t: { name: string }) => t.name).sort(), ['memcheck', 'monitor', 'noop', 'overlap', 'profile', 'trace-count']);
+    assert.ok(tools.stacks.some((x: { name: string; isDefault: boolean }) => x.name === 'none' && x.isDefault));
+    const doctor = await mpii(['doctor', '--json']);
+    assert.equal(doctor.code, 0, doctor.stderr);
+    const d = JSON.parse(doctor.stdout);
+    assert.equal(d.problems, 0);
+    assert.ok(d.checks.some((c: { status: string; message: string }) => c.status === 'ok' && /^MPICH: compiler/.test(c.message)), doctor.stdout);
+    const bad = JSON.parse((await mpii(['doctor', '--json'], { LD_PRELOAD: '/nonexistent/libx.so' })).stdout);
+    assert.equal(bad.problems, 1);
+    assert.match(bad.checks.find((c: { status: string }) => c.status === 'fail').fix, /LD_PRELOAD/);
+    const build = await mpii(['build', '--mpi', 'mpich', '--quiet', '--json']);
+    assert.equal(build.code, 0, build.stderr);
+    const [b] = JSON.parse(build.stdout);
+    assert.equal(b.flavor, 'mpich');
+    assert.match(b.library, /libmpii\.so$/);
+    assert.equal(typeof b.cached, 'boolean');
+  });
+
   it('report --json re-reads a finished run', async () => {
     const out = outDir('json');
     const run = await mpii(['run', '--quiet', '--tools', 'trace-count', '--out', out, ...launcherArgs('mpich', 2), program('mpich', 'ring')]);

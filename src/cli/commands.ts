@@ -27,7 +27,7 @@ function installedFlavors(env: NodeJS.ProcessEnv): FlavorName[] {
   return (Object.keys(FLAVORS) as FlavorName[]).filter((f) => findTool(f, FLAVORS[f].compilers, env));
 }
 
-export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: boolean }): Promise<number> {
+export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: boolean; json?: boolean }): Promise<number> {
   const env = process.env;
   let flavors: FlavorName[];
   if (!o.mpi || o.mpi === 'all') flavors = installedFlavors(env);
@@ -36,16 +36,23 @@ export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: b
   if (flavors.length === 0) {
     throw new MpiiError('no MPI installation found', `install one: apt-get install -y ${FLAVORS.openmpi.packages} ${FLAVORS.mpich.packages}`);
   }
+  const built = [];
   for (const f of flavors) {
     const shim = await buildWithSpinner(f, !!o.quiet, env, !!o.force);
-    console.log(`${f}\t${shim.mpiVersion}\t${shim.library}${shim.fromCache ? '\t(cached)' : ''}`);
+    built.push({ flavor: f, mpiVersion: shim.mpiVersion, library: shim.library, cached: shim.fromCache });
+    if (!o.json) console.log(`${f}\t${shim.mpiVersion}\t${shim.library}${shim.fromCache ? '\t(cached)' : ''}`);
   }
+  if (o.json) console.log(jsonText(built));
   return 0;
 }
 
-export async function toolsCommand(o: { config?: string }): Promise<number> {
+export async function toolsCommand(o: { config?: string; json?: boolean }): Promise<number> {
   chalk.level = colorLevel(process.stdout);
   const req = { configFile: o.config, env: process.env, cwd: process.cwd(), defaultsFile: DEFAULTS_FILE };
+  if (o.json) {
+    console.log(jsonText({ tools: listTools(req), stacks: listStacks(req) }));
+    return 0;
+  }
   console.log('Tools:');
   for (const t of listTools(req)) {
     const opts = t.options?.map((x) => `${x.name} (${x.summary})`).join(', ');
@@ -58,26 +65,33 @@ export async function toolsCommand(o: { config?: string }): Promise<number> {
   return 0;
 }
 
-export async function doctorCommand(): Promise<number> {
+/** One line of `mpii doctor`: ok, a problem with its fix, or information (`--`). */
+interface Check { status: 'ok' | 'fail' | 'info'; message: string; fix?: string }
+
+export async function doctorCommand(o: { json?: boolean } = {}): Promise<number> {
   const env = process.env;
   chalk.level = colorLevel(process.stdout, env);
-  let problems = 0;
-  const ok = (m: string) => console.log(`${chalk.green('ok')}    ${m}`);
-  const bad = (m: string, fix: string) => {
-    problems++;
-    console.log(`${chalk.red('FAIL')}  ${m}\n      fix: ${fix}`);
+  const checks: Check[] = [];
+  const show = (c: Check) => {
+    checks.push(c);
+    if (o.json) return;
+    if (c.status === 'ok') console.log(`${chalk.green('ok')}    ${c.message}`);
+    else if (c.status === 'info') console.log(`${chalk.yellow('--')}    ${c.message}`);
+    else console.log(`${chalk.red('FAIL')}  ${c.message}\n      fix: ${c.fix}`);
   };
+  const ok = (message: string) => show({ status: 'ok', message });
+  const bad = (message: string, fix: string) => show({ status: 'fail', message, fix });
   for (const f of Object.keys(FLAVORS) as FlavorName[]) {
     const fl = FLAVORS[f];
     const cc = findTool(f, fl.compilers, env);
     const run = findTool(f, fl.launchers, env);
     if (cc && run) ok(`${fl.label}: compiler ${cc}, launcher ${run}`);
-    else console.log(`${chalk.yellow('--')}    ${fl.label}: not installed (apt-get install -y ${fl.packages})`);
+    else show({ status: 'info', message: `${fl.label}: not installed (apt-get install -y ${fl.packages})` });
   }
   if (installedFlavors(env).length === 0) bad('no MPI installed', `apt-get install -y ${FLAVORS.openmpi.packages}`);
   const lf = launcherFlavor(env);
   if (lf) ok(`mpirun on PATH is ${FLAVORS[lf].label} (used for programs whose MPI cannot be read from the binary)`);
-  slurmLine(env);
+  show(slurmCheck(env));
   for (const tool of ['cc', 'ar', 'ldd']) {
     const r = await execa('sh', ['-c', `command -v ${tool}`], { reject: false });
     if (r.exitCode === 0) ok(`${tool}: ${r.stdout.trim()}`);
@@ -97,21 +111,22 @@ export async function doctorCommand(): Promise<number> {
     if (/libmpii/.test(env.LD_PRELOAD)) bad('LD_PRELOAD already holds an mpii shim: the ranks would load it twice', 'unset LD_PRELOAD before mpii run');
   }
   for (const k of ['INJ_IGNORE', 'INJ_DEBUG', 'TOOLS']) if (env[k] !== undefined) ok(`${k}=${env[k]} is set and will be used`);
-  console.log(problems ? chalk.red(`${problems} problem(s)`) : chalk.green('all good'));
+  const problems = checks.filter((c) => c.status === 'fail').length;
+  if (o.json) console.log(jsonText({ problems, checks }));
+  else console.log(problems ? chalk.red(`${problems} problem(s)`) : chalk.green('all good'));
   return problems ? 1 : 0;
 }
 
 /** Information only: mpirun works without Slurm, and inside an allocation it uses it by itself. */
-function slurmLine(env: NodeJS.ProcessEnv): void {
-  const info = (m: string) => console.log(`${chalk.yellow('--')}    ${m}`);
+function slurmCheck(env: NodeJS.ProcessEnv): Check {
   const srun = which('srun', env);
-  if (!srun) return info('Slurm: no srun on PATH (only needed for --launcher srun)');
+  if (!srun) return { status: 'info', message: 'Slurm: no srun on PATH (only needed for --launcher srun)' };
   try {
     const plugins = srunPlugins(srun, env);
     const usable = (Object.keys(SRUN_PLUGIN) as FlavorName[]).map((f) => `${FLAVORS[f].label} ${plugins.includes(SRUN_PLUGIN[f]) ? 'via' : 'needs'} --mpi=${SRUN_PLUGIN[f]}`);
-    console.log(`${chalk.green('ok')}    Slurm: ${srun}, MPI plugins ${plugins.join(', ')} (${usable.join(', ')})`);
+    return { status: 'ok', message: `Slurm: ${srun}, MPI plugins ${plugins.join(', ')} (${usable.join(', ')})` };
   } catch (e) {
-    info(`Slurm: ${srun} is there but ${(e as Error).message} (only needed for --launcher srun)`);
+    return { status: 'info', message: `Slurm: ${srun} is there but ${(e as Error).message} (only needed for --launcher srun)` };
   }
 }
 

@@ -110,12 +110,15 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
     .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
     .option('--force', 'rebuild even when cached')
     .option('--quiet', 'no progress output')
+    .option('--json', 'machine-readable output: each MPI\'s shim (flavor, MPI version, library, cached)')
     .action(async (o) => { setCode(await buildCommand(o)); });
   program.command('tools').description('list the built-in tools and the resolved stacks')
     .option('--config <file>', 'an extra YAML configuration file')
+    .option('--json', 'machine-readable output: the tools with their options, the stacks')
     .action(async (o) => { setCode(await toolsCommand(o)); });
   program.command('doctor').description('check MPIs, compilers, cache and LD_PRELOAD')
-    .action(async () => { setCode(await doctorCommand()); });
+    .option('--json', 'machine-readable output: every check with its status and fix')
+    .action(async (o) => { setCode(await doctorCommand(o)); });
   program.command('report').description('print the report of a finished (or crashed) run; with two runs, what changed from the first to the second')
     .argument('<dir>', 'the --out directory of the run (or its profile.mpii)')
     .argument('[dir2]', 'a second run of the same program: report what changed from <dir> to it')
