@@ -236,28 +236,17 @@ static int sendrecv_halves(void *site, int dir, const void *sbuf, int scount, MP
     return 1;
 }
 
-static int sendrecv_async(QMPI_Context context, const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
-                          void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+/* dir 2: MPI_Sendrecv; dir 3: MPI_Sendrecv_replace (one buffer, sbuf == rbuf). */
+static int sendrecv_async(QMPI_Context context, int dir, const void *sbuf, int scount, MPI_Datatype stype, int dest,
+                          int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
                           MPI_Status *status)
 {
     if (!live) return -1;
-    int done = sendrecv_halves(call_site(context), 2, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
-                               comm, status);
+    int done = sendrecv_halves(call_site(context), dir, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
+                               rtag, comm, status);
     if (done == 1) return 1;
-    if (done < 0) release_buffer(sbuf, scount, stype);
+    if (done < 0 && dir == 2) release_buffer(sbuf, scount, stype);
     release_buffer(rbuf, rcount, rtype);
-    ov_status_forget(status, 1);
-    return done;
-}
-
-static int sendrecv_replace_async(QMPI_Context context, void *buf, int count, MPI_Datatype type, int dest, int stag,
-                                  int source, int rtag, MPI_Comm comm, MPI_Status *status)
-{
-    if (!live) return -1;
-    int done = sendrecv_halves(call_site(context), 3, buf, count, type, dest, stag, buf, count, type, source, rtag, comm,
-                               status);
-    if (done == 1) return 1;
-    release_buffer(buf, count, type);
     ov_status_forget(status, 1);
     return done;
 }
@@ -279,7 +268,7 @@ static int ov_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, 
                            int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
                            MPI_Status *status)
 {
-    int done = sendrecv_async(context, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
+    int done = sendrecv_async(context, 2, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
     if (done == 1) return MPI_SUCCESS;
     if (done == 0) return NEXT(MPI_RECV_T, QMPI_Recv_t, rbuf, rcount, rtype, source, rtag, comm, status);
     return NEXT(MPI_SENDRECV_T, QMPI_Sendrecv_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
@@ -288,7 +277,7 @@ static int ov_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, 
 static int ov_MPI_Sendrecv_replace(QMPI_Context context, int tool_id, void *buf, int count, MPI_Datatype type, int dest,
                                    int stag, int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
-    int done = sendrecv_replace_async(context, buf, count, type, dest, stag, source, rtag, comm, status);
+    int done = sendrecv_async(context, 3, buf, count, type, dest, stag, buf, count, type, source, rtag, comm, status);
     if (done == 1) return MPI_SUCCESS;
     if (done == 0) return NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, rtag, comm, status);
     return NEXT(MPI_SENDRECV_REPLACE_T, QMPI_Sendrecv_replace_t, buf, count, type, dest, stag, source, rtag, comm, status);
@@ -317,8 +306,8 @@ static int ov_MPI_Sendrecv_c(QMPI_Context context, int tool_id, const void *sbuf
                              MPI_Comm comm, MPI_Status *status)
 {
     int done = FITS(scount) && FITS(rcount)
-                   ? sendrecv_async(context, sbuf, (int) scount, stype, dest, stag, rbuf, (int) rcount, rtype, source,
-                                    rtag, comm, status)
+                   ? sendrecv_async(context, 2, sbuf, (int) scount, stype, dest, stag, rbuf, (int) rcount, rtype,
+                                    source, rtag, comm, status)
                    : -1;
     if (done == 1) return MPI_SUCCESS;
     if (done == 0) return NEXT(MPI_RECV_C_T, QMPI_Recv_c_t, rbuf, rcount, rtype, source, rtag, comm, status);
@@ -330,7 +319,8 @@ static int ov_MPI_Sendrecv_replace_c(QMPI_Context context, int tool_id, void *bu
                                      int dest, int stag, int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
     int done = FITS(count)
-                   ? sendrecv_replace_async(context, buf, (int) count, type, dest, stag, source, rtag, comm, status)
+                   ? sendrecv_async(context, 3, buf, (int) count, type, dest, stag, buf, (int) count, type, source, rtag,
+                                    comm, status)
                    : -1;
     if (done == 1) return MPI_SUCCESS;
     if (done == 0) return NEXT(MPI_RECV_C_T, QMPI_Recv_c_t, buf, count, type, source, rtag, comm, status);
