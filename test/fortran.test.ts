@@ -11,7 +11,7 @@ import { execa, execaSync } from 'execa';
 import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, type Flavor } from './helpers.js';
 import { readProfile } from '../src/profile/read.js';
 import { overlapRuns, overlapTotals } from '../src/report/overlap.js';
-import { emitFortran } from '../src/gen/fortran.js';
+
 
 const LAUNCHER: Record<Flavor, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpiexec.mpich' };
 const IFACES = ['MPIFH', 'MPI', 'F08'] as const;
@@ -116,14 +116,3 @@ for (const f of FLAVORS) {
     });
   }
 }
-
-describe('Fortran generator', () => {
-  it('refuses a listed function whose parameters it cannot convert, naming it', () => {
-    const fn = {
-      name: 'MPI_Comm_set_name', ret: 'int', variadic: false, enumName: 'MPI_COMM_SET_NAME_T', kind: 'local', roles: ['comm', 'other'],
-      params: [{ decl: 'MPI_Comm comm', name: 'comm', type: 'MPI_Comm' }, { decl: 'const char *comm_name', name: 'comm_name', type: 'const char *' }],
-    };
-    assert.throws(() => emitFortran({ flavor: 'mpich', functions: [fn], list: ['MPI_Comm_set_name'] }),
-      /lists MPI_Comm_set_name under fortran, but its parameter `const char \*comm_name` has no Fortran conversion/);
-  });
-});

@@ -1,80 +1,15 @@
-// Progress of long work other than the shim build (`mpii report` reading a big profile, writing
-// the HTML page of many ranks): when it is shown, and that it stays bounded. The decision is
-// tested with stand-in streams, nothing here depends on how long anything takes.
+// Progress of `mpii report` on a big job: it reads a profile of more than 64 MiB and writes the page
+// of 1024 ranks with bounded progress (when progress is shown: progress.unit.test.ts).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { BIG_PROFILE_BYTES, MANY_RANKS_HTML, progressMode, progressWorthIt, startProgress, type ProgressOutput } from '../src/cli/progress.js';
+import { BIG_PROFILE_BYTES, MANY_RANKS_HTML } from '../src/cli/progress.js';
 import { profileBytes, readProfile, readProfileAsync } from '../src/profile/read.js';
 import { writeSyntheticJob } from '../src/profile/synthetic.js';
 import { MPII, mpii, TEST_ENV } from './helpers.js';
-
-/** A stream that keeps what is written: a terminal of `columns` when isTTY. */
-function fakeStream(isTTY: boolean, columns?: number): ProgressOutput & { out: string } {
-  const s = {
-    isTTY, columns, out: '',
-    write(chunk: string | Uint8Array) { s.out += chunk.toString(); return true; },
-    cursorTo() { return true; }, moveCursor() { return true; }, clearLine() { return true; },
-    on() { return s; }, once() { return s; }, emit() { return false; }, removeListener() { return s; },
-  };
-  return s as unknown as ProgressOutput & { out: string };
-}
-
-describe('progress: when, and how', () => {
-  it('a spinner only on a terminal of known width (the shim build\'s rule), lines elsewhere, nothing when quiet', () => {
-    assert.equal(progressMode(fakeStream(true, 80), {}), 'spinner');
-    assert.equal(progressMode(fakeStream(true, 0), {}), 'lines');
-    assert.equal(progressMode(fakeStream(true), {}), 'lines');
-    assert.equal(progressMode(fakeStream(false, 80), {}), 'lines');
-    assert.equal(progressMode(fakeStream(true, 80), { TERM: 'dumb' }), 'lines');
-    assert.equal(progressMode(fakeStream(true, 80), { CI: '1' }), 'lines');
-    assert.equal(progressMode(fakeStream(true, 80), {}, { quiet: true }), 'off');
-    // --json: the spinner on a terminal, never lines in a script's log
-    assert.equal(progressMode(fakeStream(true, 80), {}, { lines: false }), 'spinner');
-    assert.equal(progressMode(fakeStream(false), {}, { lines: false }), 'off');
-    assert.equal(progressMode(fakeStream(true, 0), {}, { lines: false }), 'off');
-  });
-
-  it('only for long work: a profile of more than 64 MiB, the page of 1024 ranks or more', () => {
-    assert.equal(BIG_PROFILE_BYTES, 64 * 1024 * 1024);
-    assert.equal(progressWorthIt({ profileBytes: BIG_PROFILE_BYTES }), false);
-    assert.equal(progressWorthIt({ profileBytes: BIG_PROFILE_BYTES + 1 }), true);
-    assert.equal(progressWorthIt({ htmlRanks: MANY_RANKS_HTML - 1 }), false);
-    assert.equal(progressWorthIt({ htmlRanks: MANY_RANKS_HTML }), true);
-    assert.equal(progressWorthIt({}), false);
-  });
-
-  it('lines: one when it starts, one when it ends, however many updates', async () => {
-    const s = fakeStream(false);
-    const p = await startProgress('mpii: reading', 'lines', s, {});
-    for (let i = 0; i < 1000; i++) {
-      p.update(`mpii: reading: ${i / 10}%`);
-      p.show();
-    }
-    p.succeed('mpii: read');
-    assert.deepEqual(s.out.split('\n'), ['- mpii: reading', '✔ mpii: read', '']);
-  });
-
-  it('spinner: drawn on the terminal, cut to its width, the cursor given back, a last line', async () => {
-    const s = fakeStream(true, 30);
-    const p = await startProgress(`mpii: reading ${'x'.repeat(100)}`, 'spinner', s, {});
-    p.update('mpii: reading: 50%');
-    p.show();
-    p.succeed('mpii: read');
-    assert.ok(s.out.startsWith('\x1b[?25l'), JSON.stringify(s.out.slice(0, 20)));
-    assert.ok(s.out.includes(`mpii: reading ${'x'.repeat(12)}…`), 'the first text, cut to 27 columns');
-    assert.ok(s.out.includes('mpii: reading: 50%'));
-    assert.ok(s.out.endsWith('\x1b[?25h✔ mpii: read\n'), JSON.stringify(s.out.slice(-40)));
-    const off = fakeStream(true, 80);
-    const q = await startProgress('mpii: reading', 'off', off, {});
-    q.show();
-    q.succeed('mpii: read');
-    assert.equal(off.out, '');
-  });
-});
 
 describe('mpii report of a big job', () => {
   it('reads a profile of more than 64 MiB and writes the page of 1024 ranks with bounded progress', { timeout: 300_000 }, async () => {

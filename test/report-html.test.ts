@@ -264,18 +264,3 @@ describe('HTML report in headless Chromium', () => {
     await page.close();
   });
 });
-
-describe('synthetic profiles', () => {
-  it('read back exactly what was written', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mpii-synth-rt-'));
-    writeSyntheticJob(dir, 8);
-    const p = readProfile(dir);
-    assert.equal(p.ranks.length, 8);
-    assert.equal(p.complete, true);
-    const mon = monitorRuns(p)[0];
-    const r3 = synthRank(8, 3);
-    assert.equal(mon.ranks[3].peers.size, 7);
-    assert.equal(r3.counters![0].entries.length / 2, 7 * 5);
-    writeFileSync(join(dir, 'x'), '');
-  });
-});

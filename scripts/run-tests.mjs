@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// Runs one layer of the tests with Node's test runner (see docs/testing.md):
+//   node scripts/run-tests.mjs unit          *.unit.test.ts: no MPI job, no root, no namespaces, no Slurm
+//   node scripts/run-tests.mjs integration   every other *.test.ts: real jobs on both MPIs, as root
+//   node scripts/run-tests.mjs all           both, unit first (one summary each)
+// Any further arguments go to `node --test` (e.g. --test-name-pattern=…).
+//
+// The layer is in the file's name, wherever the file is (test/, or a tool's folder under preload/),
+// so a new test file is picked up without a list to edit; a file not marked .unit is an
+// integration test, the safe side for a test that might start a job. The files are found from the
+// TypeScript sources, not from dist/: a file renamed or deleted leaves its old compiled copy in
+// dist/, which must not run again.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SKIP = new Set(['node_modules', 'dist', '.git']);
+const LAYERS = ['unit', 'integration'];
+
+/** Every *.test.ts under the repository, relative to it, sorted. */
+function testSources(dir = ROOT) {
+  const found = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.name.startsWith('.') || SKIP.has(e.name)) continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory()) found.push(...testSources(p));
+    else if (e.name.endsWith('.test.ts')) found.push(relative(ROOT, p));
+  }
+  return found.sort();
+}
+
+const layerOf = (file) => (file.endsWith('.unit.test.ts') ? 'unit' : 'integration');
+
+function run(layer, extra) {
+  const sources = testSources().filter((f) => layerOf(f) === layer);
+  if (sources.length === 0) {
+    console.error(`run-tests: no ${layer} test files found`);
+    return 1;
+  }
+  const compiled = sources.map((f) => join('dist', f.replace(/\.ts$/, '.js')));
+  const missing = compiled.filter((f) => !existsSync(join(ROOT, f)));
+  if (missing.length) {
+    console.error(`run-tests: not compiled: ${missing.join(', ')} — run npm run build, and check that tsconfig.json's "include" covers their folders`);
+    return 1;
+  }
+  console.log(`run-tests: ${layer} layer, ${compiled.length} files`);
+  // integration files one at a time: they share the machine's 2 cores, the MPI launchers and Slurm
+  const concurrency = layer === 'integration' ? ['--test-concurrency=1'] : [];
+  const r = spawnSync(process.execPath, ['--test', ...concurrency, ...extra, ...compiled], { cwd: ROOT, stdio: 'inherit' });
+  return r.status ?? 1;
+}
+
+const [which, ...extra] = process.argv.slice(2);
+if (which !== 'all' && !LAYERS.includes(which)) {
+  console.error('usage: node scripts/run-tests.mjs unit|integration|all [node --test options]');
+  process.exit(2);
+}
+let status = 0;
+for (const layer of which === 'all' ? LAYERS : [which]) status = run(layer, extra) || status;
+process.exit(status);
