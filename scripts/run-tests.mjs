@@ -46,8 +46,9 @@ function run(layer, extra) {
     return 1;
   }
   console.log(`run-tests: ${layer} layer, ${compiled.length} files`);
-  // integration files one at a time: they share the machine's 2 cores, the MPI launchers and Slurm
-  const concurrency = layer === 'integration' ? ['--test-concurrency=1'] : [];
+  // integration files one at a time: jobs share the machine's cores, the launchers and Slurm; unit
+  // files two at a time (the machines here have 2 cores)
+  const concurrency = ['--test-concurrency=' + (layer === 'integration' ? 1 : 2)];
   const r = spawnSync(process.execPath, ['--test', ...concurrency, ...extra, ...compiled], { cwd: ROOT, stdio: 'inherit' });
   return r.status ?? 1;
 }

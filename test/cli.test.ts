@@ -1,11 +1,11 @@
 // The small commands: tools, doctor, report --json, help.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { execa } from 'execa';
-import { FLAVORS, launcherArgs, MPII, mpii, outDir, program, shimInfo, TEST_ENV } from './helpers.js';
+import { FLAVORS, launcherArgs, MPII, mpii, outDir, program, ranksGone, ranksOf, shimInfo, TEST_ENV } from './helpers.js';
 import { buildProgram } from '../src/cli/main.js';
 import { parseRunArgs } from '../src/launch/args.js';
 import { ROOT } from './helpers.js';
@@ -109,14 +109,6 @@ function sleeperCopy(f: 'openmpi' | 'mpich'): string {
   return p;
 }
 
-async function noRankLeft(path: string): Promise<boolean> {
-  // Open MPI's ranks can outlive mpirun by a few seconds while its daemon kills them
-  for (let i = 0; i < 60; i++) {
-    if ((await execa('pgrep', ['-f', path], { reject: false })).stdout.trim() === '') return true;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return false;
-}
 
 for (const f of FLAVORS) {
   describe(`signals and --timeout (${f})`, () => {
@@ -126,10 +118,11 @@ for (const f of FLAVORS) {
         const child = execa('node', [MPII, 'run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-${sig}`), ...launcherArgs(f, 2), sleeper],
           { env: TEST_ENV, reject: false, timeout: 120_000 });
         await new Promise<void>((ready) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('sleeper ready') && ready()));
+        assert.equal((await ranksOf(sleeper)).length, 2, 'both ranks run before the signal');
         child.kill(sig);
         const r = await child;
         assert.equal(r.exitCode, code, r.stderr);
-        assert.ok(await noRankLeft(sleeper), 'no rank left running');
+        assert.deepEqual(await ranksGone(sleeper), [], 'no rank left running');
       });
     }
 
@@ -145,7 +138,7 @@ for (const f of FLAVORS) {
       const j = JSON.parse((await mpii(['report', '--json', out])).stdout);
       assert.equal(j.complete, false);
       assert.equal(j.ranks.length, 2);
-      assert.ok(await noRankLeft(sleeper), 'no rank left running');
+      assert.deepEqual(await ranksGone(sleeper), [], 'no rank left running');
     });
   });
 }
@@ -154,13 +147,25 @@ describe('a signal before the launch', () => {
   it('SIGTERM during the shim build: exit 143, no output directory, no half-built shim left', { timeout: 120_000 }, async () => {
     const cache = mkdtempSync(join(tmpdir(), 'mpii-cold-')); // a cold cache: the shim is built first
     const base = mkdtempSync(join(tmpdir(), 'mpii-early-'));
+    // MPICH's compiler wrapper, but one that, asked to compile a file, writes its pid to `compiling`
+    // and never finishes: the signal surely comes while the build's compilers run, however fast
+    // the machine (the probe's -show and the preprocessing go to the real wrapper)
+    const bin = mkdtempSync(join(tmpdir(), 'mpii-stuckcc-'));
+    const compiling = join(bin, 'compiling');
+    const real = (await execa('sh', ['-c', 'command -v mpicc.mpich'])).stdout.trim();
+    writeFileSync(join(bin, 'mpicc.mpich'), `#!/bin/sh\ncase " $* " in *" -c "*) echo $$ >> ${compiling}; exec sleep 600;; esac\nexec ${real} "$@"\n`, { mode: 0o755 });
     const child = execa('node', [MPII, 'run', '--tools', 'noop', '--out', join(base, 'out'), ...launcherArgs('mpich', 2), program('mpich', 'ring')],
-      { env: { ...TEST_ENV, XDG_CACHE_HOME: cache }, reject: false });
-    await new Promise<void>((building) => child.stderr!.on('data', (d: Buffer) => d.toString().includes('building the MPICH shim') && building()));
-    await new Promise((r) => setTimeout(r, 1000)); // the compilers are running
-    child.kill('SIGTERM');
-    const r = await child;
-    assert.equal(r.exitCode, 143, r.stderr);
+      { env: { ...TEST_ENV, XDG_CACHE_HOME: cache, PATH: `${bin}:${TEST_ENV.PATH}` }, reject: false });
+    const stuck = () => (existsSync(compiling) ? readFileSync(compiling, 'utf8').split('\n').filter(Boolean).map(Number) : []);
+    try {
+      while (stuck().length === 0 && child.exitCode === null) await new Promise((r) => setTimeout(r, 50)); // until a compiler runs
+      assert.ok(stuck().length > 0, 'the build reached its compilers');
+      child.kill('SIGTERM');
+      const r = await child;
+      assert.equal(r.exitCode, 143, r.stderr);
+    } finally {
+      for (const pid of stuck()) try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+    }
     assert.deepEqual(readdirSync(base), [], 'the output directory made for the run is gone');
     assert.deepEqual(readdirSync(join(cache, 'mpii')).filter((f) => f.startsWith('.build-') || f.startsWith('mpich-')), [], 'no build directory left');
     assert.equal(existsSync(join(base, 'out')), false);

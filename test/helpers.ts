@@ -75,3 +75,24 @@ export async function shimInfo(f: Flavor): Promise<{ library: string; includeDir
   const lib = r.stdout.trim().split('\t')[2];
   return { library: lib, includeDir: join(dirname(lib), 'include') };
 }
+
+/** The pids of the ranks running `path`: processes whose command line starts with it (not the
+ * launcher's or mpii's, which only mention it). */
+export async function ranksOf(path: string): Promise<string[]> {
+  const pattern = `^${path.replace(/[.+*?^$()[\]{}|\\]/g, '\\$&')}( |$)`;
+  const r = await execa('pgrep', ['-f', pattern], { reject: false });
+  return r.stdout.split('\n').filter(Boolean);
+}
+
+/** Waits until no rank of `path` is left and returns [], or returns the pids still there after
+ * `limitMs`. The ranks end when the launcher's daemon has killed them, a moment after mpii and the
+ * launcher returned (Open MPI's by a few seconds): the test waits for that event, and the limit
+ * only bounds how long a failing test takes; a passing one never waits longer than the event. */
+export async function ranksGone(path: string, limitMs = 60_000): Promise<string[]> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const left = await ranksOf(path);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { FLAVORS, MPII, TEST_ENV, launcherArgs, mpii, outDir, program, shimInfo } from './helpers.js';
+import { FLAVORS, MPII, TEST_ENV, launcherArgs, mpii, outDir, program, ranksGone, ranksOf, shimInfo } from './helpers.js';
 
 for (const f of FLAVORS) {
   describe(`${f}: shim library`, () => {
@@ -44,12 +44,11 @@ for (const f of FLAVORS) {
       const child = execa('node', [MPII, 'run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-term`), ...launcherArgs(f, 2), sleeper],
         { env: TEST_ENV, reject: false });
       await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('sleeper ready') && resolve()));
+      assert.equal((await ranksOf(sleeper)).length, 2, 'both ranks run before the signal');
       child.kill('SIGTERM');
       const r = await child;
       assert.notEqual(r.exitCode, 0);
-      await new Promise((res) => setTimeout(res, 1000));
-      const left = await execa('pgrep', ['-f', sleeper], { reject: false });
-      assert.equal(left.stdout.trim(), '', 'no rank left running');
+      assert.deepEqual(await ranksGone(sleeper), [], 'no rank left running');
     });
   });
 }

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { execa } from 'execa';
-import { FLAVORS, MPII, TEST_ENV, library, mpii, outDir, program, shimInfo, type Flavor, type Run } from './helpers.js';
+import { FLAVORS, MPII, TEST_ENV, library, mpii, outDir, program, ranksGone, ranksOf, shimInfo, type Flavor, type Run } from './helpers.js';
 import { startSlurm, type SlurmCluster } from './slurm-cluster.js';
 import { readProfile } from '../src/profile/read.js';
 
@@ -83,12 +83,12 @@ describe('Slurm: mpii run --launcher srun on a real single-node cluster', () => 
       const child = execa('node', [MPII, 'run', '--launcher', 'srun', '--tools', 'noop', '--out', out, '-np', '2', sleeper],
         { env: { ...TEST_ENV, ...env }, reject: false, timeout: 120_000 });
       await new Promise<void>((ready) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('sleeper ready') && ready()));
+      assert.equal((await ranksOf(sleeper)).length, 2, 'both tasks run before the signal');
       child.kill('SIGTERM');
       const r = await child;
       assert.notEqual(r.exitCode, 0);
       assert.match(r.stderr, /INCOMPLETE — 2 of 2 ranks left data/);
-      await new Promise((done) => setTimeout(done, 1000));
-      assert.equal((await execa('pgrep', ['-f', sleeper], { reject: false })).stdout.trim(), '', 'no task left running');
+      assert.deepEqual(await ranksGone(sleeper), [], 'no task left running');
     }
   });
 
