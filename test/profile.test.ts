@@ -109,10 +109,11 @@ for (const f of FLAVORS) {
       assert.match(js[0].location, /profile_sites\.c:\d+ exchange ← profile_sites\.c:\d+ main/);
     });
 
-    it('sampled timing (the default, here one in 8): exact counts, a scaled time that matches what the program measured itself', async () => {
+    it('sampled timing (the default, here one in 8): exact counts, the timed calls\' time scaled to every call', async (t) => {
       for (const [sample, tag] of [[8, 'sampled'], [1, 'every']] as const) {
         const { run, stdout, stderr } = await profiled(f, 'profile_sampled', tag, `profile[sample=${sample}]`, 2);
         const own = Number(/recv seconds ([\d.]+)/.exec(stdout)?.[1]);
+        assert.ok(own > 0, stdout);
         const recvs = siteTotals(run).filter((t) => t.site.fn === 'MPI_Recv');
         assert.deepEqual(recvs.map((t) => t.count), [300, 300], 'two receive sites, taking turns');
         for (const t of recvs) {
@@ -122,11 +123,19 @@ for (const f of FLAVORS) {
         }
         if (sample === 1) assert.doesNotMatch(stderr, /calls timed/);
         else assert.match(stderr, new RegExp(`times: \\d+ of \\d+ calls timed .*sample=1 times every call`));
+        // what the times must be whatever the machine's speed: each site's time stands for all its
+        // 300 calls, each no shorter than its shortest timed call and no longer than its longest
+        // (a missing scale, e.g. the sampled calls' time alone, gives ~timed/300 of that). How
+        // close the estimate comes to the program's own measurement depends on the machine's load:
+        // that is a benchmark's question, printed here as a diagnostic only. The estimator itself
+        // is checked exactly in profile.unit.test.ts (scaledTicks).
+        for (const s of recvs) {
+          assert.ok(s.tmin > 0 && s.tmin <= s.tmax, `tmin ${s.tmin} tmax ${s.tmax}`);
+          assert.ok(s.time >= s.count * s.tmin * (1 - 1e-9) && s.time <= s.count * s.tmax * (1 + 1e-9),
+            `sample=${sample}: ${s.time} s for ${s.count} calls of ${s.tmin}..${s.tmax} s`);
+        }
         const recv = { time: recvs[0].time + recvs[1].time };
-        // sampled: a scheduler stall in a timed call counts ~3 times, one in an untimed call not at
-        // all, so a loaded machine needs room; a missing or doubled scale would be ~3x off
-        const tolerance = sample === 1 ? 0.15 : 0.3;
-        assert.ok(Math.abs(recv.time - own) <= tolerance * own, `sample=${sample}: profile says ${recv.time} s in MPI_Recv, the program measured ${own} s`);
+        t.diagnostic(`${f} sample=${sample}: the profile says ${recv.time.toFixed(4)} s in MPI_Recv, the program measured ${own} s`);
       }
     });
 
@@ -185,7 +194,8 @@ for (const f of FLAVORS) {
 
     it('MPI_THREAD_MULTIPLE: two threads calling MPI at once are all counted', async () => {
       const { run, stdout } = await profiled(f, 'profile_threads', 'threads', 'profile', 2);
-      if (/skipped/.test(stdout)) return; // this MPI does not grant MPI_THREAD_MULTIPLE
+      // both MPIs here (Debian's Open MPI and MPICH) grant it: a run that did not would check nothing
+      assert.match(stdout, /profile_threads ok provided=3\b/, 'MPI_THREAD_MULTIPLE (3) granted');
       const t = site(siteTotals(run), 'MPI_Sendrecv', markers('profile_threads').threads);
       assert.deepEqual([t.count, t.sent, t.recv], [2 * 2 * 500, 2 * 2 * 500 * 64, 2 * 2 * 500 * 64]);
     });
