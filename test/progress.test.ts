@@ -44,7 +44,7 @@ describe('mpii report of a big job', () => {
       // (--json's choice, no lines into a pipe, is tested above: this job's JSON is longer than
       // a JavaScript string can be)
 
-      if ((await execa('sh', ['-c', 'command -v script'], { reject: false })).exitCode !== 0) return;
+      assert.equal((await execa('sh', ['-c', 'command -v script'], { reject: false })).exitCode, 0, 'script (util-linux, from scripts/setup.sh) gives the pseudo-terminal');
       // a pseudo-terminal of 0 columns (as CI runners have): lines, a few hundred bytes
       const log0 = join(base, 'pty0');
       const z = await execa('script', ['-qec', `stty cols 0 rows 0; node ${MPII} report ${dir} --top 3 --html ${page} --force >/dev/null`, log0],
