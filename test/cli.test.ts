@@ -109,7 +109,6 @@ function sleeperCopy(f: 'openmpi' | 'mpich'): string {
   return p;
 }
 
-
 for (const f of FLAVORS) {
   describe(`signals and --timeout (${f})`, () => {
     for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
