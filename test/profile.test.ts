@@ -70,11 +70,12 @@ for (const f of FLAVORS) {
       assert.equal(sites.find((t) => t.site.frames[0]?.line === lines.hidden), undefined, 'barriers between Pcontrol(0) and (1) are not recorded');
       assert.equal(sites.find((t) => t.site.fn === 'MPI_Pcontrol' || t.site.fn === 'MPI_Init' || t.site.fn === 'MPI_Finalize'), undefined);
       // times: rank 0 slept 300 ms before the barrier, the others waited for it inside MPI
-      assert.ok(bar.tmax >= 0.25 && bar.tmax < 5, `longest barrier ${bar.tmax} s`);
+      // (lower bounds only: how much longer a loaded machine takes is no result of the tool's)
+      assert.ok(bar.tmax >= 0.25, `longest barrier ${bar.tmax} s`);
       assert.equal(sites[0].site.id, 0, 'site 1 is the one with the most time');
       assert.equal(sites[0].site.fn, 'MPI_Barrier');
       for (const r of run.ranks) {
-        assert.ok(r.app >= 0.3 && r.app < 60, `rank ${r.rank} app time ${r.app}`);
+        if (r.rank === 0) assert.ok(r.app >= 0.3, `rank 0 slept 300 ms between MPI_Init and MPI_Finalize: app time ${r.app}`);
         assert.ok(r.mpi <= r.recorded * 1.001 && r.recorded <= r.app * 1.001, `rank ${r.rank}: MPI ${r.mpi} ≤ recorded ${r.recorded} ≤ app ${r.app}`);
         assert.equal(r.pcontrol, 2);
         assert.equal(r.finished, true);
