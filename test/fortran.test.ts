@@ -4,7 +4,8 @@
 // must really convert the Fortran receives, and INJ_IGNORE=1 must switch everything off.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, execaSync } from 'execa';
@@ -21,7 +22,9 @@ const N = 512; // its column length (doubles)
 
 function fortranProgram(f: Flavor, iface: Iface): string {
   const src = join(ROOT, 'test', 'programs', 'fortran_halo.F90');
-  const dir = join(tmpdir(), `mpii-test-programs-${process.getuid?.() ?? 0}`, f);
+  // named by the source's content: checkouts side by side share /tmp (see program() in helpers.ts)
+  const hash = createHash('sha256').update(readFileSync(src)).digest('hex').slice(0, 16);
+  const dir = join(tmpdir(), `mpii-test-programs-${process.getuid?.() ?? 0}`, f, hash);
   mkdirSync(dir, { recursive: true });
   const out = join(dir, `fortran_halo_${iface}`);
   if (existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs) return out;

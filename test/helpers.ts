@@ -1,5 +1,6 @@
 // Shared by the integration tests: compile the test programs once per MPI, run mpii for real.
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,12 +33,16 @@ export function launcherArgs(f: Flavor, np: number): string[] {
 
 const BUILD = join(tmpdir(), `mpii-test-programs-${process.getuid?.() ?? 0}`);
 
-/** Path of test program `name` built for `f` (compiled on first use). */
+/** Path of test program `name` built for `f` (compiled on first use). The build directory is
+ * named by the source's content (and its headers'): checkouts side by side on one machine share
+ * /tmp, and one must never run a binary another built from a different version of the source. */
 export function program(f: Flavor, name: string): string {
-  const dir = join(BUILD, f);
-  const out = join(dir, name);
   const src = ['qmpi_counter_tool', 'legacy_pmpi'].includes(name) ? join(ROOT, 'test', 'tools', `${name}.c`)
     : ['pingpong', 'sor'].includes(name) ? join(ROOT, 'bench', `${name}.c`) : join(ROOT, 'test', 'programs', `${name}.c`);
+  const hash = createHash('sha256').update(readFileSync(src));
+  for (const h of readdirSync(dirname(src)).filter((x) => x.endsWith('.h')).sort()) hash.update(readFileSync(join(dirname(src), h)));
+  const dir = join(BUILD, f, hash.digest('hex').slice(0, 16));
+  const out = join(dir, name);
   mkdirSync(dir, { recursive: true });
   if (existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs) return out;
   if (name === 'notmpi') {
