@@ -48,9 +48,8 @@ function abiFolder(): string {
   return abiDir;
 }
 
+/** The whole report (--top 0: which sites make the first 15 by time depends on the machine's load). */
 async function report(out: string): Promise<any> {
-  // --top 0: every call site; the default keeps the sites with the most time, and which those are
-  // depends on the machine's load (a slow MPI_File_open can push the Sendrecv site out)
   const r = await mpii(['report', '--json', '--top', '0', out]);
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout);
@@ -141,6 +140,18 @@ for (const f of FLAVORS) {
         }
       });
     }
+
+    it('profile counts every call of Python threads calling MPI at once (MPI_THREAD_MULTIPLE), after the main thread called alone', async () => {
+      const out = outDir(`${f}-py-threads`);
+      const r = await mpii(['run', '--quiet', '--tools', 'profile', '--out', out, ...launcherArgs(f, 2), py.python, join(PY, 'threads.py')], py.env);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout.trim(), 'threads ok');
+      const sites = (await report(out)).profile[0].sites as any[];
+      const sendrecv = sites.filter((s) => /^MPI_Sendrecv(_c)?$/.test(s.call));
+      assert.deepEqual(sendrecv.map((s) => s.location), [`threads.py:18 (exchange)`]);
+      const t = sendrecv[0].total;
+      assert.deepEqual([t.count, t.sent, t.recv], [2 * 1000, 2 * 1000 * 16, 2 * 1000 * 16]);
+    });
 
     it('overlap works on a Python program run at MPI_THREAD_SINGLE, with the same results', async () => {
       const out = outDir(`${f}-py-ov-single`);

@@ -26,6 +26,7 @@
 #include "mpii_tool.h"
 #include "../monitor/handle_map.h" /* persistent requests, as the monitor keeps them */
 #include "profile.h"
+#include "process_barrier.h"
 
 #define PF_INLINE static inline __attribute__((always_inline))
 #define PF_MAX_MODULES 64
@@ -56,8 +57,12 @@ typedef struct {
     uint64_t *overflow; /* MPII_NFUNCS rows of PF_NFIELDS: calls that found the table full */
     uint64_t *clock;    /* PF_CLOCK_FIELDS */
     size_t mask, row_len, used, limit;
-    int depth, tool, started, stopped, threaded;
+    int depth, tool, started, stopped;
+    int threaded;      /* MPI granted MPI_THREAD_MULTIPLE */
     int errors_return; /* an MPI error may return instead of aborting: count from how calls end */
+    int no_tail;       /* threaded or errors_return: every call takes pf_full_NAME (see PF_WRAPPER) */
+    volatile int shared; /* a thread other than MPI_Init's has called MPI: the general path, locked */
+    volatile int busy;   /* MPI_Init's thread is in a fast-path segment (pf_fast_enter) */
     uint64_t sample; /* time one call in `sample` on average after a site's first PF_ALWAYS_TIMED */
     uint64_t rng;    /* xorshift state for the gaps between timed calls */
     /* PF_OFF before MPI_Init, after MPI_Finalize and after Pcontrol(0); else how the wrappers
@@ -394,11 +399,11 @@ PF_INLINE int pf_take_turn(pf_state_t *s, uint64_t *gap, const uint64_t *f)
 /* The fast path's site and turn: the function's latest site, or (rarely) a switch to another. */
 static __attribute__((noinline)) void pf_switch_site(pf_state_t *s, pf_latest_t *l, int id, uint64_t addr)
 {
-    if (l->row) l->row[PF_GAP] = l->gap;
+    if (l->row && !s->no_tail) l->row[PF_GAP] = l->gap;
     l->row = pf_row1(s, id, addr);
     l->addr = addr;
     l->next = mpii_next(s->tool, id, &l->next_id); /* fixed once MPI runs */
-    l->gap = l->row[PF_GAP];
+    l->gap = s->no_tail ? 0 : l->row[PF_GAP]; /* no_tail: the row counts down, and 0 keeps the tail path shut */
     l->sig_type = 0; /* the signature's size may be new to this row, and 0 bytes too */
     l->null_seen = 0;
 }
@@ -407,7 +412,7 @@ PF_INLINE uint64_t *pf_site_fast(pf_state_t *s, int id, uint64_t addr, int *time
 {
     pf_latest_t *l = &s->latest[id];
     if (MPII_UNLIKELY(l->addr != addr)) pf_switch_site(s, l, id, addr);
-    *timed = pf_take_turn(s, &l->gap, l->row);
+    *timed = pf_take_turn(s, MPII_UNLIKELY(s->no_tail) ? &l->row[PF_GAP] : &l->gap, l->row);
     return l->row;
 }
 
@@ -502,9 +507,9 @@ PF_INLINE void pf_time(pf_state_t *s, uint64_t *f, uint64_t t0, uint64_t t1)
  * it returned, off the path of the message it sent. */
 #define PF_EARLY(KIND) ((KIND) == MPII_KIND_RECV || (KIND) == MPII_KIND_COMPLETE || (KIND) == MPII_KIND_PROBE)
 
-/* The general path, for MPI_THREAD_MULTIPLE (one lock around the bookkeeping, never around the
- * MPI call) and stack depth > 1: one copy for every function (the kind is a run-time value here),
- * so the wrappers' own path has no lock and no depth to test. */
+/* The general path, once a second thread has called MPI at MPI_THREAD_MULTIPLE (one lock around the
+ * bookkeeping, never around the MPI call) and for stack depth > 1: one copy for every function (the
+ * kind is a run-time value here), so the wrappers' own path has no lock and no depth to test. */
 static __attribute__((noinline)) uint64_t *pf_enter_general(pf_state_t *s, int id, int kind, QMPI_Context context,
                                                             const mpii_args_t *a, MPI_Request freed, int *timed)
 {
@@ -544,22 +549,80 @@ static void pf_forget_latest(pf_state_t *s)
     }
 }
 
-/* Recording on or off, and the wrappers' path that goes with it. */
+/* Recording on or off, and the wrappers' path that goes with it. Without the tail path the latest
+ * sites keep no countdown and match no tail call, so nothing needs forgetting (and another thread
+ * may be reading them). */
 static void set_recording(pf_state_t *s, int on)
 {
-    int path = !on ? PF_OFF : s->threaded || s->depth > 1 || s->errors_return ? PF_GENERAL : PF_FAST;
-    if (s->path == PF_FAST && path != PF_FAST) pf_forget_latest(s);
+    int path = !on ? PF_OFF : s->shared || s->depth > 1 ? PF_GENERAL : PF_FAST;
+    if (s->path == PF_FAST && path != PF_FAST && !s->no_tail) pf_forget_latest(s);
     s->path = path;
 }
 
+/* No more tail calls: the latest sites' countdowns go back to their rows, which count down from
+ * now on (pf_site_fast). */
+static void pf_close_tail(pf_state_t *s)
+{
+    if (s->no_tail) return;
+    pf_forget_latest(s);
+    s->no_tail = 1;
+}
+
 /* From now on an MPI call may fail and return: the tail path, which counts bytes before the call
- * as if it succeeds, is off for good (the general path counts from the return code). Called
- * before any function that sets an error handler runs, whichever handler it sets. */
+ * as if it succeeds, is off for good (pf_full_NAME counts from the return code). Called before any
+ * function that sets an error handler runs, whichever handler it sets. */
 static void pf_errors_may_return(pf_state_t *s)
 {
-    if (s->errors_return) return;
     s->errors_return = 1;
-    if (s->path != PF_OFF) set_recording(s, 1);
+    pf_close_tail(s);
+}
+
+/* One thread at MPI_THREAD_MULTIPLE. mpi4py asks for MPI_THREAD_MULTIPLE and nearly every
+ * program it runs calls MPI from one thread, so MPI_Init's thread keeps the fast path, unlocked
+ * (without the tail path: another thread's tail call would count unlocked), until another thread
+ * calls MPI. That thread then switches everybody to the general path for good (pf_join_thread),
+ * which locks; it waits for MPI_Init's thread to finish the bookkeeping it may be in. The fast
+ * side marks its bookkeeping with two plain stores (`busy`, set before it reads `shared`); the
+ * joining side's process-wide barrier makes either the mark visible to it or its `shared` visible
+ * to the fast side (an asymmetric handshake: the barrier's cost is paid once per run). The
+ * bookkeeping is in two segments, before and after the MPI call, never around it: a thread waiting
+ * for it never waits for a message. */
+PF_INLINE int pf_fast_enter(pf_state_t *s)
+{
+    s->busy = 1;
+    __asm__ __volatile__("" ::: "memory");
+    if (MPII_LIKELY(!s->shared)) return 1;
+    s->busy = 0;
+    return 0;
+}
+
+PF_INLINE void pf_fast_leave(pf_state_t *s)
+{
+    __asm__ __volatile__("" ::: "memory");
+    s->busy = 0;
+}
+
+static __attribute__((noinline)) void pf_join_thread(pf_state_t *s)
+{
+    pthread_mutex_lock(&s->lock);
+    if (!s->shared) {
+        s->shared = 1;
+        set_recording(s, s->path != PF_OFF);
+        pf_process_barrier();
+        while (s->busy) {
+#if defined(__x86_64__)
+            _mm_pause();
+#endif
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* At the start of every wrapper's full part and of Pcontrol: the first call from a thread other
+ * than MPI_Init's (only threads there once MPI granted MPI_THREAD_MULTIPLE). */
+PF_INLINE void pf_check_thread(pf_state_t *s)
+{
+    if (MPII_UNLIKELY(s->threaded) && !mpii_init_thread && !s->shared) pf_join_thread(s);
 }
 
 /* Whether an error on `comm` aborts the job (MPI 4's mpi_initial_errhandler can say otherwise). */
@@ -581,7 +644,9 @@ static void pf_start(pf_state_t *s)
     int provided = MPI_THREAD_SINGLE;
     MPII_PMPI(MPI_Query_thread, MPI_QUERY_THREAD_T)(&provided);
     s->threaded = provided == MPI_THREAD_MULTIPLE;
+    if (s->threaded) pf_process_barrier_prepare();
     s->errors_return = s->errors_return || !errors_abort(MPI_COMM_WORLD) || !errors_abort(MPI_COMM_SELF);
+    if (s->threaded || s->errors_return) pf_close_tail(s);
     use_tsc = tsc_trusted();
     uint64_t *c = s->clock;
     c[PF_TIMER] = use_tsc ? 1 : 2;
@@ -621,6 +686,7 @@ static void pf_stop(pf_state_t *s)
 static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
 {
     pf_state_t *s = mpii_tool_storage(tool_id);
+    pf_check_thread(s);
     if (s->started && !s->stopped) {
         if (s->threaded) pthread_mutex_lock(&s->lock);
         uint64_t t = pf_ticks();
@@ -653,14 +719,14 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
  * is counted and handed to the next layer as a tail call (a jump: nothing left to do after the
  * call, no return through the tool), so in a ping-pong the tool adds a compare, a countdown and
  * the counters between a message's arrival and the next send. Its bytes are counted before the
- * call, as if it succeeds: taken only while an error cannot return (path PF_FAST: see
- * pf_errors_may_return). It does not test the path itself: leaving PF_FAST leaves no latest site
- * (set_recording).
+ * call, as if it succeeds, and unlocked: taken only while an error cannot return and MPI did not
+ * grant MPI_THREAD_MULTIPLE (otherwise `no_tail` keeps every latest site's countdown at 0). It
+ * does not test the path itself: leaving PF_FAST leaves no latest site (set_recording).
  * pf_full_NAME, everything else. With recording off it is a load, a test and the call. On the
- * fast path (one thread, depth 1): the site, the turn, the clock around the call if timed;
- * receives are counted before they run, the rest after they returned, from how they ended. The
- * general path (threads, deep stacks) takes the argument view's address: it builds its own copy,
- * so the fast path's view stays in registers. */
+ * fast path (depth 1, MPI called from one thread): the site, the turn, the clock around the call
+ * if timed; receives are counted before they run, the rest after they returned, from how they
+ * ended. The general path (a second thread at MPI_THREAD_MULTIPLE, deep stacks) takes the
+ * argument view's address: it builds its own copy, so the fast path's view stays in registers. */
 #define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                  \
     static __attribute__((noinline)) RET pf_full_##NAME QPARAMS;                                    \
     static RET pf_##NAME QPARAMS                                                                    \
@@ -684,10 +750,11 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
         pf_state_t *s = mpii_tool_storage(tool_id);                                                 \
         int next_id, timed;                                                                         \
         void (*next)(void) = mpii_next(tool_id, ID, &next_id);                                      \
+        pf_check_thread(s);                                                                         \
         if (ID == MPI_FINALIZE_T) pf_stop(s);                                                       \
         if (MPII_UNLIKELY(pf_sets_errhandler[ID])) pf_errors_may_return(s);                         \
         int path = s->path;                                                                         \
-        if (MPII_UNLIKELY(path != PF_FAST) || KIND == MPII_KIND_INIT) {                             \
+        if (MPII_UNLIKELY(path != PF_FAST) || KIND == MPII_KIND_INIT || MPII_UNLIKELY(!pf_fast_enter(s))) { \
             if (path == PF_OFF || KIND == MPII_KIND_INIT) {                                         \
                 RET rc = ((QTYPE *) next) NEXTARGS;                                                 \
                 if (KIND == MPII_KIND_INIT && (int) (intptr_t) rc == MPI_SUCCESS) pf_start(s);      \
@@ -706,13 +773,20 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
         MPI_Request freed = ID == MPI_REQUEST_FREE_T && a.request ? *a.request : MPI_REQUEST_NULL;  \
         uint64_t *f = pf_site_fast(s, ID, pf_calling_address(context), &timed);                      \
         uint64_t bytes = PF_EARLY(KIND) ? pf_count(s, f, ID, KIND, &a, MPI_SUCCESS, freed) : 0;     \
+        pf_fast_leave(s);                                                                           \
         uint64_t t0 = timed ? pf_ticks() : 0;                                                       \
         RET rc = ((QTYPE *) next) NEXTARGS;                                                         \
         uint64_t t1 = timed ? pf_ticks() : 0;                                                       \
+        if (MPII_UNLIKELY(!pf_fast_enter(s))) { /* another thread called MPI meanwhile */           \
+            mpii_args_t ga = MPII_ARGS_##NAME;                                                      \
+            pf_exit_general(s, f, ID, KIND, &ga, (int) (intptr_t) rc, freed, timed, t0, t1);        \
+            return rc;                                                                              \
+        }                                                                                           \
         if (!PF_EARLY(KIND)) bytes = pf_count(s, f, ID, KIND, &a, (int) (intptr_t) rc, freed);      \
         else if (MPII_UNLIKELY((int) (intptr_t) rc != MPI_SUCCESS)) pf_uncount(s, f, ID, KIND, &a);  \
         pf_remember_signature(&s->latest[ID], KIND, &a, (int) (intptr_t) rc, bytes);                \
         if (timed) pf_time(s, f, t0, t1);                                                           \
+        pf_fast_leave(s);                                                                           \
         return rc;                                                                                  \
     }
 MPII_FOREACH_FUNC(PF_WRAPPER)
