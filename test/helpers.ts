@@ -37,7 +37,7 @@ export function program(f: Flavor, name: string): string {
   const dir = join(BUILD, f);
   const out = join(dir, name);
   const src = ['qmpi_counter_tool', 'legacy_pmpi'].includes(name) ? join(ROOT, 'test', 'tools', `${name}.c`)
-    : ['pingpong', 'sor'].includes(name) ? join(ROOT, 'bench', `${name}.c`) : join(ROOT, 'test', 'programs', `${name}.c`);
+    : ['pingpong', 'sor', 'halo'].includes(name) ? join(ROOT, 'bench', `${name}.c`) : join(ROOT, 'test', 'programs', `${name}.c`);
   mkdirSync(dir, { recursive: true });
   if (existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs) return out;
   if (name === 'notmpi') {
