@@ -34,19 +34,19 @@ const NAME = `mpiiov${process.pid % 10000}`;
 const ITER = 30; // iterations per run: the median of 30 is steady; a run stays ~1 s
 
 // Why these settings: see docs/overlap.md ("Benchmark settings"). The win settings need transfer
-// time the rank can spend elsewhere: 100 Mbit/s keeps the link (not this loaded 2-core machine's
-// CPU, which pushes ~1 Gbit/s through the namespaces) the bottleneck.
+// time the rank can spend elsewhere, and a link (not this shared 2-core machine's CPU, which pushes
+// well under 1 Gbit/s through the namespaces when busy) that is the bottleneck: 20-50 Mbit/s.
 const SETTINGS = [
-  { id: 'sor-100m', kind: 'win', prog: 'sor', args: ['2048', String(ITER)], rate: '100mbit',
-    note: 'red-black SOR n=2048, 2 ranks: per colour phase one 8 KiB column each way' },
-  { id: 'halo-100m', kind: 'win', prog: 'halo', args: ['16384', '256', String(ITER)], rate: '100mbit',
-    note: '2-D halo, 16384x256 points, 2 ranks: per iteration 4 halos of 64 KiB (rows) and 1 KiB (columns, to itself)' },
+  { id: 'sor-20m', kind: 'win', prog: 'sor', args: ['1024', String(ITER)], rate: '20mbit',
+    note: 'red-black SOR n=1024, 2 ranks: per colour phase one 4 KiB column each way' },
+  { id: 'halo-50m', kind: 'win', prog: 'halo', args: ['8192', '256', String(ITER)], rate: '50mbit',
+    note: '2-D halo 8192x256, 2 ranks: per iteration 2 row halos of 64 KiB each way, 2 column halos (to itself)' },
   { id: 'sor-small-inf', kind: 'sweep', prog: 'sor', args: ['256', String(ITER)], rate: '',
     note: 'SOR n=256 (1 KiB messages), no rate limit' },
-  { id: 'sor-1g', kind: 'sweep', prog: 'sor', args: ['1024', String(ITER)], rate: '1gbit',
-    note: 'SOR n=1024 (4 KiB messages), 1 Gbit/s' },
+  { id: 'sor-100m', kind: 'sweep', prog: 'sor', args: ['2048', String(ITER)], rate: '100mbit',
+    note: 'SOR n=2048 (8 KiB messages), 100 Mbit/s' },
   { id: 'halo-small-100m', kind: 'sweep', prog: 'halo', args: ['1024', '1024', String(ITER)], rate: '100mbit',
-    note: 'halo 1024x1024 (4 KiB rows), 100 Mbit/s' },
+    note: 'halo 1024x1024 (8 KiB rows), 100 Mbit/s' },
   { id: 'halo-large-inf', kind: 'sweep', prog: 'halo', args: ['65536', '64', String(ITER)], rate: '',
     note: 'halo 65536x64 (512 KiB rows), no rate limit' },
 ];
@@ -92,7 +92,13 @@ process.on('exit', down);
 function testbed(rate) {
   if (upRate === rate) return checked;
   down();
-  const r = spawnSync(HOSTS, ['up', '2', NAME, ...(rate ? ['--rate', rate] : [])], { env, encoding: 'utf8' });
+  let r = spawnSync(HOSTS, ['up', '2', NAME, ...(rate ? ['--rate', rate] : [])], { env, encoding: 'utf8' });
+  if (r.status !== 0 && /rate check/.test(r.stderr)) {
+    // the machine could not push the rate (busy): measure anyway, and say so in the results
+    const why = r.stderr.trim();
+    r = spawnSync(HOSTS, ['up', '2', NAME, '--rate', rate, '--no-check'], { env, encoding: 'utf8' });
+    r.stderr = `${why}\n(measured anyway: the link may not be the bottleneck here)`;
+  }
   upRate = rate;
   if (r.status !== 0) throw new Error(`netns-hosts.sh up 2 ${NAME} ${rate ? `--rate ${rate}` : ''}: ${r.stderr.trim()}`);
   for (const l of r.stderr.trim().split('\n').filter(Boolean)) log(l);

@@ -102,9 +102,10 @@ for (const f of FLAVORS) {
       assert.equal(r.lines.replace(/ median_ms=\S+ min_ms=\S+/, ''), want.replace(/ median_ms=\S+ min_ms=\S+/, ''));
       const t = r.totals;
       assert.equal(t['call sites given up: nothing to hide behind'] ?? 0, 0, JSON.stringify(t));
-      // each rank's 4 sites run at least their first block of 4 calls in the background (whether
-      // they stay there depends on timings: not asserted)
-      assert.ok(t['receives converted'] >= 2 * 4 * 4, JSON.stringify(t));
+      // each rank's 2 row sites run at least their first block of 4 calls in the background
+      // (whether they stay there depends on timings: not asserted); the column halos (2 KiB, to
+      // itself) are below heap-min and pass through
+      assert.ok(t['receives converted'] >= 2 * 2 * 4, JSON.stringify(t));
       assert.equal(t['waits: chain end'] ?? 0, 0, JSON.stringify(t));
     });
   });

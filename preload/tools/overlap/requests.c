@@ -123,9 +123,10 @@ static void complete(const int *which, int n, ov_cause_t cause)
     for (int i = 0; i < n; i++) {
         ov_req_t *r = &slots[which[i]];
         if (!r->recv) continue;
-        /* the program touched it (or handed it on): did the background hide anything? A chain
-         * end, free, finalize or a full table are our decisions, not the program's touch. */
-        if (r->site && cause != ST_WAIT_CHAIN && cause != ST_WAIT_FREE && cause != ST_WAIT_FINALIZE && cause != ST_WAIT_FULL)
+        /* the program touched it, handed it on, or reached a chain end (learned where it touches
+         * at once): did the background hide anything? Free, finalize and a full table say nothing
+         * about the program's use of the data. */
+        if (r->site && cause != ST_WAIT_FREE && cause != ST_WAIT_FINALIZE && cause != ST_WAIT_FULL)
             ov_site_receive_done(r->site, ov_receive_hid(r->t_post, t0, ov_p2p_calls - r->calls_post));
         unpack(r, &sts[i]);
         if (r->status_entry >= 0 && statuses[r->status_entry].owner == which[i]) {
