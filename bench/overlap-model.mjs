@@ -120,7 +120,7 @@ const mark = (name, link, dy) => {
 mark('GigE (thesis)', LINKS['Gigabit Ethernet (thesis, 140 µs)'], 4);
 mark('InfiniBand', LINKS['InfiniBand-class (100 Gbit/s, 1.5 µs)'], -6);
 mark('testbed', LINKS['this testbed (20 Mbit/s, 60 µs)'], 4);
-const legend = [['< 1.05 (adaptive stays plain)', '#f2f2f2'], ['1.05-1.2', '#c7e9c0'], ['1.2-1.5', '#74c476'], ['1.5-2', '#31a354'], ['> 2', '#006d2c']];
+const legend = [['&lt; 1.05 (adaptive stays plain)', '#f2f2f2'], ['1.05-1.2', '#c7e9c0'], ['1.2-1.5', '#74c476'], ['1.5-2', '#31a354'], ['&gt; 2', '#006d2c']];
 legend.forEach(([label, c], i) => out.push(`<rect x="${R0.x + (i % 3) * 125}" y="${R0.y + R0.h + 46 + Math.floor(i / 3) * 16}" width="10" height="10" fill="${c}" stroke="#888"/><text x="${R0.x + 14 + (i % 3) * 125}" y="${R0.y + R0.h + 55 + Math.floor(i / 3) * 16}">${label}</text>`));
 out.push(`<text x="10" y="${H - 8}" fill="#555">bench/overlap-model.mjs --o-us ${v['o-us']} --c-ns ${v['c-ns']} --copy-gbs ${v['copy-gbs']} (method cost and compute measured on the 2-core test machine)</text>`);
 out.push('</svg>');
