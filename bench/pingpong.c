@@ -1,6 +1,6 @@
 /* pingpong.c - latency micro-benchmark used to measure mpii's overhead.
  * Ranks 0 and 1 bounce a `size`-byte message (argv[2], default 8) back and
- * forth `iters` times (argv[1], default 200000) after 1000 warm-up rounds;
+ * forth `iters` times (argv[1], default 200000) after argv[3] (default 1000) warm-up rounds;
  * other ranks just wait at the final barrier. Rank 0 prints one
  * machine-readable line:
  *     pingpong size=<bytes> iters=<n> half_rtt_ns=<float>
@@ -27,6 +27,7 @@ int main(int argc, char **argv)
     int rank, nranks;
     long iters = argc > 1 ? atol(argv[1]) : 200000;
     int size = argc > 2 ? atoi(argv[2]) : 8;
+    long warmup = argc > 3 ? atol(argv[3]) : 1000; /* fewer for large messages on a slow link */
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
 
     if (rank < 2) {
-        bounce(rank, buf, size, 1000); /* warm-up: connections, caches */
+        bounce(rank, buf, size, warmup); /* warm-up: connections, caches */
         double t0 = MPI_Wtime();
         bounce(rank, buf, size, iters);
         double t = MPI_Wtime() - t0;

@@ -38,7 +38,7 @@ const BUILD = join(tmpdir(), `mpii-test-programs-${process.getuid?.() ?? 0}`);
  * /tmp, and one must never run a binary another built from a different version of the source. */
 export function program(f: Flavor, name: string): string {
   const src = ['qmpi_counter_tool', 'legacy_pmpi'].includes(name) ? join(ROOT, 'test', 'tools', `${name}.c`)
-    : ['pingpong', 'sor'].includes(name) ? join(ROOT, 'bench', `${name}.c`) : join(ROOT, 'test', 'programs', `${name}.c`);
+    : ['pingpong', 'sor', 'halo'].includes(name) ? join(ROOT, 'bench', `${name}.c`) : join(ROOT, 'test', 'programs', `${name}.c`);
   const hash = createHash('sha256').update(readFileSync(src));
   for (const h of readdirSync(dirname(src)).filter((x) => x.endsWith('.h')).sort()) hash.update(readFileSync(join(dirname(src), h)));
   const dir = join(BUILD, f, hash.digest('hex').slice(0, 16));

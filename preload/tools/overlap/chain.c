@@ -10,7 +10,12 @@
  * Unlike the thesis, chain members stay guarded: a mispredicted end (its Algorithm 8, where the
  * loop exits before the end arrives) costs a fault, never a wrong answer. Every 32nd time at an
  * end the wait is skipped on purpose; if no fault follows before the next call, the end was
- * wrong and is forgotten. */
+ * wrong and is forgotten.
+ *
+ * In adaptive mode a chain end is waited at only where the program touched the data within
+ * OV_HIDE_NS of the end call: where it computes first (a halo exchange updating the interior
+ * before the border), waiting at the end would serialize that computation behind the transfers,
+ * and paging's wait on touch is faster. */
 #include <string.h>
 #include "overlap.h"
 
@@ -22,11 +27,14 @@ typedef struct {
     uint16_t nextcount; /* how many times in a row it did */
     uint16_t ends;      /* times it was the last call before a fault */
     uint16_t visits;
+    uint8_t compute_follows; /* adaptive: at the last fault after it, the program had computed
+                              * for OV_HIDE_NS or more: waiting there would lose that overlap */
 } ov_record_t;
 
 static ov_record_t records[OV_RECORDS];
 static int last = -1;    /* the record of the latest converted call, until a fault or wait */
 static int probing = -1; /* an end whose wait was skipped to check it */
+static uint64_t last_ns;  /* adaptive: when `last` was called */
 
 static int record_of(uint64_t sig)
 {
@@ -60,8 +68,15 @@ void ov_chain_call(uint64_t sig)
         }
     }
     last = r;
+    if (ov_mode == OV_ADAPTIVE) last_ns = mpii_now_ns();
     ov_record_t *rec = &records[r];
     if (ov_mode == OV_PAGING || rec->ends < ov_threshold) return;
+    if (ov_mode == OV_ADAPTIVE && rec->compute_follows) {
+        /* paging's wait on touch keeps the transfers going during that computation (each
+         * fault measures the gap again) */
+        ov_stats[ST_CHAIN_ENDS_SKIPPED]++;
+        return;
+    }
     if (++rec->visits % 32 == 0) {
         ov_stats[ST_CHAIN_PROBES]++;
         probing = r;
@@ -77,5 +92,6 @@ void ov_chain_fault(void)
     if (last < 0) return;
     ov_record_t *rec = &records[last];
     if (rec->ends < UINT16_MAX && ++rec->ends == ov_threshold) ov_stats[ST_CHAIN_ENDS]++;
+    if (ov_mode == OV_ADAPTIVE) rec->compute_follows = mpii_now_ns() - last_ns >= OV_HIDE_NS;
     last = -1;
 }

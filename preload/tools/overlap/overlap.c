@@ -24,120 +24,28 @@ static size_t heap_min = 4096;
 static int live; /* between a single-threaded MPI_Init and MPI_Finalize */
 static uint64_t dummy_stats[ST_COUNT];
 
-/* What the generic wrapper must look at, per function id (from the spec's roles). */
-enum { F_BUF = 1, F_REQ = 2, F_PIN = 4, F_STATUS = 8, F_STATUS_READ = 16, F_ALL = 32 };
+/* What the generic wrapper must look at, per function id (from the spec's roles). F_EVERY: even
+ * with nothing in flight and no status remembered (a buffer the library keeps: pinned); every
+ * other check has nothing to do then, and MPI_Test/MPI_Testany loops (HPCC RandomAccess: 40
+ * million calls in a few seconds) must not pay for them. */
+enum { F_BUF = 1, F_REQ = 2, F_PIN = 4, F_STATUS = 8, F_STATUS_READ = 16, F_ALL = 32, F_EVERY = 64 };
 static uint8_t flags[MPII_NFUNCS];
 
-/* ---- adaptive: per call site, is the background version faster? ---- */
+/* ---- adaptive (adaptive.c) ---- */
 
-#define OV_SITES 256
-#define OV_BLOCK 4        /* calls per exploration block; the modes take turns */
-#define OV_SAMPLES 12     /* periods per mode before a decision (4 blocks each) */
-#define OV_PAIRS 4        /* blocks per mode compared pairwise: background block i vs plain block i */
-#define OV_EARLY 3        /* periods per mode after which a clear loser is dropped at once */
-#define OV_MAX_PERIOD 1000000000ull /* a period above 1 s is a stall, not the method's doing */
-enum { EXPLORE, EXPLOIT };
+ov_site_t *ov_current_site;
+uint64_t ov_p2p_calls;
 
-typedef struct {
-    void *addr;
-    uint8_t state, on, mode_prev, mode_prev2;
-    uint32_t calls, until, backoff;
-    uint32_t phase; /* calls since this exploration began: its blocks start at 0 */
-    uint64_t t_last;
-    uint64_t block[2][OV_PAIRS]; /* nanoseconds of the periods that followed a call in each mode,
-                                  * by block (three per block) */
-    uint64_t max[2]; /* the longest of them (left out of the final comparison: one stall) */
-    uint32_t n[2];
-} ov_site_t;
-
-static ov_site_t sites[OV_SITES];
-
-static ov_site_t *site_of(void *addr)
-{
-    for (unsigned i = 0, h = (unsigned) ((uintptr_t) addr >> 2) & (OV_SITES - 1); i < OV_SITES; i++, h = (h + 1) & (OV_SITES - 1)) {
-        if (sites[h].addr == addr) return &sites[h];
-        if (!sites[h].addr) {
-            sites[h] = (ov_site_t){ .addr = addr, .state = EXPLORE, .on = 1, .backoff = 256 };
-            ov_stats[ST_SITES]++;
-            return &sites[h];
-        }
-    }
-    return NULL;
-}
-
-static void decide(ov_site_t *s, int on)
-{
-    int was = s->on;
-    s->on = (uint8_t) on;
-    if (s->on != was) ov_stats[ST_SITES_OFF] += s->on ? (uint64_t) -1 : 1; /* sites off now */
-    ov_stats[ST_DECISIONS]++;
-    /* a stable answer is re-checked less and less often */
-    s->backoff = (was == s->on && s->backoff < (1u << 16)) ? s->backoff * 2 : 256;
-    s->state = EXPLOIT;
-    s->until = s->calls + s->backoff;
-}
-
-/* Whether this call at `addr` runs in the background. The period from one call of a site to its
- * next is charged to the first call's mode (unless the mode just switched); the modes take turns
- * in blocks of OV_BLOCK calls, and their mean periods are compared. A site is called several
- * times per iteration of a loop, so single periods differ by orders of magnitude (back-to-back
- * calls, then the computation): means over whole blocks compare the loop with and without the
- * method; medians of single periods would compare arbitrary phases of it. */
+/* Whether this call runs in the background; counts it among the program's point-to-point calls
+ * (a receive that another call followed before it was touched hid something). */
 static int site_on(void *addr)
 {
+    ov_p2p_calls++;
+    ov_current_site = NULL;
     if (ov_mode != OV_ADAPTIVE) return 1;
-    ov_site_t *s = site_of(addr);
-    if (!s) return 1;
-    s->calls++;
-    if (s->state == EXPLOIT) {
-        if (MPII_LIKELY(s->calls < s->until)) return s->on; /* decided: no clock */
-        s->state = EXPLORE;
-        s->max[0] = s->max[1] = 0;
-        memset(s->block, 0, sizeof s->block);
-        s->n[0] = s->n[1] = 0;
-        s->t_last = 0; /* the period since the last decided call is not charged, */
-        s->mode_prev = 2; /* nor the one after the first call of the new exploration */
-        s->phase = 0;
-    }
-    uint64_t t = mpii_now_ns();
-    if (s->t_last && s->mode_prev == s->mode_prev2) {
-        uint64_t dt = t - s->t_last;
-        int m = s->mode_prev;
-        if (dt > OV_MAX_PERIOD) dt = OV_MAX_PERIOD;
-        if (dt > s->max[m]) s->max[m] = dt;
-        s->block[m][s->n[m] / 3 < OV_PAIRS ? s->n[m] / 3 : OV_PAIRS - 1] += dt;
-        s->n[m]++;
-    }
-    s->t_last = t;
-    if (s->n[0] >= OV_EARLY && s->n[1] >= OV_EARLY) {
-        uint64_t sum[2] = { 0, 0 }; /* every period so far, per mode */
-        for (int i = 0; i < OV_PAIRS; i++) sum[0] += s->block[0][i], sum[1] += s->block[1][i];
-        /* mean on / mean off, without division: on * n_off vs off * n_on */
-        uint64_t on = sum[1] * s->n[0], off = sum[0] * s->n[1];
-        if (on > off + off / 2) {
-            /* 1.5x slower in the background: stop looking (the re-check after the backoff
-             * corrects a first block that only paid the method's warm-up or a stall) */
-            decide(s, 0);
-        } else if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) {
-            /* the background must win each block against the plain block after it (the two ran
-             * under the same load), and by 5 % over all, each mode without its longest period
-             * (a time slice lost to another process would decide alone): in doubt, stay plain.
-             * (Ending at the first lost pair instead made overlap.test.ts's adaptive test lose its
-             * receive site under a CPU hog 16 times in 40, against 6 in 60.) */
-            int wins = 0;
-            for (int i = 0; i < OV_PAIRS; i++) wins += s->block[1][i] < s->block[0][i];
-            on = (sum[1] - s->max[1]) * (s->n[0] - 1);
-            off = (sum[0] - s->max[0]) * (s->n[1] - 1);
-            decide(s, wins == OV_PAIRS && on < off - off / 20);
-        }
-        if (s->state == EXPLOIT) return s->on;
-    }
-    /* blocks of four calls, background first: each block then has three periods counted,
-     * and block i of one mode is compared with block i of the other */
-    int mode = (s->phase++ / OV_BLOCK) % 2 == 0;
-    s->mode_prev2 = s->mode_prev;
-    s->mode_prev = (uint8_t) mode;
-    return mode;
+    ov_site_t *s = ov_site_of(addr);
+    ov_current_site = s;
+    return s ? ov_site_on(s, mpii_now_ns) : 1;
 }
 
 /* ---- chain signatures ---- */
@@ -447,7 +355,7 @@ static void before_call(int id, const mpii_args_t *a)
 #define OV_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                       \
     static RET ovg_##NAME QPARAMS                                                       \
     {                                                                                   \
-        if (MPII_UNLIKELY(live) && (ov_pending || (flags[ID] & (F_REQ | F_PIN)))) {     \
+        if (MPII_UNLIKELY(live) && (ov_pending | ov_statuses_live | (flags[ID] & F_EVERY))) { \
             mpii_args_t a = MPII_ARGS_##NAME;                                           \
             before_call(ID, &a);                                                        \
         }                                                                               \
@@ -479,6 +387,7 @@ static void classify(void)
             !strcmp(f->name, "MPI_Test_cancelled") || !strncmp(f->name, "MPI_Status_set_", 15))
             v |= F_STATUS_READ;
         if (id == MPI_TYPE_FREE_T || f->kind == MPII_KIND_COMM_FREE || f->kind == MPII_KIND_WIN_FREE) v |= F_ALL;
+        if (((v & F_BUF) && (v & F_REQ)) || (v & F_PIN)) v |= F_EVERY;
         flags[id] = (uint8_t) v;
     }
 }

@@ -9,25 +9,8 @@
 #include "guard.h"
 #include "extent.h"
 
-enum { OV_PAGING, OV_CHAINING, OV_ADAPTIVE };
-
-/* Statistics, in the rank's profile (section "stats"); OV_STAT_LABELS names them in order. */
-enum {
-    ST_SENDS, ST_RECVS, ST_SENDRECVS, ST_BYTES_SENT, ST_BYTES_RECEIVED,
-    ST_PASS_BUFFER, ST_PASS_WILDCARD, ST_PASS_LARGE, ST_PASS_ADAPTIVE, ST_PASS_GUARD,
-    ST_FAULTS, ST_WAIT_FAULT, ST_WAIT_OVERLAP, ST_WAIT_STATUS, ST_WAIT_ACCESS, ST_WAIT_MPI,
-    ST_WAIT_CHAIN, ST_WAIT_FREE, ST_WAIT_FINALIZE, ST_WAIT_FULL, ST_WAIT_NS,
-    ST_CHAIN_RECORDS, ST_CHAIN_ENDS, ST_CHAIN_PROBES, ST_SITES, ST_SITES_OFF, ST_DECISIONS,
-    ST_COUNT
-};
-#define OV_STAT_LABELS                                                                              \
-    "sends converted\nreceives converted\nsendrecvs converted\nbytes sent\nbytes received\n"       \
-    "passed: buffer not on the page-exclusive heap\npassed: wildcard receive\npassed: larger than max-bytes\n" \
-    "passed: switched off at the call site\npassed: page protection refused\n"                    \
-    "faults\nwaits: fault\nwaits: element overlap\nwaits: status read\nwaits: system call\n"      \
-    "waits: other MPI call\nwaits: chain end\nwaits: free/realloc\nwaits: finalize\nwaits: no free slot\n" \
-    "wait time ns\nchain records\nchain ends learned\nchain probes\ncall sites\ncall sites switched off\n" \
-    "adaptive decisions\n"
+#include "stats.h"
+#include "adaptive.h"
 
 extern uint64_t *ov_stats;
 extern int ov_mode;
@@ -39,6 +22,8 @@ typedef int ov_cause_t;
 
 /* Requests in flight (requests.c). 0 when nothing is pending: every check is one load. */
 extern volatile int ov_pending;
+/* Statuses of converted receives the program may still read (requests.c); 0 most of the time. */
+extern int ov_statuses_live;
 
 int ov_start(void);  /* after MPI_Init: guards, heap; 0 or -1 */
 void ov_stop(void);  /* before MPI_Finalize: everything completes */
@@ -64,6 +49,11 @@ void ov_status_read(MPI_Status *status);
 /* A status (or array of n) MPI is about to overwrite for something else: forget it. */
 void ov_status_forget(const MPI_Status *status, MPI_Count n);
 void ov_type_freed(MPI_Datatype type);
+
+/* Adaptive bookkeeping of the call being converted (overlap.c): its site (NULL unless adaptive)
+ * and the count of the program's Send/Recv/Sendrecv calls so far, this one included. */
+extern ov_site_t *ov_current_site;
+extern uint64_t ov_p2p_calls;
 
 /* Chains (chain learning): a converted call happened / the program faulted. */
 void ov_chain_call(uint64_t signature);

@@ -30,6 +30,8 @@ typedef struct {
     MPI_Datatype type;
     MPI_Comm comm;
     int status_entry;         /* index in statuses[], or -1 */
+    ov_site_t *site;          /* adaptive: the receive's call site, told what it hid */
+    uint64_t t_post, calls_post;
 } ov_req_t;
 
 /* Statuses of converted receives the program may still ask about (MPI_Get_count & co.). */
@@ -40,6 +42,7 @@ typedef struct {
 } ov_status_t;
 
 volatile int ov_pending;
+int ov_statuses_live; /* entries of statuses[] in use: 0 lets MPI calls skip the status checks */
 static ov_req_t slots[OV_SLOTS];
 static int active[OV_SLOTS], n_active; /* slots in flight, in posting order */
 static int free_slots[OV_SLOTS], n_free;
@@ -120,6 +123,11 @@ static void complete(const int *which, int n, ov_cause_t cause)
     for (int i = 0; i < n; i++) {
         ov_req_t *r = &slots[which[i]];
         if (!r->recv) continue;
+        /* the program touched it, handed it on, or reached a chain end (learned where it touches
+         * at once): did the background hide anything? Free, finalize and a full table say nothing
+         * about the program's use of the data. */
+        if (r->site && cause != ST_WAIT_FREE && cause != ST_WAIT_FINALIZE && cause != ST_WAIT_FULL)
+            ov_site_receive_done(r->site, ov_receive_hid(r->t_post, t0, ov_p2p_calls - r->calls_post));
         unpack(r, &sts[i]);
         if (r->status_entry >= 0 && statuses[r->status_entry].owner == which[i]) {
             statuses[r->status_entry].saved = sts[i];
@@ -252,10 +260,15 @@ int ov_recv_target(const void *buf, int count, MPI_Datatype type, int source, in
 static void remember_status(int s, MPI_Status *status)
 {
     for (int i = 0; i < OV_STATUSES; i++)
-        if (statuses[i].addr == status) statuses[i].addr = NULL; /* a newer receive owns it now */
+        if (statuses[i].addr == status) { /* a newer receive owns it now */
+            statuses[i].addr = NULL;
+            ov_statuses_live--;
+        }
     int e = next_status;
     next_status = (next_status + 1) % OV_STATUSES;
+    if (statuses[e].addr) ov_statuses_live--; /* the oldest entry makes room */
     statuses[e] = (ov_status_t){ .addr = status, .owner = s };
+    ov_statuses_live++;
     slots[s].status_entry = e;
 }
 
@@ -280,7 +293,8 @@ int ov_recv(const ov_target_t *t, void *buf, int count, MPI_Datatype type, int s
     }
     *r = (ov_req_t){ .recv = 1, .lo = lo, .hi = hi, .plo = mpii_page_down(lo), .phi = mpii_page_up(hi), .block = b,
                      .pack = r->pack, .cap = r->cap, .buf = buf, .count = count, .type = type, .comm = comm,
-                     .status_entry = -1 };
+                     .status_entry = -1, .site = ov_current_site, .calls_post = ov_p2p_calls,
+                     .t_post = ov_current_site ? mpii_now_ns() : 0 };
     /* A message that is already here gives its exact status at once: a program that copies
      * the status struct (instead of asking MPI_Get_count) then sees the real count. */
     int here = 0;
@@ -335,15 +349,19 @@ void ov_status_read(MPI_Status *status)
         real.MPI_TAG = status->MPI_TAG;
         *status = real;
         e->addr = NULL;
+        ov_statuses_live--;
         return;
     }
 }
 
 void ov_status_forget(const MPI_Status *status, MPI_Count n)
 {
-    if (!status || status == MPI_STATUS_IGNORE || status == MPI_STATUSES_IGNORE) return;
+    if (!ov_statuses_live || !status || status == MPI_STATUS_IGNORE || status == MPI_STATUSES_IGNORE) return;
     for (int i = 0; i < OV_STATUSES; i++)
-        if (statuses[i].addr >= status && statuses[i].addr < status + (n > 0 ? n : 1)) statuses[i].addr = NULL;
+        if (statuses[i].addr >= status && statuses[i].addr < status + (n > 0 ? n : 1)) {
+            statuses[i].addr = NULL;
+            ov_statuses_live--;
+        }
 }
 
 void ov_type_freed(MPI_Datatype type)
@@ -383,6 +401,7 @@ int ov_start(void)
     n_free = 0;
     for (int i = OV_SLOTS - 1; i >= 0; i--) free_slots[n_free++] = i;
     for (int i = 0; i < OV_STATUSES; i++) statuses[i].addr = NULL;
+    ov_statuses_live = 0;
     mpii_heap_on_release(on_release);
     return mpii_guard_attach(&client);
 }

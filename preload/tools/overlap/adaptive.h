@@ -1,0 +1,43 @@
+/* overlap's adaptive mode: per call site, does the background version pay? (adaptive.c)
+ * MPI-free and clock-free: the caller passes the time, so tests drive it with a made-up clock. */
+#ifndef MPII_OVERLAP_ADAPTIVE_H
+#define MPII_OVERLAP_ADAPTIVE_H
+#include <stdint.h>
+
+#define OV_SITES 256
+#define OV_PAIRS 4 /* blocks per mode compared pairwise: background block i vs plain block i */
+/* A receive finished less than this long after it was posted, with no other converted call in
+ * between, had nothing to hide behind: the method's fault, mprotect and copies (a few µs each
+ * here) were pure cost. Also the gap below which a chain end is worth waiting at. */
+#define OV_HIDE_NS 20000u
+#define OV_UNHIDDEN 3 /* such receives in a row, none hidden, and a site is given up at once */
+
+typedef struct {
+    void *addr;
+    uint8_t state, on, mode_prev, mode_prev2;
+    uint32_t calls, until, backoff;
+    uint32_t phase; /* calls since this exploration began: its blocks start at 0 */
+    uint64_t t_last;
+    uint64_t block[2][OV_PAIRS]; /* nanoseconds of the periods that followed a call in each mode,
+                                  * by block (three per block) */
+    uint64_t max[2]; /* the longest of them (left out of the final comparison: one stall) */
+    uint32_t n[2];
+    uint16_t unhidden, hidden; /* this exploration's background receives, by what they hid */
+} ov_site_t;
+
+/* The site record of a call site (created on first use), NULL when the table is full. */
+ov_site_t *ov_site_of(void *addr);
+/* Whether this call of site s runs in the background; `now` in ns (read only while exploring:
+ * pass a function so a decided site costs no clock read). */
+int ov_site_on(ov_site_t *s, uint64_t (*now)(void));
+/* A background receive of site s finished: `hidden` 0 when it had nothing to hide behind
+ * (ov_receive_hid). */
+void ov_site_receive_done(ov_site_t *s, int hidden);
+/* Whether a receive posted at t_post and finished at t_done hid anything: other converted calls
+ * were made meanwhile (concurrent transfers), or the program computed long enough. */
+static inline int ov_receive_hid(uint64_t t_post, uint64_t t_done, uint64_t calls_between)
+{
+    return calls_between > 0 || t_done - t_post >= OV_HIDE_NS;
+}
+
+#endif

@@ -1,0 +1,66 @@
+// The rate-limited testbed (scripts/netns-hosts.sh up --rate, issue 22; root needed): the rate
+// check passes and says so for both MPIs, launch-args puts one rank on each host over TCP, and on
+// that network the blocking SOR and 2-D halo under overlap (paging, chaining, adaptive) print
+// plain's checksum; down leaves nothing behind. Results, not timings.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { execa, execaSync } from 'execa';
+import { ROOT, TEST_ENV, mpii, outDir, program, type Flavor } from './helpers.js';
+
+const HOSTS = join(ROOT, 'scripts', 'netns-hosts.sh');
+const NAME = `mpiitb${process.pid % 10000}`;
+const ENV = { ...TEST_ENV, PMIX_MCA_gds: 'hash' };
+const LAUNCHER: Record<Flavor, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpirun.mpich' };
+const checksum = (s: string) => /checksum=([0-9a-f]{16})/.exec(s)?.[1];
+
+describe('rate-limited testbed', () => {
+  let check = '';
+  before(() => {
+    const r = execaSync(HOSTS, ['up', '2', NAME, '--rate', '50mbit'], { reject: false, env: ENV });
+    check = r.stderr;
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.equal(r.stdout.trim().split('\n').length, 2, 'two IPs');
+  });
+  after(() => {
+    execaSync(HOSTS, ['down', '2', NAME], { reject: false });
+  });
+
+  it('the rate check measured both MPIs at >= 90 % of the rate', () => {
+    for (const f of ['openmpi', 'mpich']) {
+      const m = new RegExp(`rate check: ${f} TCP ping-pong of \\d+ bytes between ${NAME}0 and ${NAME}1: ([\\d.]+) Mbit/s = (\\d+) % of 50mbit \\(>= 90 %: ok\\)`).exec(check);
+      assert.ok(m, check);
+      assert.ok(Number(m[2]) >= 90);
+    }
+  });
+
+  it('up refuses a set that exists, naming the fix', () => {
+    const r = execaSync(HOSTS, ['up', '2', NAME], { reject: false });
+    assert.notEqual(r.exitCode, 0);
+    assert.match(r.stderr, new RegExp(`hosts named ${NAME} exist already.*netns-hosts.sh down 2 ${NAME}`));
+  });
+
+  for (const f of ['openmpi', 'mpich'] as Flavor[]) {
+    for (const [prog, args] of [['sor', ['sendrecv', '256', '10']], ['halo', ['sendrecv', '2048', '64', '10']]] as const) {
+      it(`${f}: ${prog} over the 50 Mbit/s link under overlap (paging, chaining, adaptive) = plain`, async () => {
+        const launch = execaSync(HOSTS, ['launch-args', '2', NAME, '--mpi', f]).stdout.trim().split('\n');
+        const bin = program(f, prog);
+        const plain = await execa(LAUNCHER[f], [...launch, '-np', '2', bin, ...args], { env: ENV, reject: false, timeout: 180_000 });
+        assert.equal(plain.exitCode, 0, plain.stderr);
+        const want = checksum(plain.stdout);
+        assert.ok(want, plain.stdout);
+        for (const mode of ['paging', 'chaining', 'adaptive']) {
+          const r = await mpii(['run', '--quiet', '--tools', `overlap[mode=${mode}]`, '--out', outDir(`netbed-${f}`), ...launch, '-np', '2', bin, ...args], { PMIX_MCA_gds: 'hash' });
+          assert.equal(r.code, 0, `${mode}: ${r.stderr}`);
+          assert.equal(checksum(r.stdout), want, mode);
+        }
+      });
+    }
+  }
+
+  it('down removes the namespaces and interfaces', () => {
+    execaSync(HOSTS, ['down', '2', NAME]);
+    assert.doesNotMatch(execaSync('ip', ['netns', 'list']).stdout, new RegExp(`${NAME}\\d`));
+    assert.doesNotMatch(execaSync('ip', ['link', 'show']).stdout, new RegExp(`${NAME}(br|h\\d)`));
+  });
+});

@@ -1,0 +1,63 @@
+/* overlap_adaptive_unit.c - overlap's adaptive decisions (preload/tools/overlap/adaptive.c) driven
+ * with a made-up clock, no MPI: built with `cc -I preload/tools/overlap` by
+ * test/overlap-decisions.test.ts.
+ *
+ *   overlap_adaptive_unit SCENARIO CALLS
+ *
+ * One call site is called CALLS times; between two calls the clock advances by the period of the
+ * mode the call ran in (background or plain), and every background call's receive is reported
+ * finished as the scenario says. Prints one line:
+ *   background=<calls run in the background> first_off=<call at which the site first went off, 0 never>
+ *   unhidden_giveups=<sites given up by the rule> decisions=<decisions> on=<final state>
+ * Scenarios:
+ *   randomaccess   receive touched at once (1 µs later, no call between); background period 1.2x
+ *                  plain (the method's cost on a small message: not the 1.5x of the early rule)
+ *   randomaccess-unreported   the same periods, no receive reported (what the give-up rule adds)
+ *   halo           receive touched after 2 ms of computation; background period 0.6x plain
+ *   between        receive touched 1 µs later but after another call (SOR's first of two shifts);
+ *                  background 0.7x plain
+ *   tie            receive hidden (2 ms) but the background no faster (equal periods)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stats.h"
+#include "adaptive.h"
+
+uint64_t stats[ST_COUNT];
+uint64_t *ov_stats = stats;
+int ov_mode = OV_ADAPTIVE;
+
+static uint64_t clock_ns = 1000000;
+static uint64_t now(void) { return clock_ns; }
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) return 2;
+    const char *sc = argv[1];
+    long calls = atol(argv[2]);
+    double plain = 100000, bg; /* ns per period */
+    uint64_t gap = 1000, between = 0;
+    int report = 1;
+    if (!strcmp(sc, "randomaccess")) bg = 1.2 * plain;
+    else if (!strcmp(sc, "randomaccess-unreported")) bg = 1.2 * plain, report = 0;
+    else if (!strcmp(sc, "halo")) bg = 0.6 * plain, gap = 2000000;
+    else if (!strcmp(sc, "between")) bg = 0.7 * plain, between = 1;
+    else if (!strcmp(sc, "tie")) bg = plain, gap = 2000000;
+    else return 2;
+    ov_site_t *s = ov_site_of((void *) 0x401234);
+    long background = 0, first_off = 0;
+    for (long i = 1; i <= calls; i++) {
+        int on = ov_site_on(s, now);
+        if (on) {
+            background++;
+            if (report) ov_site_receive_done(s, ov_receive_hid(clock_ns, clock_ns + gap, between));
+        } else if (!first_off) {
+            first_off = i;
+        }
+        clock_ns += (uint64_t) (on ? bg : plain);
+    }
+    printf("background=%ld first_off=%ld unhidden_giveups=%llu decisions=%llu on=%d\n", background, first_off,
+           (unsigned long long) stats[ST_SITES_UNHIDDEN], (unsigned long long) stats[ST_DECISIONS], s->on);
+    return 0;
+}
