@@ -11,7 +11,7 @@
 // Wall clock and CPU time (user + system of the command and its children, from /usr/bin/time)
 // are both printed: on a loaded 2-core machine the CPU time moves much less than the wall clock.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { env, flavorHeader, forEachFlavor, installedFlavors, log, lpad, MPII, median, pad, quantile, run, shuffle } from './common.mjs';
@@ -61,6 +61,16 @@ for (const fl of flavors) {
     { key: 'default', mpi: fl.name, name: 'mpii run (default stack + report)', argv: () => [process.execPath, MPII, 'run', ...out(), ...job] },
     { key: 'dry', mpi: fl.name, name: "mpii run --dry-run --tools ''", argv: () => [process.execPath, MPII, 'run', '--dry-run', '--tools', '', ...out(), ...job] },
   );
+  // the launcher with the shim preloaded as mpii sets it, no Node: the ranks' share of the added time
+  const dry = run([process.execPath, MPII, 'run', '--dry-run', '--tools', '', ...out(), ...job]).stdout;
+  const shim = /; shim (\S+)/.exec(dry)?.[1];
+  const vars = (o) => ({ LD_PRELOAD: shim, TOOLS: '', MPII_OUT: o });
+  const envArgs = (v) => Object.entries(v).flatMap(([k, x]) => (fl.ompi ? ['-x', `${k}=${x}`] : ['-genv', k, x]));
+  configs.push({ key: 'shim', mpi: fl.name, name: `${fl.run} + shim, no Node`, argv: () => {
+    const o = out()[1];
+    mkdirSync(o);
+    return [fl.run, ...envArgs(vars(o)), ...job];
+  } });
   if (BASE) configs.push({ key: 'base', mpi: fl.name, name: "BASE mpii run --quiet --tools ''", argv: () => [process.execPath, BASE, 'run', '--quiet', '--tools', '', ...out(), ...job] });
 }
 
@@ -107,6 +117,7 @@ forEachFlavor(tmp, (fl) => {
   const q = added('quiet');
   console.log(`  added by mpii run --quiet --tools '': ${q.line}  (target <= ${TARGET_MS} ms wall)${q.wall.med <= TARGET_MS ? '' : '  <-- ABOVE TARGET'}`);
   console.log(`  added by mpii run (default stack):    ${added('default').line}  (tools in the ranks and the report included)`);
+  console.log(`  added by the shim in the ranks alone:  ${added('shim').line}  (no Node: the launcher with mpii's variables)`);
   if (BASE) console.log(`  added by BASE mpii run --quiet:       ${added('base').line}`);
   const nodeMed = median(nodeWall);
   console.log(`  Node's floor: node -e 0 takes ${f0(nodeMed)} ms wall, ${f0(median(nodeCpu))} ms CPU; mpii's own work above it: `
