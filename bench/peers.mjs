@@ -24,7 +24,7 @@ import { env, flavorHeader, forEachFlavor, log, lpad, MPII, median, pad, quantil
 
 const RUNS = Number(process.env.RUNS ?? 9); // paired ping-pong runs per configuration
 const PAIRS = Number(process.env.PAIRS ?? 150);
-const APP_RUNS = Number(process.env.APP_RUNS ?? 5); // rounds of each real program
+const APP_RUNS = Number(process.env.APP_RUNS ?? 5); // rounds of each real program (0: none)
 const SOR_N = Number(process.env.SOR_N ?? 512);
 const VENDOR = join(ROOT, 'bench', 'peers', 'vendor');
 
@@ -172,11 +172,11 @@ forEachFlavor(tmp, (fl) => {
   if (!p.mpip) console.log('mpiP: could not be built here (see the log above); left out');
   if (!p.pnmpi) console.log('PnMPI: could not be built here (see the log above); left out');
   for (const l of pingpong(fl, cfgs, exe)) console.log(l);
-  for (const l of app(fl, cfgs, `bench/sor.c sendrecv n=${SOR_N}, -np 2, ms per iteration`, [sor, 'sendrecv', String(SOR_N), '20'],
+  if (APP_RUNS > 0) for (const l of app(fl, cfgs, `bench/sor.c sendrecv n=${SOR_N}, -np 2, ms per iteration`, [sor, 'sendrecv', String(SOR_N), '20'],
     (out) => Number(/median_ms=([\d.]+)/.exec(out)?.[1]))) console.log(l);
   const lmp = spawnSync('sh', ['-c', 'command -v lmp'], { encoding: 'utf8' }).stdout.trim();
   const lmpFlavor = lmp && /libmpi\.so\.40/.test(spawnSync('ldd', [lmp], { encoding: 'utf8' }).stdout) ? 'openmpi' : lmp ? 'mpich' : '';
-  if (lmp && lmpFlavor === fl.name) {
+  if (APP_RUNS > 0 && lmp && lmpFlavor === fl.name) {
     for (const l of app(fl, cfgs, 'LAMMPS (Debian lmp) Lennard-Jones, 32,000 atoms, 100 steps, -np 2, Loop time s',
       [lmp, '-log', 'none', '-in', join(ROOT, 'test', 'apps', 'in.lj')], (out) => Number(/Loop time of ([\d.]+)/.exec(out)?.[1]))) console.log(l);
   } else if (!lmp) console.log('LAMMPS: no lmp on PATH (apt-get install lammps), left out');
