@@ -10,7 +10,7 @@ import path from 'node:path';
 import { cacheRoot, fileIdentity, memoized } from '../src/memo.js';
 import { lddPaths, linkedLibraries } from '../src/mpi/detect.js';
 import { cacheKey, type Probe } from '../src/build/shim.js';
-import { loadConfigFileCached } from '../src/config/cache.js';
+import { LOADER_FILES, loadConfigFileCached } from '../src/config/cache.js';
 import { programIdentity } from '../src/report/run-info.js';
 
 const roots: string[] = [];
@@ -261,6 +261,11 @@ describe('configuration files: parsed once, parsed again when changed', () => {
     await settle();
     assert.equal(loadConfigFileCached(file, opts, cache).tools.get('t')?.path, path.join(dir, 't.so'));
     assert.equal(loadConfigFileCached(file, { ...opts, home: '/elsewhere' }, cache).tools.get('t')?.path, '/elsewhere/t.so', 'another $HOME');
+    // the parsed form is the loader's: an upgraded mpii (another load.js) parses again
+    const memo = path.join(cache, 'memo');
+    const entries = fs.readdirSync(memo).map((f) => JSON.parse(fs.readFileSync(path.join(memo, f), 'utf8')) as { deps: [string, string][] });
+    assert.ok(entries.length > 0 && entries.every((e) => LOADER_FILES.every((l) => e.deps.some(([p]) => p === l))));
+    assert.ok(LOADER_FILES.every((l) => fs.existsSync(l)), 'the loader files named are the real ones');
     fs.writeFileSync(file, 'stacks: [\n');
     await settle();
     for (let i = 0; i < 2; i++) assert.throws(() => loadConfigFileCached(file, opts, cache), /mpii\.yaml:\d+: YAML syntax error/);
