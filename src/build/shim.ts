@@ -1,14 +1,18 @@
 // Builds the preload shim for one MPI: generate wrappers from the installed mpi.h, compile with
 // the MPI's compiler wrapper, link WITHOUT libmpi, and cache the result so a warm run builds nothing.
-import { createHash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MpiiError } from '../errors.js';
 import { makeDirs } from '../fsdirs.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
-import { generate, writeGenerated } from '../gen/generate.js';
+import { cacheRoot, memoized } from '../memo.js';
+import { createRequire } from 'node:module';
+
+// Loaded only when used: a warm `mpii run` neither hashes (the key is remembered, see cacheKey)
+// nor generates anything
+const sha256 = (): Hash => (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash('sha256');
 
 // Every wrapper zeroes a 240-byte argument view (mpii_args_t); GCC's default for such a memset
 // on x86-64 is `rep stos`, whose start-up alone costs tens of cycles on AMD — as much as the rest
@@ -43,9 +47,7 @@ export interface Probe {
   stamp: string;
 }
 
-export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'mpii');
-}
+export { cacheRoot }; // where it always was, for its importers
 
 /** The cache directory, made one component at a time (mkdirSync's recursive mode spins for ever
  * under /proc); a cache that cannot be made is one line. */
@@ -117,18 +119,28 @@ function listFiles(dir: string): string[] {
   return out.sort();
 }
 
+/** Every directory under `dir`, itself included (a file added anywhere changes one of them). */
+function listDirs(dir: string): string[] {
+  return [dir, ...readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).flatMap((e) => listDirs(join(dir, e.name)))];
+}
+
 /** The cache key: shim sources + generator + MPI header + compilers + this file (its compiler
- *  flags). Reads files, spawns nothing. */
-function cacheKey(flavor: FlavorName, pr: Probe): string {
-  const h = createHash('sha256');
-  h.update(`flavor=${flavor}\n${pr.stamp}\ncc=${pr.cc}\n`);
-  for (const dir of pr.incdirs) h.update(stamp(join(dir, 'mpi.h')));
-  const files = [...listFiles(PRELOAD), ...(existsSync(GEN_JS) ? listFiles(GEN_JS) : []), fileURLToPath(import.meta.url)];
-  for (const f of files) {
-    h.update(f.slice(ROOT.length));
-    h.update(readFileSync(f));
-  }
-  return `${flavor}-${h.digest('hex').slice(0, 16)}`;
+ *  flags). Reads files, spawns nothing; remembered against the identity of every file and
+ *  directory it read, so a warm run only stats them. */
+export function cacheKey(flavor: FlavorName, pr: Probe, cache?: string): string {
+  const mpiHeaders = pr.incdirs.map((dir) => join(dir, 'mpi.h'));
+  return memoized(cache, 'shim-key', JSON.stringify({ flavor, root: ROOT, stamp: pr.stamp, cc: pr.cc, mpiHeaders }), () => {
+    const h = sha256();
+    h.update(`flavor=${flavor}\n${pr.stamp}\ncc=${pr.cc}\n`);
+    for (const header of mpiHeaders) h.update(stamp(header));
+    const dirs = [PRELOAD, ...(existsSync(GEN_JS) ? [GEN_JS] : [])];
+    const files = [...dirs.flatMap(listFiles), fileURLToPath(import.meta.url)];
+    for (const f of files) {
+      h.update(f.slice(ROOT.length));
+      h.update(readFileSync(f));
+    }
+    return { value: `${flavor}-${h.digest('hex').slice(0, 16)}`, deps: [...mpiHeaders, ...files, ...dirs.flatMap(listDirs), GEN_JS] };
+  });
 }
 
 export function mpiVersionOf(flavor: FlavorName, incdirs: string[]): string {
@@ -178,7 +190,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
   const cache = cacheRoot(env);
   makeCache(cache);
   const pr = await probe(flavor, cache, env);
-  const key = cacheKey(flavor, pr);
+  const key = cacheKey(flavor, pr, cache);
   const final = join(cache, key);
   if (!opts.force && existsSync(join(final, 'shim.json'))) return readShim(final, flavor, true);
 
@@ -199,6 +211,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     const mpiVersion = mpiVersionOf(flavor, pr.incdirs);
     step('generating wrappers');
     const staticDefined = await staticSymbols(pr, env);
+    const { generate, writeGenerated } = await import('../gen/generate.js');
     const gen = generate({ flavor, preprocessed: pre.stdout, specPath: join(PRELOAD, 'spec', 'mpi.yaml'), mpiVersion, staticDefined });
     writeGenerated(join(work, 'gen'), gen.files);
 

@@ -4,7 +4,6 @@ import { hostname } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { buildShim, cacheRoot, ROOT, type Shim } from '../build/shim.js';
-import { buildPythonSites } from '../build/python-sites.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
 import { DirError, makeDirs } from '../fsdirs.js';
@@ -192,7 +191,7 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
   const placed = new Map(copies?.files);
   const vars = rankEnvironment(shim, stack.tools, outDir, env, (l) => placed.get(l) ?? l);
   if (args.pvars.length) vars.MPII_PVARS = [...new Set(args.pvars)].join(',');
-  const pythonNote = mpi.python ? pythonSites(mpi.python.include, vars, env) : undefined;
+  const pythonNote = mpi.python ? await pythonSites(mpi.python.include, vars, env) : undefined;
   // mpi4py's run-time settings (MPI4PY_RC_THREAD_LEVEL=single …) reach the ranks on both launchers
   if (mpi.python) for (const [k, v] of Object.entries(env)) if (k.startsWith('MPI4PY_') && v !== undefined) vars[k] = v;
   // mpi4py 4 picks its ABI by looking for MPI symbols in the process, where the shim's wrappers
@@ -220,7 +219,7 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
   writeFileSync(vars.MPII_RUN_MARK, '');
   writeRunInfo(outDir, { mpii: mpiiVersion(ROOT), command: [args.program, ...args.programArgs], launcher: basename(plan.command),
     launcherArgs: args.launcherArgs, cwd, mpi: shim.mpiVersion, flavor: mpi.flavor, tools: stack.tools.map((t) => ({ name: t.name, options: t.options })),
-    program: programIdentity([args.program, ...args.programArgs], cwd, env), started: new Date().toISOString() });
+    program: programIdentity([args.program, ...args.programArgs], cwd, env, cacheRoot(env)), started: new Date().toISOString() });
   try {
     if (copies) copyToNodes(copies, env);
     out.launched = true;
@@ -261,11 +260,12 @@ function provideAbiName(link: { soname: string; target: string }, vars: Record<s
 /** A Python program's ranks name the Python line of each MPI call: the helper built for its
  * interpreter goes to them as MPII_PYSITE (a value the user set wins: a path, or empty for none).
  * Returns why there are no Python call sites, if so. */
-function pythonSites(include: string | undefined, vars: Record<string, string>, env: NodeJS.ProcessEnv): string | undefined {
+async function pythonSites(include: string | undefined, vars: Record<string, string>, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   if (env.MPII_PYSITE !== undefined) {
     vars.MPII_PYSITE = env.MPII_PYSITE;
     return undefined;
   }
+  const { buildPythonSites } = await import('../build/python-sites.js'); // Python programs only
   const built = buildPythonSites(include, env);
   if ('library' in built) {
     vars.MPII_PYSITE = built.library;

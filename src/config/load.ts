@@ -10,9 +10,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import type { Document, Node as YamlNode, Pair } from 'yaml';
 import { MpiiError } from '../errors.js';
+
+// The YAML parser is loaded only when a file is really parsed: a warm `mpii run` takes every
+// file's parsed form from the cache (config/cache.ts) and never loads it.
+let yamlLib: typeof Yaml | undefined;
+const yaml = (): typeof Yaml => (yamlLib ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
+const isAlias = ((n: unknown) => yaml().isAlias(n)) as typeof Yaml.isAlias;
+const isMap = ((n: unknown) => yaml().isMap(n)) as typeof Yaml.isMap;
+const isScalar = ((n: unknown) => yaml().isScalar(n)) as typeof Yaml.isScalar;
+const isSeq = ((n: unknown) => yaml().isSeq(n)) as typeof Yaml.isSeq;
 
 export type OptionValue = string | number | boolean;
 export const OPTION_TYPES = ['int', 'number', 'bool', 'string', 'enum'] as const;
@@ -215,7 +225,7 @@ export function coerceOption(
 // ---------------------------------------------------------------- loading
 
 class FileLoader {
-  readonly lc = new LineCounter();
+  readonly lc = new (yaml().LineCounter)();
   doc!: Document.Parsed;
 
   constructor(
@@ -304,7 +314,7 @@ class FileLoader {
       );
     }
 
-    this.doc = parseDocument(text, { lineCounter: this.lc, prettyErrors: true });
+    this.doc = yaml().parseDocument(text, { lineCounter: this.lc, prettyErrors: true });
     if (this.doc.errors.length > 0) {
       const err = this.doc.errors[0];
       const line = err.linePos?.[0]?.line ?? 1;

@@ -12,12 +12,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MpiiError } from '../errors.js';
+import { cacheRoot } from '../memo.js';
+import { loadConfigFileCached } from './cache.js';
 import {
   coerceOption,
   describeSchema,
   expandPath,
   isPathRef,
-  loadConfigFile,
   mergeConfigs,
   suggestion,
 } from './load.js';
@@ -130,7 +131,7 @@ export function loadConfig(req: ConfigRequest): MergedConfig {
         isUser ? 'check the path given to --config' : 'reinstall mpii',
       );
     }
-    loaded.push(loadConfigFile(f.path, { builtinAllowed: f.builtinAllowed, display, home }));
+    loaded.push(loadConfigFileCached(f.path, { builtinAllowed: f.builtinAllowed, display, home }, cacheRoot(req.env)));
   }
   return mergeConfigs(loaded);
 }

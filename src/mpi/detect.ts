@@ -1,8 +1,9 @@
 // Which MPI a program uses: its dynamic dependencies first, then the launcher on PATH.
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, delimiter, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { MpiiError } from '../errors.js';
+import { memoized } from '../memo.js';
 import { FLAVORS, findTool, flavorOfBinary, which, type FlavorName } from './flavors.js';
 import { flavorOfLibraries, isPython, pythonInclude, pythonMpi, shebangInterpreter } from './python.js';
 
@@ -71,13 +72,9 @@ export async function detectMpi(program: string, env: NodeJS.ProcessEnv, overrid
     return withLauncherNote({ flavor: py.flavor, how: `${basename(interpreter)} imports ${py.how}`, extension: py.how, python: { include: py.include, abiLink: py.abiLink, abi: py.abi }, program: path }, env);
   }
   if (elf) {
-    const ldd = spawnSync('ldd', [path], { env, encoding: 'utf8' });
-    if (ldd.error || typeof ldd.stdout !== 'string') {
-      throw new MpiiError(`cannot run ldd to see which MPI ${program} links (${(ldd.error as NodeJS.ErrnoException | undefined)?.code ?? 'no output'})`,
-        'put ldd on PATH (Debian: libc-bin), or pass --mpi openmpi|mpich');
-    }
-    const linked = flavorOfLibraries(ldd.stdout.split('\n').map((l) => l.trim().split(/\s+/)[0]));
-    if (linked) return { flavor: linked, how: `${program} links ${ldd.stdout.match(FLAVORS[linked].libraries)?.[0]}`, program: path };
+    const ldd = linkedLibraries(path, program, env, cacheDir);
+    const linked = flavorOfLibraries(ldd.split('\n').map((l) => l.trim().split(/\s+/)[0]));
+    if (linked) return { flavor: linked, how: `${program} links ${ldd.match(FLAVORS[linked].libraries)?.[0]}`, program: path };
     const bytes = readFileSync(path).toString('latin1');
     if (/ompi_mpi_init|MPIR_Init_thread|MPID_Init|\bPMPI_Init\b/.test(bytes)) {
       throw new MpiiError(`${program} is linked against a static MPI library: a preloaded shim cannot intercept it`,
@@ -92,6 +89,29 @@ export async function detectMpi(program: string, env: NodeJS.ProcessEnv, overrid
   if (f) return { flavor: f, how: `${program} is a script; mpirun on PATH is ${FLAVORS[f].label}`, program: path };
   noLauncherAtAll(program, env);
   throw new MpiiError(`cannot tell which MPI ${program} uses and no mpirun is on PATH`, 'pass --mpi openmpi or --mpi mpich');
+}
+
+/** What `ldd` says about the program, run again only when the answer may have changed: the key
+ * holds the variables that steer the dynamic loader and which ldd runs; the files are the
+ * program, the loader's cache (/etc/ld.so.cache: ldconfig, a package installed or removed),
+ * every library ldd found (rebuilt, upgraded, a symbolic link pointed elsewhere) and the
+ * LD_LIBRARY_PATH directories (a library added there would be found first). */
+export function linkedLibraries(file: string, program: string, env: NodeJS.ProcessEnv, cacheDir?: string): string {
+  const path = resolve(file); // the answer is kept by absolute path
+  const key = JSON.stringify({ path, ldd: which('ldd', env) ?? '', LD_LIBRARY_PATH: env.LD_LIBRARY_PATH ?? '', LD_PRELOAD: env.LD_PRELOAD ?? '' });
+  return memoized(cacheDir, 'ldd', key, () => {
+    const ldd = spawnSync('ldd', [path], { env, encoding: 'utf8' });
+    if (ldd.error || typeof ldd.stdout !== 'string') {
+      throw new MpiiError(`cannot run ldd to see which MPI ${program} links (${(ldd.error as NodeJS.ErrnoException | undefined)?.code ?? 'no output'})`,
+        'put ldd on PATH (Debian: libc-bin), or pass --mpi openmpi|mpich');
+    }
+    return { value: ldd.stdout, deps: [path, '/etc/ld.so.cache', ...lddPaths(ldd.stdout), ...(env.LD_LIBRARY_PATH ?? '').split(delimiter).filter(Boolean)] };
+  });
+}
+
+/** The files in ldd's output: `libx.so.1 => /path/libx.so.1 (0x…)` and `/lib64/ld-linux… (0x…)`. */
+export function lddPaths(out: string): string[] {
+  return out.split('\n').map((l) => /(?:=>\s*)?(\/\S+)\s+\(0x/.exec(l)?.[1]).filter((p): p is string => p !== undefined);
 }
 
 /** With no launcher of any MPI on PATH, that is the problem to name (not the program). */

@@ -3,9 +3,10 @@
 // into the output directory before the launch as `.mpii-run-info.json` (the `.mpii-run-` prefix
 // keeps it out of the "empty output directory" check of `mpii run`); the report reads it when
 // it is there (a program linked with `mpii install`'s wrappers has none).
-import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
+import { memoized } from '../memo.js';
 
 export const RUN_INFO_FILE = '.mpii-run-info.json';
 
@@ -46,7 +47,8 @@ export function programFile(program: string, cwd: string, env: NodeJS.ProcessEnv
 
 function sha256(path: string, size: number): string {
   if (size > HASH_LIMIT) return '';
-  const h = createHash('sha256');
+  // node:crypto is loaded only here: a warm run remembers the hash (programIdentity)
+  const h = (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash('sha256');
   const fd = openSync(path, 'r');
   try {
     const buf = Buffer.alloc(1 << 20);
@@ -57,14 +59,16 @@ function sha256(path: string, size: number): string {
   return h.digest('hex');
 }
 
-/** The program's identity; for `python3 script.py`, the script's. */
-export function programIdentity(command: string[], cwd: string, env: NodeJS.ProcessEnv): RunInfo['program'] {
+/** The program's identity; for `python3 script.py`, the script's. The hash is remembered in
+ * `cacheDir` against the file's identity (a rebuilt program is hashed again). */
+export function programIdentity(command: string[], cwd: string, env: NodeJS.ProcessEnv, cacheDir?: string): RunInfo['program'] {
   const script = /^python[\d.]*$/.test(basename(command[0] ?? '')) && /\.py$/.test(command[1] ?? '');
   const path = script ? programFile(`./${command[1]}`.replace(/^\.\/\//, '/'), cwd, env) : programFile(command[0] ?? '', cwd, env);
   if (!path) return undefined;
   try {
     const st = statSync(path);
-    return { path, size: st.size, mtime: st.mtime.toISOString(), sha256: sha256(path, st.size) };
+    const hash = memoized(cacheDir, 'sha256', path, () => ({ value: sha256(path, st.size), deps: [path] }));
+    return { path, size: st.size, mtime: st.mtime.toISOString(), sha256: hash };
   } catch {
     return undefined;
   }
