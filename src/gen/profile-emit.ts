@@ -1,0 +1,168 @@
+// The files made from the profile file's contract (src/gen/profile-spec.ts): the writer's C
+// header (structs with compile-time checks of every offset, enums, the blocks' field indices
+// and label strings) and the reader's TypeScript layout. `npm run gen` writes them; the test
+// test/profile-format.test.ts checks that the committed ones are what this makes.
+import { join } from 'node:path';
+import { loadProfileSpec, type Block, type FieldGroup, type ProfileSpec, type Struct, type ToolBlocks } from './profile-spec.js';
+
+const C_TYPES = { u32: 'uint32_t', i32: 'int32_t', u64: 'uint64_t', i64: 'int64_t', f64: 'double' } as const;
+
+const banner = (sources: string[], style: 'c' | 'ts') => {
+  const text = `Generated from ${sources.join(', ')} by \`npm run gen\` (src/gen/profile-emit.ts): do not edit; change the YAML and run it (docs/profile-file.md).`;
+  return style === 'c' ? `/* ${text} */\n` : `// ${text}\n`;
+};
+
+const cComment = (doc?: string) => (doc ? ` /* ${doc.replace(/\*\//g, '* /')} */` : '');
+
+const cString = (s: string) => JSON.stringify(s); // C and JSON agree for the text the labels hold
+
+function emitStruct(s: Struct): string {
+  const t = `mpii_${s.name}_t`;
+  const lines = [`/* ${s.name}${s.doc ? `: ${s.doc}` : ''} */`, 'typedef struct {'];
+  for (const f of s.fields) lines.push(`    ${f.type === 'char' ? `char ${f.name}[${f.length}]` : `${C_TYPES[f.type]} ${f.name}`};${cComment(f.doc)}`);
+  lines.push(`} ${t};`);
+  for (const f of s.fields) lines.push(`_Static_assert(offsetof(${t}, ${f.name}) == ${f.offset}, "${s.name}.${f.name} is at byte ${f.offset} (preload/spec/profile-file.yaml)");`);
+  lines.push(`_Static_assert(sizeof(${t}) == ${s.size}, "${s.name} is ${s.size} bytes (preload/spec/profile-file.yaml)");`);
+  return `${lines.join('\n')}\n`;
+}
+
+function emitGroup(g: FieldGroup, skip: Set<string>): string[] {
+  const lines: string[] = [];
+  for (const f of g.fields) {
+    lines.push(`    ${f.c} = ${f.index},${cComment(f.doc)}`);
+    if (f.wordsC && !skip.has(f.wordsC)) lines.push(`    ${f.wordsC} = ${f.words},`);
+    const chars = /^char\[(\d+)\]$/.exec(f.type);
+    if (f.bytesC && chars) lines.push(`    ${f.bytesC} = ${chars[1]},`);
+  }
+  lines.push(`    ${g.sizeC} = ${g.size}`);
+  return lines;
+}
+
+function emitBlockC(b: Block, skip: Set<string>): string {
+  const out = [`/* block "${b.name}" (${b.kind}${b.format ? `, ${b.format}` : ''})${b.doc ? `: ${b.doc}` : ''} */`];
+  if (b.header) out.push('enum {', ...emitGroup(b.header, skip), '};');
+  if (b.row) out.push('enum {', ...emitGroup(b.row, skip), '};');
+  if (b.labels === 'fields' && b.row && b.labelsC) {
+    const labels = b.row.fields.map((f) => f.name);
+    out.push(`#define ${b.labelsC} \\`, ...labels.map((l, i) => `    ${cString(i < labels.length - 1 ? `${l}\n` : l)}${i < labels.length - 1 ? ' \\' : ''}`));
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function emitToolC(t: ToolBlocks, guard: string, prelude = ''): string {
+  const skip = new Set(t.constants.map((c) => c.name));
+  const parts = [banner([t.source], 'c'), `#ifndef ${guard}\n#define ${guard}\n`, prelude];
+  if (t.constants.length) parts.push(`${t.constants.map((c) => `#define ${c.name} ${c.value}${cComment(c.doc)}`).join('\n')}\n`);
+  for (const b of t.blocks) if (b.row || b.header) parts.push(emitBlockC(b, skip));
+  parts.push(`#endif\n`);
+  return parts.filter(Boolean).join('\n');
+}
+
+function emitCoreC(spec: ProfileSpec): string {
+  const kinds = Object.entries(spec.recordKinds);
+  const prelude = [
+    '#include <stddef.h>\n#include <stdint.h>\n',
+    `#define MPII_FORMAT_VERSION ${spec.version} /* written; readers take ${spec.oldest} to ${spec.version} */`,
+    `#define MPII_IMAGE_MAGIC ${cString(spec.magic.image)}`,
+    `#define MPII_PROFILE_MAGIC ${cString(spec.magic.profile)}\n`,
+    `/* image_header.state */\nenum { ${Object.entries(spec.states).map(([k, v]) => `MPII_STATE_${k.toUpperCase()} = ${v}`).join(', ')} };\n`,
+    `/* record.kind */\nenum {\n${kinds.map(([k, v]) => `    MPII_REC_${k.toUpperCase()} = ${v.value},${cComment(v.payload)}`).join('\n')}\n};\n`,
+    ...spec.structs.map(emitStruct),
+  ].join('\n');
+  return emitToolC(spec.core, 'MPII_PROFILE_FORMAT_H', `${prelude}\n`);
+}
+
+/** The C header of a tool's blocks: preload/tools/<t>/<t>_blocks.h ('' when it declares no indices). */
+export const toolHeaderName = (tool: string) => `${tool.replace(/-/g, '_')}_blocks.h`;
+
+// ---- TypeScript
+
+const TS_TYPES = { u32: 'number', i32: 'number', u64: 'number', i64: 'number', f64: 'number', char: 'string' } as const;
+const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+const typeName = (s: string) => camel(s.replace(/^./, (c) => c.toUpperCase())).replace(/^Record$/, 'RecordHeader');
+
+function tsGroup(g: FieldGroup): unknown {
+  return {
+    size: g.size,
+    index: Object.fromEntries(g.fields.map((f) => [f.name, f.index])),
+    words: Object.fromEntries(g.fields.filter((f) => f.words > 1).map((f) => [f.name, f.words])),
+  };
+}
+
+function tsBlock(b: Block): unknown {
+  return {
+    kind: b.kind,
+    ...(b.format ? { format: b.format } : {}),
+    ...(b.header ? { header: tsGroup(b.header) } : {}),
+    ...(b.row ? { row: tsGroup(b.row) } : {}),
+    labels: b.labels === 'fields' ? b.row!.fields.map((f) => f.name) : b.labels,
+  };
+}
+
+/** JSON as TypeScript literals: a value that fits on a line stays on one. */
+function pretty(v: unknown, indent: string): string {
+  const flat = JSON.stringify(v);
+  if (flat.length + indent.length <= 110 || typeof v !== 'object' || v === null) return flat;
+  const inner = `${indent}  `;
+  if (Array.isArray(v)) return `[\n${v.map((x) => `${inner}${pretty(x, inner)}`).join(',\n')}\n${indent}]`;
+  return `{\n${Object.entries(v).map(([k, x]) => `${inner}${JSON.stringify(k)}: ${pretty(x, inner)}`).join(',\n')}\n${indent}}`;
+}
+
+function emitTs(spec: ProfileSpec): string {
+  const all = [spec.core, ...spec.tools];
+  const structs = Object.fromEntries(spec.structs.map((s) => [s.name, {
+    size: s.size,
+    fields: s.fields.map((f) => ({ name: f.name, type: f.type, offset: f.offset, size: f.size })),
+    tail: s.tail.map((t) => ({ name: t.name, length: t.length })),
+  }]));
+  const interfaces = spec.structs.map((s) => [
+    `/** ${s.name}${s.doc ? `: ${s.doc}` : ''} */`,
+    `export interface ${typeName(s.name)} {`,
+    ...s.fields.map((f) => `  ${f.name}: ${TS_TYPES[f.type]};${f.doc ? ` // ${f.doc}` : ''}`),
+    ...s.tail.map((t) => `  ${t.name}: string;${t.doc ? ` // ${t.doc}` : ''}`),
+    ...(s.tail.length ? ['  /** bytes from the struct\'s start to what follows the tail */', '  end: number;'] : []),
+    '}',
+  ].join('\n'));
+  const constants = Object.fromEntries(all.flatMap((t) => t.constants.map((c) => [c.name, c.value])));
+  const blocks = Object.fromEntries(all.map((t) => [t.tool, Object.fromEntries(t.blocks.map((b) => [b.name, tsBlock(b)]))]));
+  const json = (v: unknown) => pretty(v, '');
+  return [
+    banner(['preload/spec/profile-file.yaml', ...spec.tools.map((t) => t.source)], 'ts'),
+    `/** The format version written; a reader takes OLDEST_VERSION to FORMAT_VERSION. */`,
+    `export const FORMAT_VERSION = ${spec.version};`,
+    `export const OLDEST_VERSION = ${spec.oldest};`,
+    `export const FORMAT_HISTORY = ${json(spec.history)} as const;`,
+    `export const IMAGE_MAGIC = ${JSON.stringify(spec.magic.image)};`,
+    `export const PROFILE_MAGIC = ${JSON.stringify(spec.magic.profile)};`,
+    `/** image_header.state */`,
+    `export const STATES = ${json(spec.states)} as const;`,
+    `/** record.kind */`,
+    `export const RECORD_KIND = ${json(Object.fromEntries(Object.entries(spec.recordKinds).map(([k, v]) => [k, v.value])))} as const;`,
+    '',
+    `/** The structs: byte offsets as the C compiler lays them out (checked there by _Static_assert). */`,
+    `export const STRUCTS = ${json(structs)} as const;`,
+    '',
+    ...interfaces.map((i) => `${i}\n`),
+    `/** Constants the tools declare beside their blocks. */`,
+    `export const CONSTANTS = ${json(constants)} as const;`,
+    '',
+    `/** Every tool's blocks (core = tool 0): counters blocks with their field indices (\`index\`),`,
+    ` *  fields of several words (\`words\`), the row length (\`size\`) and their labels. */`,
+    `export const BLOCKS = ${json(blocks)} as const;`,
+    '',
+  ].join('\n');
+}
+
+/** Every generated file, by path relative to the repository `root`. */
+export function profileFormatFiles(root: string): Record<string, string> {
+  const spec = loadProfileSpec(root);
+  const files: Record<string, string> = {
+    'preload/core/mpii_profile_format.h': emitCoreC(spec),
+    'src/profile/format.gen.ts': emitTs(spec),
+  };
+  for (const t of spec.tools) {
+    if (!t.constants.length && !t.blocks.some((b) => b.row || b.header)) continue;
+    files[join(t.dir, toolHeaderName(t.tool))] = emitToolC(t, `MPII_${t.tool.replace(/-/g, '_').toUpperCase()}_BLOCKS_H`);
+  }
+  return files;
+}
