@@ -54,3 +54,23 @@ export const imageHeader = (buf: Buffer): ImageHeader => parsers.image.parse(buf
 export const recordHeader = (buf: Buffer, at: number, limit: number): RecordHeader =>
   parsers.record.parse(buf.subarray(at, limit)) as RecordHeader;
 export const sparseHead = (buf: Buffer, at: number): SparseHead => parsers.sparse.parse(buf.subarray(at)) as SparseHead;
+
+type Values = Record<string, number | bigint | string>;
+
+/** Writes `values` as struct `decl` at `at` (what the shim writes; used by the synthetic jobs of
+ *  the tests and benchmarks, src/profile/synthetic.ts). Missing fields stay zero. */
+export function writeStruct(buf: Buffer, at: number, decl: Decl, values: Values): void {
+  for (const f of decl.fields) {
+    const v = values[f.name];
+    if (v === undefined) continue;
+    const o = at + f.offset;
+    switch (f.type) {
+      case 'u32': buf.writeUInt32LE(Number(v), o); break;
+      case 'i32': buf.writeInt32LE(Number(v), o); break;
+      case 'u64': buf.writeBigUInt64LE(BigInt.asUintN(64, BigInt(v)), o); break;
+      case 'f64': buf.writeDoubleLE(Number(v), o); break;
+      case 'char': buf.write(String(v), o, f.size, 'latin1'); break; // NUL-padded (the buffer is zeroed); the magic fills its 8
+    }
+  }
+}
+export { STRUCTS };
