@@ -115,6 +115,97 @@ export interface SparseEntry {
   value: number;
 }
 
+/** Padded to 8 bytes, as every part of a record is (not `& ~7`: 32-bit in JavaScript, and a corrupt length can be anything). */
+export const pad8 = (n: number) => Math.ceil(n / 8) * 8;
+const cstr = (b: Buffer, at: number, n: number) => { const s = b.toString('latin1', at, at + n); const z = s.indexOf('\0'); return z < 0 ? s : s.slice(0, z); };
+
+export function readProfileHeader(b: Buffer, at = 0): ProfileHeader {
+  return {
+    magic: cstr(b, at + 0, 8),
+    version: b.readUInt32LE(at + 8),
+    nranks: b.readUInt32LE(at + 12),
+  };
+}
+export function writeProfileHeader(b: Buffer, at: number, v: { magic?: string; version?: number; nranks?: number }): void {
+  if (v.magic !== undefined) b.write(v.magic, at + 0, 8, 'latin1');
+  if (v.version !== undefined) b.writeUInt32LE(v.version, at + 8);
+  if (v.nranks !== undefined) b.writeUInt32LE(v.nranks, at + 12);
+}
+
+export function readImageHeader(b: Buffer, at = 0): ImageHeader {
+  return {
+    magic: cstr(b, at + 0, 8),
+    version: b.readUInt32LE(at + 8),
+    state: b.readUInt32LE(at + 12),
+    rank: b.readInt32LE(at + 16),
+    size: b.readInt32LE(at + 20),
+    pid: b.readInt32LE(at + 24),
+    ntools: b.readInt32LE(at + 28),
+    used: Number(b.readBigUInt64LE(at + 32)),
+    capacity: Number(b.readBigUInt64LE(at + 40)),
+    t_start: b.readDoubleLE(at + 48),
+    t_end: b.readDoubleLE(at + 56),
+    host: cstr(b, at + 64, 64),
+    flavor: cstr(b, at + 128, 16),
+  };
+}
+export function writeImageHeader(b: Buffer, at: number, v: { magic?: string; version?: number; state?: number; rank?: number; size?: number; pid?: number; ntools?: number; used?: number | bigint; capacity?: number | bigint; t_start?: number; t_end?: number; host?: string; flavor?: string }): void {
+  if (v.magic !== undefined) b.write(v.magic, at + 0, 8, 'latin1');
+  if (v.version !== undefined) b.writeUInt32LE(v.version, at + 8);
+  if (v.state !== undefined) b.writeUInt32LE(v.state, at + 12);
+  if (v.rank !== undefined) b.writeInt32LE(v.rank, at + 16);
+  if (v.size !== undefined) b.writeInt32LE(v.size, at + 20);
+  if (v.pid !== undefined) b.writeInt32LE(v.pid, at + 24);
+  if (v.ntools !== undefined) b.writeInt32LE(v.ntools, at + 28);
+  if (v.used !== undefined) b.writeBigUInt64LE(BigInt.asUintN(64, BigInt(v.used)), at + 32);
+  if (v.capacity !== undefined) b.writeBigUInt64LE(BigInt.asUintN(64, BigInt(v.capacity)), at + 40);
+  if (v.t_start !== undefined) b.writeDoubleLE(v.t_start, at + 48);
+  if (v.t_end !== undefined) b.writeDoubleLE(v.t_end, at + 56);
+  if (v.host !== undefined) b.write(v.host, at + 64, 64, 'latin1');
+  if (v.flavor !== undefined) b.write(v.flavor, at + 128, 16, 'latin1');
+}
+
+export function readRecordHeader(b: Buffer, at: number, limit = b.length): RecordHeader {
+  const kind = b.readUInt32LE(at + 0);
+  const tool_id = b.readUInt32LE(at + 4);
+  const count = Number(b.readBigUInt64LE(at + 8));
+  const name_len = b.readUInt32LE(at + 16);
+  const labels_len = b.readUInt32LE(at + 20);
+  let p = at + 24;
+  const name = b.toString('utf8', Math.min(p, limit), Math.min(p + name_len, limit));
+  p += pad8(name_len);
+  const labels = b.toString('utf8', Math.min(p, limit), Math.min(p + labels_len, limit));
+  p += pad8(labels_len);
+  return { kind, tool_id, count, name_len, labels_len, name, labels, end: p - at };
+}
+export function writeRecordHeader(b: Buffer, at: number, v: { kind?: number; tool_id?: number; count?: number | bigint; name_len?: number; labels_len?: number }): void {
+  if (v.kind !== undefined) b.writeUInt32LE(v.kind, at + 0);
+  if (v.tool_id !== undefined) b.writeUInt32LE(v.tool_id, at + 4);
+  if (v.count !== undefined) b.writeBigUInt64LE(BigInt.asUintN(64, BigInt(v.count)), at + 8);
+  if (v.name_len !== undefined) b.writeUInt32LE(v.name_len, at + 16);
+  if (v.labels_len !== undefined) b.writeUInt32LE(v.labels_len, at + 20);
+}
+
+export function readSparseHead(b: Buffer, at = 0): SparseHead {
+  return {
+    nnz: Number(b.readBigUInt64LE(at + 0)),
+  };
+}
+export function writeSparseHead(b: Buffer, at: number, v: { nnz?: number | bigint }): void {
+  if (v.nnz !== undefined) b.writeBigUInt64LE(BigInt.asUintN(64, BigInt(v.nnz)), at + 0);
+}
+
+export function readSparseEntry(b: Buffer, at = 0): SparseEntry {
+  return {
+    index: Number(b.readBigUInt64LE(at + 0)),
+    value: Number(b.readBigUInt64LE(at + 8)),
+  };
+}
+export function writeSparseEntry(b: Buffer, at: number, v: { index?: number | bigint; value?: number | bigint }): void {
+  if (v.index !== undefined) b.writeBigUInt64LE(BigInt.asUintN(64, BigInt(v.index)), at + 0);
+  if (v.value !== undefined) b.writeBigUInt64LE(BigInt.asUintN(64, BigInt(v.value)), at + 8);
+}
+
 /** Constants the tools declare beside their blocks. */
 export const CONSTANTS = {"MC_MAX_FINDINGS":256,"MC_FRAMES":16,"PF_MAX_DEPTH":8,"PF_ALWAYS_TIMED":64} as const;
 

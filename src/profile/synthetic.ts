@@ -5,7 +5,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { BLOCKS, FORMAT_VERSION, IMAGE_MAGIC, PROFILE_MAGIC, RECORD_KIND, STATES } from './format.gen.js';
-import { pad8, STRUCTS, writeStruct } from './layout.js';
+import { pad8, STRUCTS, writeImageHeader, writeProfileHeader, writeRecordHeader } from './layout.js';
 
 export interface SynthCounters {
   tool: number;
@@ -77,7 +77,7 @@ export function rankImage(r: SynthRank): Buffer {
   }
   const used = HEADER + recs.reduce((n, x) => n + RECORD + pad8(x.name.length) + pad8(x.labels.length) + pad8(x.payload), 0);
   const b = Buffer.alloc(used);
-  writeStruct(b, 0, STRUCTS.image_header, {
+  writeImageHeader(b, 0, {
     magic: IMAGE_MAGIC, version: FORMAT_VERSION, state: STATES[r.state ?? 'finalized'], rank: r.rank, size: r.size, pid: 10000 + r.rank,
     ntools: Math.max(0, ...Object.keys(r.tools).map(Number)), used, capacity: used,
     t_start: r.tStart ?? 1_700_000_000, t_end: r.tEnd ?? (r.tStart ?? 1_700_000_000) + 10,
@@ -85,7 +85,7 @@ export function rankImage(r: SynthRank): Buffer {
   });
   let at = HEADER;
   for (const x of recs) {
-    writeStruct(b, at, STRUCTS.record, { kind: x.kind, tool_id: x.tool, count: x.count, name_len: x.name.length, labels_len: x.labels.length });
+    writeRecordHeader(b, at, { kind: x.kind, tool_id: x.tool, count: x.count, name_len: x.name.length, labels_len: x.labels.length });
     at += RECORD;
     x.name.copy(b, at);
     at += pad8(x.name.length);
@@ -104,7 +104,7 @@ export function writeGathered(dir: string, nranks: number, rank: (r: number) => 
   const fd = openSync(path, 'w');
   try {
     const head = Buffer.alloc(STRUCTS.profile_header.size);
-    writeStruct(head, 0, STRUCTS.profile_header, { magic: PROFILE_MAGIC, version, nranks });
+    writeProfileHeader(head, 0, { magic: PROFILE_MAGIC, version, nranks });
     writeSync(fd, head);
     for (let r = 0; r < nranks; r++) writeSync(fd, rankImage(rank(r)));
   } finally {
