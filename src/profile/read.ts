@@ -10,7 +10,9 @@ import { IMAGE_HEADER_SIZE, imageHeader, pad8, PROFILE_HEADER_SIZE, profileHeade
   SPARSE_HEAD_SIZE, sparseHead } from './layout.js';
 
 export { FORMAT_VERSION };
-const STATES = Object.keys(STATE_VALUES) as (keyof typeof STATE_VALUES)[]; // by value: 0, 1, 2
+type State = keyof typeof STATE_VALUES;
+const STATES: State[] = []; // image_header.state -> its name
+for (const [name, value] of Object.entries(STATE_VALUES)) STATES[value] = name as State;
 
 /** A counters section. Its values stay in the file's buffer until asked for: the per-peer tables
  *  of a big job hold millions of entries, most of them zero (or not stored at all). */
@@ -144,7 +146,7 @@ export interface RankProfile {
   pid: number;
   host: string;
   flavor: string;
-  state: (typeof STATES)[number];
+  state: State;
   tStart: number;
   tEnd: number;
   /** tool id -> instance name (1-based ids, as in the QMPI stack) */
