@@ -178,7 +178,7 @@ function spawnedJobs(dir: string): string[] {
 /** The format versions this reader takes; others get one line naming theirs and the fix. */
 function checkVersion(version: number, where: string): void {
   if (version > FORMAT_VERSION) {
-    throw new MpiiError(`${where} was written by a newer mpii (format ${version}, this one reads ${OLDEST_VERSION} to ${FORMAT_VERSION})`, 'upgrade mpii to read it');
+    throw new MpiiError(`${where} was written by a newer mpii (format ${version}, this one reads ${FORMAT_VERSION})`, 'upgrade mpii to read it');
   }
   if (version < OLDEST_VERSION) {
     throw new MpiiError(`${where} is in format ${version}, older than this mpii reads (${OLDEST_VERSION} to ${FORMAT_VERSION})`,
