@@ -5,20 +5,12 @@
  * writer is the first rank that sees the file `mpii run` put in the output directory
  * (MPII_RUN_MARK), so mpii can read what it writes; rank 0 when none does.
  *
- * Image layout (little endian; src/profile/format.ts reads it):
- *   header  { "MPIIRNK1", u32 version, u32 state, i32 rank, i32 size, i32 pid, i32 ntools,
- *             u64 used, u64 capacity, f64 t_start, f64 t_end, char host[64], char flavor[16] }
- *   records { u32 kind, u32 tool_id, u64 count, u32 name_len, u32 labels_len }
- *             + name + labels + payload, each padded to 8 bytes; `used` covers whole records only.
- *   kind 1 counters: count u64 values; 2 text: count bytes; 3 tool: no payload;
- *   kind 4 sparse counters (only in profile.mpii): count = dense length, payload u64 nnz +
- *          nnz × { u64 index, u64 value } — per-peer tables are mostly zeros at scale.
- * Tool 0 (the core) holds counters "events": the rank's timeline (mpii_profile_event). Words:
- *   EV_HEAD header words { entry words, capacity, events seen (kept + dropped), MPI_Init's
- *   CLOCK_MONOTONIC ns, its CLOCK_REALTIME (double bits), MPI_Finalize or the crash (monotonic
- *   ns), 0, 0 } then capacity entries of EV_WORDS { monotonic ns, kind | tool << 32 (stored last:
- *   0 = not written), value, name (40 bytes, NUL-terminated) }.
- * profile.mpii = { "MPIIPROF", u32 version, u32 nranks } + nranks images, each padded to 8. */
+ * The layout (headers, records, the core's blocks such as the timeline "events") is declared in
+ * preload/spec/profile-file.yaml and generated into mpii_profile_format.h, which this file
+ * writes and src/profile/read.ts reads (docs/profile-file.md). An image is a header and records
+ * up to `used`: `used` covers whole records only. profile.mpii is a profile header and every
+ * rank's image, counter records that are mostly zeros stored sparse (per-peer tables are
+ * mostly zeros at scale). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -32,39 +24,16 @@
 #include "mpii_core.h"
 #include "mpii_tool.h"
 #include "mpii_objects.h"
+#include "mpii_profile_format.h"
 
-#define IMAGE_MAGIC "MPIIRNK1"
-#define PROFILE_MAGIC "MPIIPROF"
-#define FORMAT_VERSION 2
 #define IMAGE_CAPACITY ((uint64_t) 64 << 20) /* sparse: only touched pages cost memory/disk */
 
-enum { STATE_RUNNING = 0, STATE_FINALIZED = 1, STATE_ABORTED = 2 };
-enum { REC_COUNTERS = 1, REC_TEXT = 2, REC_TOOL = 3, REC_SPARSE = 4 };
-
-typedef struct {
-    char magic[8];
-    uint32_t version, state;
-    int32_t rank, size, pid, ntools;
-    uint64_t used, capacity;
-    double t_start, t_end;
-    char host[64];
-    char flavor[16];
-} image_header_t;
-
-typedef struct {
-    uint32_t kind, tool_id;
-    uint64_t count;
-    uint32_t name_len, labels_len;
-} record_t;
-
-static image_header_t *image;     /* the mapping, or anonymous memory when no output dir */
+static mpii_image_header_t *image;     /* the mapping, or anonymous memory when no output dir */
 static int image_is_file;
 static char out_dir[4096];
 static char live_path[4200];
 static int mpii_rank_known;        /* MPI_Init returned: mpii_rank is this job's rank */
 
-enum { EV_HEAD = 8, EV_WORDS = 8, EV_NAME = 3, EV_NAME_BYTES = (EV_WORDS - EV_NAME) * 8 };
-enum { EV_H_WORDS, EV_H_CAPACITY, EV_H_SEEN, EV_H_INIT_NS, EV_H_INIT_REAL, EV_H_END_NS };
 static uint64_t *events; /* the "events" counters in the image */
 
 static double now(void)
@@ -126,9 +95,9 @@ void mpii_profile_begin(const char *dir)
         mem = mmap(NULL, IMAGE_CAPACITY, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mem == MAP_FAILED) return;
     image = mem;
-    memcpy(image->magic, IMAGE_MAGIC, 8);
-    image->version = FORMAT_VERSION;
-    image->state = STATE_RUNNING;
+    memcpy(image->magic, MPII_IMAGE_MAGIC, sizeof image->magic);
+    image->version = MPII_FORMAT_VERSION;
+    image->state = MPII_STATE_RUNNING;
     image->rank = mpii_rank;
     image->size = -1;
     image->pid = (int32_t) getpid();
@@ -144,6 +113,9 @@ void mpii_profile_begin(const char *dir)
         events[EV_H_WORDS] = EV_WORDS;
         events[EV_H_CAPACITY] = MPII_EVENTS_KEPT;
     }
+    /* the report options mpii run was given (JSON): a later `mpii report` of this run starts from them */
+    const char *report_options = getenv("MPII_REPORT_OPTIONS");
+    if (report_options && *report_options) mpii_profile_text(0, "report-options", report_options);
 }
 
 void mpii_profile_event(int tool_id, unsigned kind, int64_t value, const char *name)
@@ -153,10 +125,10 @@ void mpii_profile_event(int tool_id, unsigned kind, int64_t value, const char *n
     uint64_t slot = __atomic_fetch_add(&events[EV_H_SEEN], 1, __ATOMIC_RELAXED);
     if (slot >= MPII_EVENTS_KEPT) return; /* counted: seen - capacity were dropped */
     uint64_t *e = events + EV_HEAD + slot * EV_WORDS;
-    e[0] = t;
-    e[2] = (uint64_t) value;
+    e[EV_NS] = t;
+    e[EV_VALUE] = (uint64_t) value;
     if (name) strncpy((char *) (e + EV_NAME), name, EV_NAME_BYTES - 1);
-    __atomic_store_n(&e[1], (uint64_t) kind | (uint64_t) (uint32_t) tool_id << 32, __ATOMIC_RELEASE);
+    __atomic_store_n(&e[EV_KIND_TOOL], (uint64_t) kind | (uint64_t) (uint32_t) tool_id << 32, __ATOMIC_RELEASE);
 }
 
 static void events_end(void)
@@ -213,14 +185,14 @@ static void *append(uint32_t kind, int tool_id, const char *name, const char *la
 {
     if (!image) return NULL;
     size_t nl = strlen(name), ll = labels ? strlen(labels) : 0;
-    size_t need = sizeof(record_t) + pad8(nl) + pad8(ll) + pad8(payload);
+    size_t need = sizeof(mpii_record_t) + pad8(nl) + pad8(ll) + pad8(payload);
     if (image->used + need > image->capacity) {
         mpii_error("profile image full: section '%s' dropped", name);
         return NULL;
     }
     char *at = (char *) image + image->used;
-    record_t *r = (record_t *) at;
-    *r = (record_t){ kind, (uint32_t) tool_id, count, (uint32_t) nl, (uint32_t) ll };
+    mpii_record_t *r = (mpii_record_t *) at;
+    *r = (mpii_record_t){ kind, (uint32_t) tool_id, count, (uint32_t) nl, (uint32_t) ll };
     char *p = at + sizeof *r;
     memcpy(p, name, nl);
     p += pad8(nl);
@@ -232,13 +204,13 @@ static void *append(uint32_t kind, int tool_id, const char *name, const char *la
 
 void mpii_profile_add_tool(int tool_id, const char *name, const char *origin)
 {
-    append(REC_TOOL, tool_id, name, origin, 0, 0);
+    append(MPII_REC_TOOL, tool_id, name, origin, 0, 0);
     if (image) image->ntools = tool_id > image->ntools ? tool_id : image->ntools;
 }
 
 uint64_t *mpii_profile_counters(int tool_id, const char *section, size_t n, const char *labels)
 {
-    uint64_t *c = append(REC_COUNTERS, tool_id, section, labels, n, n * sizeof(uint64_t));
+    uint64_t *c = append(MPII_REC_COUNTERS, tool_id, section, labels, n, n * sizeof(uint64_t));
     if (!c && !image) c = calloc(n, sizeof *c); /* no profile at all: the tool still gets memory */
     return c;
 }
@@ -246,7 +218,7 @@ uint64_t *mpii_profile_counters(int tool_id, const char *section, size_t n, cons
 int mpii_profile_text(int tool_id, const char *section, const char *text)
 {
     size_t n = strlen(text);
-    char *p = append(REC_TEXT, tool_id, section, NULL, n, n);
+    char *p = append(MPII_REC_TEXT, tool_id, section, NULL, n, n);
     if (!p) return -1;
     memcpy(p, text, n);
     return 0;
@@ -269,7 +241,7 @@ size_t mpii_json_string(char *out, size_t cap, const char *s)
 void mpii_profile_mark_aborted(void)
 {
     if (!image) return;
-    image->state = STATE_ABORTED;
+    image->state = MPII_STATE_ABORTED;
     image->t_end = now();
     events_end();
 }
@@ -295,18 +267,19 @@ static char *compact_image(size_t *len)
     if (!out) return NULL;
     size_t at = sizeof *image, o = sizeof *image;
     memcpy(out, image, sizeof *image);
-    while (at + sizeof(record_t) <= image->used) {
-        record_t *r = (record_t *) (src + at);
+    while (at + sizeof(mpii_record_t) <= image->used) {
+        mpii_record_t *r = (mpii_record_t *) (src + at);
         size_t head = sizeof *r + pad8(r->name_len) + pad8(r->labels_len);
-        size_t payload = r->kind == REC_COUNTERS ? r->count * 8 : r->kind == REC_TEXT ? r->count : 0;
+        size_t payload = r->kind == MPII_REC_COUNTERS ? r->count * 8 : r->kind == MPII_REC_TEXT ? r->count : 0;
         size_t whole = head + pad8(payload);
         const uint64_t *v = (const uint64_t *) (src + at + head);
         uint64_t nnz = 0;
-        if (r->kind == REC_COUNTERS)
+        if (r->kind == MPII_REC_COUNTERS)
             for (uint64_t i = 0; i < r->count; i++) nnz += v[i] != 0;
-        if (r->kind == REC_COUNTERS && 8 + 16 * nnz < payload) {
+        size_t sparse = sizeof(mpii_sparse_head_t) + sizeof(mpii_sparse_entry_t) * nnz;
+        if (r->kind == MPII_REC_COUNTERS && sparse < payload) {
             memcpy(out + o, r, head);
-            ((record_t *) (out + o))->kind = REC_SPARSE;
+            ((mpii_record_t *) (out + o))->kind = MPII_REC_SPARSE;
             uint64_t *w = (uint64_t *) (out + o + head);
             *w++ = nnz;
             for (uint64_t i = 0; i < r->count; i++)
@@ -314,14 +287,14 @@ static char *compact_image(size_t *len)
                     *w++ = i;
                     *w++ = v[i];
                 }
-            o += head + 8 + 16 * nnz;
+            o += head + sparse;
         } else {
             memcpy(out + o, r, whole);
             o += whole;
         }
         at += whole;
     }
-    ((image_header_t *) out)->used = o;
+    ((mpii_image_header_t *) out)->used = o;
     *len = o;
     return out;
 }
@@ -346,7 +319,7 @@ static int profile_writer(void)
 void mpii_profile_finish(void)
 {
     if (!image) return;
-    image->state = STATE_FINALIZED;
+    image->state = MPII_STATE_FINALIZED;
     image->t_end = now();
     events_end();
     if (!image_is_file || mpii_size < 1) return;
@@ -375,7 +348,7 @@ void mpii_profile_finish(void)
         char tmp[4200], final[4200];
         snprintf(tmp, sizeof tmp, "%s/.profile.mpii.%d", out_dir, (int) getpid());
         snprintf(final, sizeof final, "%s/profile.mpii", out_dir);
-        struct { char magic[8]; uint32_t version, nranks; } head = { PROFILE_MAGIC, FORMAT_VERSION, (uint32_t) mpii_size };
+        mpii_profile_header_t head = { MPII_PROFILE_MAGIC, MPII_FORMAT_VERSION, (uint32_t) mpii_size };
         int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         ok = fd >= 0 && write_all(fd, &head, sizeof head) == 0 && write_all(fd, all, total) == 0;
         if (fd >= 0) close(fd);

@@ -17,6 +17,7 @@ import { monitorRuns } from '../report/monitor.js';
 import { csvPaths, profPaths, writeCsv, writeProf } from '../report/monitor-files.js';
 import { checkFilter, reportFilter, type ReportFilter } from '../report/filter.js';
 import { profileRuns, siteTotals } from '../report/profile.js';
+import { recordedReportOptions } from '../profile/report-options.js';
 import { writeProfileCsv } from '../report/profile-csv.js';
 import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
 import { progressMode, progressWorthIt, startProgress, type ProgressMode } from './progress.js';
@@ -169,6 +170,11 @@ async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promis
   // only as a spinner on a terminal, never as lines in a script's log
   const mode = progressMode(process.stderr, process.env, { lines: !o.json });
   const p = await readWithProgress(dir, mode, !!o.json);
+  // the report options the run was given (in its profile) are the defaults; these flags win
+  const recorded = recordedReportOptions(p);
+  if (o.top === undefined && recorded.profileTop !== undefined) filter = { ...filter, top: recorded.profileTop };
+  const textOptions = o.top === undefined ? { top: recorded.top, monitorTop: recorded.monitorTop, profileTop: recorded.profileTop } : { top: o.top };
+  const matrix = o.matrix ?? recorded.matrix;
   checkFilter(profileRuns(p).map((run) => ({ run, sites: siteTotals(run) })), filter);
   const runs = monitorRuns(p);
   const profiles = profileRuns(p);
@@ -213,7 +219,7 @@ async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promis
     else if (!o.json) console.error(wrote);
   }
   if (o.json) console.log(jsonText(summaryJson(p, filter)));
-  else console.log(formatSummary(p, { top: o.top, matrix: o.matrix, color: wantColor(process.stdout), filter }));
+  else console.log(formatSummary(p, { ...textOptions, matrix, color: wantColor(process.stdout), filter }));
   return 0;
 }
 

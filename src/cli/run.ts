@@ -18,6 +18,7 @@ import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
 import { progressMode, startProgress, type Progress } from './progress.js';
 import type { ReportOptions } from '../report/summary.js';
 import { mpiiVersion, programIdentity, RUN_INFO_FILE, writeRunInfo } from '../report/run-info.js';
+import { reportOptionsVariable } from '../profile/report-options.js';
 
 export const DEFAULTS_FILE = join(ROOT, 'config', 'tools.yaml');
 
@@ -191,6 +192,9 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
   const placed = new Map(copies?.files);
   const vars = rankEnvironment(shim, stack.tools, outDir, env, (l) => placed.get(l) ?? l);
   if (args.pvars.length) vars.MPII_PVARS = [...new Set(args.pvars)].join(',');
+  // the report options go into the profile: a later `mpii report` shows what this run shows
+  const recorded = reportOptionsVariable(toolReportOptions(stack.tools));
+  if (recorded !== '{}') vars.MPII_REPORT_OPTIONS = recorded;
   const pythonNote = mpi.python ? await pythonSites(mpi.python.include, vars, env) : undefined;
   // mpi4py's run-time settings (MPI4PY_RC_THREAD_LEVEL=single …) reach the ranks on both launchers
   if (mpi.python) for (const [k, v] of Object.entries(env)) if (k.startsWith('MPI4PY_') && v !== undefined) vars[k] = v;
@@ -326,6 +330,7 @@ function elsewhere(outDir: string): string {
 function toolReportOptions(tools: ToolInstance[]): ReportOptions {
   const opt = (tool: string, key: string) => tools.find((x) => x.name === tool)?.options[key];
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
-  return { top: num(opt('trace-count', 'top')), monitorTop: num(opt('monitor', 'top')), matrix: opt('monitor', 'matrix') !== false,
+  const matrix = opt('monitor', 'matrix');
+  return { top: num(opt('trace-count', 'top')), monitorTop: num(opt('monitor', 'top')), matrix: matrix === undefined ? undefined : matrix !== false,
     profileTop: num(opt('profile', 'top')) };
 }

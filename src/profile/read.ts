@@ -1,15 +1,18 @@
 // Reads a run's profile: the gathered profile.mpii, or the per-rank .live files a crashed run
-// left behind (then the profile is marked incomplete). Layout: preload/core/profile.c.
+// left behind (then the profile is marked incomplete). The layout is the contract in
+// preload/spec/profile-file.yaml (generated: format.gen.ts, parsed in layout.ts; docs/profile-file.md).
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MpiiError } from '../errors.js';
+import { BLOCKS, FORMAT_HISTORY, FORMAT_VERSION, IMAGE_MAGIC, OLDEST_VERSION, PROFILE_MAGIC, RECORD_KIND, STATES as STATE_VALUES } from './format.gen.js';
+import { IMAGE_HEADER_SIZE, imageHeader, pad8, PROFILE_HEADER_SIZE, profileHeader, RECORD_HEADER_SIZE, recordHeader, SPARSE_ENTRY_SIZE,
+  SPARSE_HEAD_SIZE, sparseHead } from './layout.js';
 
-export const FORMAT_VERSION = 2;
-const IMAGE_MAGIC = 'MPIIRNK1';
-const PROFILE_MAGIC = 'MPIIPROF';
-const HEADER_SIZE = 144;
-const STATES = ['running', 'finalized', 'aborted'] as const;
+export { FORMAT_VERSION };
+type State = keyof typeof STATE_VALUES;
+const STATES: State[] = []; // image_header.state -> its name
+for (const [name, value] of Object.entries(STATE_VALUES)) STATES[value] = name as State;
 
 /** A counters section. Its values stay in the file's buffer until asked for: the per-peer tables
  *  of a big job hold millions of entries, most of them zero (or not stored at all). */
@@ -102,33 +105,36 @@ export interface RankTimeline {
   events: TimelineEvent[];
 }
 
-const EV_HEAD = 8;
+const EV = BLOCKS.core.events;
+const EV_HEAD = EV.header.size;
+const EH = EV.header.index;
+const ER = EV.row.index;
 
 /** The rank's timeline from its "events" section, or undefined when it has none. */
 export function parseTimeline(c: CounterSection | undefined): RankTimeline | undefined {
   if (!c || c.length < EV_HEAD) return undefined;
   const v = c.nonzero;
   const u = (i: number) => v.get(i) ?? 0n;
-  const words = Number(u(0));
-  if (words < 4 || words > 64) return undefined; // not a layout this reader knows (or damaged)
+  const words = Number(u(EH.entry_words));
+  if (words <= ER.name || words > 64) return undefined; // not a layout this reader knows (or damaged)
   // a damaged count must not make a long loop: the shim keeps 256, a later one may keep more
-  const capacity = Math.min(Number(u(1)), Math.floor((c.length - EV_HEAD) / words), 1 << 16);
-  const seen = Number(u(2));
-  const initNs = u(3);
+  const capacity = Math.min(Number(u(EH.capacity)), Math.floor((c.length - EV_HEAD) / words), 1 << 16);
+  const seen = Number(u(EH.seen));
+  const initNs = u(EH.init_ns);
   const real = Buffer.alloc(8);
-  real.writeBigUInt64LE(u(4));
-  const endNs = u(5);
-  const base = initNs || (v.get(EV_HEAD) ?? 0n); // never initialised: from its first event
+  real.writeBigUInt64LE(u(EH.init_real));
+  const endNs = u(EH.end_ns);
+  const base = initNs || (v.get(EV_HEAD + ER.ns) ?? 0n); // never initialised: from its first event
   const events: TimelineEvent[] = [];
   for (let k = 0; k < Math.min(seen, capacity); k++) {
     const at = EV_HEAD + k * words;
-    const kt = u(at + 1);
+    const kt = u(at + ER.kind_tool);
     if (kt === 0n) continue; // reserved, never written (the rank died in between)
     const kind = Number(kt & 0xffffffffn);
-    const name = Buffer.alloc(Math.max(0, (words - 3) * 8));
-    for (let w = 3; w < words; w++) name.writeBigUInt64LE(u(at + w), (w - 3) * 8);
-    events.push({ t: Number(u(at) - base) / 1e9, tool: Number(kt >> 32n), kind: EVENT_KINDS[kind] ?? `event-${kind}`,
-      value: Number(BigInt.asIntN(64, u(at + 2))), name: name.toString('utf8').replace(/\0.*$/s, '') });
+    const name = Buffer.alloc((words - ER.name) * 8); // to the entry's end: a later shim may keep longer names
+    for (let w = ER.name; w < words; w++) name.writeBigUInt64LE(u(at + w), (w - ER.name) * 8);
+    events.push({ t: Number(u(at + ER.ns) - base) / 1e9, tool: Number(kt >> 32n), kind: EVENT_KINDS[kind] ?? `event-${kind}`,
+      value: Number(BigInt.asIntN(64, u(at + ER.value))), name: name.toString('utf8').replace(/\0.*$/s, '') });
   }
   return { init: initNs ? real.readDoubleLE(0) : null, end: endNs && initNs ? Number(endNs - initNs) / 1e9 : null,
     capacity, seen, dropped: Math.max(0, seen - capacity), events };
@@ -140,7 +146,7 @@ export interface RankProfile {
   pid: number;
   host: string;
   flavor: string;
-  state: (typeof STATES)[number];
+  state: State;
   tStart: number;
   tEnd: number;
   /** tool id -> instance name (1-based ids, as in the QMPI stack) */
@@ -169,58 +175,59 @@ function spawnedJobs(dir: string): string[] {
     .filter((e) => e.isDirectory() && e.name.startsWith('spawned-')).map((e) => join(dir, e.name)).sort();
 }
 
-const pad8 = (n: number) => Math.ceil(n / 8) * 8; // not `& ~7`: 32-bit in JavaScript, and a corrupt length can be anything
-
-function parseImage(buf: Buffer, where: string): { rank: RankProfile; length: number } {
-  if (buf.length < HEADER_SIZE || buf.toString('latin1', 0, 8) !== IMAGE_MAGIC) {
-    throw new MpiiError(`${where} is not an mpii rank profile (bad magic)`, 'point mpii report at a directory written by mpii run');
-  }
-  const version = buf.readUInt32LE(8);
+/** The format versions this reader takes; others get one line naming theirs and the fix. */
+function checkVersion(version: number, where: string): void {
   if (version > FORMAT_VERSION) {
     throw new MpiiError(`${where} was written by a newer mpii (format ${version}, this one reads ${FORMAT_VERSION})`, 'upgrade mpii to read it');
   }
-  const used = Number(buf.readBigUInt64LE(32));
-  if (used < HEADER_SIZE || used > buf.length) {
+  if (version < OLDEST_VERSION) {
+    throw new MpiiError(`${where} is in format ${version}, older than this mpii reads (${OLDEST_VERSION} to ${FORMAT_VERSION})`,
+      `read it with an mpii from before ${FORMAT_HISTORY[0].since}, or re-run the job`);
+  }
+}
+
+const corrupt = (where: string, off: number) => new MpiiError(`${where} has a corrupt record at byte ${off}`, 're-run the job');
+
+function parseImage(buf: Buffer, where: string): { rank: RankProfile; length: number } {
+  if (buf.length < IMAGE_HEADER_SIZE || buf.toString('latin1', 0, IMAGE_MAGIC.length) !== IMAGE_MAGIC) {
+    throw new MpiiError(`${where} is not an mpii rank profile (bad magic)`, 'point mpii report at a directory written by mpii run');
+  }
+  const head = imageHeader(buf);
+  checkVersion(head.version, where);
+  const used = head.used;
+  if (used < IMAGE_HEADER_SIZE || used > buf.length) {
     throw new MpiiError(`${where} is truncated (${buf.length} of ${used} bytes)`, 'the file was cut short; re-run the job');
   }
-  const cstr = (off: number, len: number) => buf.toString('latin1', off, off + len).replace(/\0.*$/s, '');
   const rank: RankProfile = {
-    state: STATES[buf.readUInt32LE(12)] ?? 'running',
-    rank: buf.readInt32LE(16),
-    size: buf.readInt32LE(20),
-    pid: buf.readInt32LE(24),
-    tStart: buf.readDoubleLE(48),
-    tEnd: buf.readDoubleLE(56),
-    host: cstr(64, 64),
-    flavor: cstr(128, 16),
+    state: STATES[head.state] ?? 'running',
+    rank: head.rank,
+    size: head.size,
+    pid: head.pid,
+    tStart: head.t_start,
+    tEnd: head.t_end,
+    host: head.host,
+    flavor: head.flavor,
     tools: new Map(),
     counters: [],
     texts: [],
   };
-  let off = HEADER_SIZE;
-  while (off + 24 <= used) {
-    const kind = buf.readUInt32LE(off);
-    const tool = buf.readUInt32LE(off + 4);
-    const count = Number(buf.readBigUInt64LE(off + 8));
-    const nameLen = buf.readUInt32LE(off + 16);
-    const labelsLen = buf.readUInt32LE(off + 20);
-    let p = off + 24;
-    if (p + pad8(nameLen) + pad8(labelsLen) > used) throw new MpiiError(`${where} has a corrupt record at byte ${off}`, 're-run the job');
-    const name = buf.toString('utf8', p, p + nameLen);
-    p += pad8(nameLen);
-    const labels = buf.toString('utf8', p, p + labelsLen);
-    p += pad8(labelsLen);
-    const sparse = kind === 4 && p + 8 <= used ? Number(buf.readBigUInt64LE(p)) : 0;
-    const payload = kind === 1 ? count * 8 : kind === 2 ? count : kind === 4 ? 8 + 16 * sparse : 0;
-    if (p + payload > used) throw new MpiiError(`${where} has a corrupt record at byte ${off}`, 're-run the job');
-    if (kind === 1 || kind === 4) {
-      rank.counters.push(new Counters(tool, name, labels ? labels.split('\n') : [], count, buf, p, kind === 4 ? sparse : -1));
-    } else if (kind === 2) {
-      rank.texts.push({ tool, name, text: buf.toString('utf8', p, p + count) });
-    } else if (kind === 3) {
-      rank.tools.set(tool, name);
+  let off = IMAGE_HEADER_SIZE;
+  while (off + RECORD_HEADER_SIZE <= used) {
+    const r = recordHeader(buf, off, used);
+    const p = off + r.end; // the payload, after the name and labels
+    if (p > used) throw corrupt(where, off);
+    const sparse = r.kind === RECORD_KIND.sparse && p + SPARSE_HEAD_SIZE <= used ? sparseHead(buf, p).nnz : 0;
+    const payload = r.kind === RECORD_KIND.counters ? r.count * 8 : r.kind === RECORD_KIND.text ? r.count
+      : r.kind === RECORD_KIND.sparse ? SPARSE_HEAD_SIZE + SPARSE_ENTRY_SIZE * sparse : 0;
+    if (p + payload > used) throw corrupt(where, off);
+    if (r.kind === RECORD_KIND.counters || r.kind === RECORD_KIND.sparse) {
+      rank.counters.push(new Counters(r.tool_id, r.name, r.labels ? r.labels.split('\n') : [], r.count, buf, p, r.kind === RECORD_KIND.sparse ? sparse : -1));
+    } else if (r.kind === RECORD_KIND.text) {
+      rank.texts.push({ tool: r.tool_id, name: r.name, text: buf.toString('utf8', p, p + r.count) });
+    } else if (r.kind === RECORD_KIND.tool) {
+      rank.tools.set(r.tool_id, r.name);
     } else {
-      throw new MpiiError(`${where} has an unknown record kind ${kind} at byte ${off}`, 'upgrade mpii to read it');
+      throw new MpiiError(`${where} has an unknown record kind ${r.kind} at byte ${off}`, 'upgrade mpii to read it');
     }
     off = p + pad8(payload);
   }
@@ -229,16 +236,14 @@ function parseImage(buf: Buffer, where: string): { rank: RankProfile; length: nu
 }
 
 function readGathered(path: string, buf: Buffer = readFileSync(path)): RankProfile[] {
-  if (buf.length < 16 || buf.toString('latin1', 0, 8) !== PROFILE_MAGIC) {
+  if (buf.length < PROFILE_HEADER_SIZE || buf.toString('latin1', 0, PROFILE_MAGIC.length) !== PROFILE_MAGIC) {
     throw new MpiiError(`${path} is not an mpii profile (bad magic)`, 'point mpii report at a directory written by mpii run');
   }
-  const version = buf.readUInt32LE(8);
-  if (version > FORMAT_VERSION) {
-    throw new MpiiError(`${path} was written by a newer mpii (format ${version}, this one reads ${FORMAT_VERSION})`, 'upgrade mpii to read it');
-  }
-  const n = buf.readUInt32LE(12);
+  const head = profileHeader(buf);
+  checkVersion(head.version, path);
+  const n = head.nranks;
   const ranks: RankProfile[] = [];
-  let off = 16;
+  let off = PROFILE_HEADER_SIZE;
   for (let r = 0; r < n; r++) {
     if (off >= buf.length) throw new MpiiError(`${path} is truncated: ${r} of ${n} ranks present`, 're-run the job');
     const { rank, length } = parseImage(buf.subarray(off), `${path} (rank ${r})`);
@@ -252,11 +257,11 @@ function readGathered(path: string, buf: Buffer = readFileSync(path)): RankProfi
 function readLive(path: string): Buffer {
   const fd = openSync(path, 'r');
   try {
-    const head = Buffer.alloc(HEADER_SIZE);
-    const got = readSync(fd, head, 0, HEADER_SIZE, 0);
-    if (got < HEADER_SIZE) return head.subarray(0, got);
-    const used = Math.min(Number(head.readBigUInt64LE(32)), statSync(path).size);
-    const buf = Buffer.alloc(Math.max(used, HEADER_SIZE));
+    const head = Buffer.alloc(IMAGE_HEADER_SIZE);
+    const got = readSync(fd, head, 0, IMAGE_HEADER_SIZE, 0);
+    if (got < IMAGE_HEADER_SIZE) return head.subarray(0, got);
+    const used = Math.min(imageHeader(head).used, statSync(path).size);
+    const buf = Buffer.alloc(Math.max(used, IMAGE_HEADER_SIZE));
     readSync(fd, buf, 0, buf.length, 0);
     return buf;
   } finally {

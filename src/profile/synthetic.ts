@@ -1,9 +1,11 @@
-// Writes profiles in the format of preload/core/profile.c without running MPI: the report's
-// scaling benchmark (bench/report.mjs) and the tests build jobs of any size with it. A synthetic
-// job is deterministic, so tests can check the report's numbers exactly.
+// Writes profiles in the layout the shim writes (the contract: preload/spec/profile-file.yaml)
+// without running MPI: the report's scaling benchmark (bench/report.mjs) and the tests build
+// jobs of any size with it. A synthetic job is deterministic, so tests can check the report's
+// numbers exactly.
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { FORMAT_VERSION } from './read.js';
+import { BLOCKS, FORMAT_VERSION, IMAGE_MAGIC, PROFILE_MAGIC, RECORD_KIND, STATES } from './format.gen.js';
+import { pad8, STRUCTS, writeImageHeader, writeProfileHeader, writeRecordHeader } from './layout.js';
 
 export interface SynthCounters {
   tool: number;
@@ -30,9 +32,10 @@ export interface SynthRank {
   texts?: SynthText[];
 }
 
-const pad8 = (n: number) => (n + 7) & ~7;
-const HEADER = 144;
-const STATE = { running: 0, finalized: 1, aborted: 2 };
+const HEADER = STRUCTS.image_header.size;
+const RECORD = STRUCTS.record.size;
+const SPARSE_HEAD = STRUCTS.sparse_head.size;
+const SPARSE_ENTRY = STRUCTS.sparse_entry.size;
 
 function putU64(buf: Buffer, at: number, v: number | bigint): void {
   if (typeof v === 'bigint') {
@@ -52,49 +55,38 @@ function putU64(buf: Buffer, at: number, v: number | bigint): void {
 export function rankImage(r: SynthRank): Buffer {
   const recs: { kind: number; tool: number; name: Buffer; labels: Buffer; count: number; payload: number; write: (b: Buffer, at: number) => void }[] = [];
   for (const [id, name] of Object.entries(r.tools)) {
-    recs.push({ kind: 3, tool: Number(id), name: Buffer.from(name), labels: Buffer.alloc(0), count: 0, payload: 0, write: () => {} });
+    recs.push({ kind: RECORD_KIND.tool, tool: Number(id), name: Buffer.from(name), labels: Buffer.alloc(0), count: 0, payload: 0, write: () => {} });
   }
   for (const c of r.counters ?? []) {
     const nnz = c.entries.length / 2;
     recs.push({
-      kind: 4, tool: c.tool, name: Buffer.from(c.name), labels: Buffer.from(c.labels ?? ''), count: c.length, payload: 8 + 16 * nnz,
+      kind: RECORD_KIND.sparse, tool: c.tool, name: Buffer.from(c.name), labels: Buffer.from(c.labels ?? ''), count: c.length, payload: SPARSE_HEAD + SPARSE_ENTRY * nnz,
       write: (b, at) => {
         putU64(b, at, nnz);
         for (let k = 0; k < nnz; k++) {
-          putU64(b, at + 8 + 16 * k, Number(c.entries[2 * k]));
-          putU64(b, at + 16 + 16 * k, c.entries[2 * k + 1]);
+          putU64(b, at + SPARSE_HEAD + SPARSE_ENTRY * k, Number(c.entries[2 * k]));
+          putU64(b, at + SPARSE_HEAD + SPARSE_ENTRY * k + 8, c.entries[2 * k + 1]); // index, value
         }
       },
     });
   }
   for (const t of r.texts ?? []) {
     const text = Buffer.from(t.text);
-    recs.push({ kind: 2, tool: t.tool, name: Buffer.from(t.name), labels: Buffer.alloc(0), count: text.length, payload: text.length,
+    recs.push({ kind: RECORD_KIND.text, tool: t.tool, name: Buffer.from(t.name), labels: Buffer.alloc(0), count: text.length, payload: text.length,
       write: (b, at) => { text.copy(b, at); } });
   }
-  const used = HEADER + recs.reduce((n, x) => n + 24 + pad8(x.name.length) + pad8(x.labels.length) + pad8(x.payload), 0);
+  const used = HEADER + recs.reduce((n, x) => n + RECORD + pad8(x.name.length) + pad8(x.labels.length) + pad8(x.payload), 0);
   const b = Buffer.alloc(used);
-  b.write('MPIIRNK1', 0, 'latin1');
-  b.writeUInt32LE(FORMAT_VERSION, 8);
-  b.writeUInt32LE(STATE[r.state ?? 'finalized'], 12);
-  b.writeInt32LE(r.rank, 16);
-  b.writeInt32LE(r.size, 20);
-  b.writeInt32LE(10000 + r.rank, 24);
-  b.writeInt32LE(Math.max(0, ...Object.keys(r.tools).map(Number)), 28);
-  putU64(b, 32, used);
-  putU64(b, 40, used);
-  b.writeDoubleLE(r.tStart ?? 1_700_000_000, 48);
-  b.writeDoubleLE(r.tEnd ?? (r.tStart ?? 1_700_000_000) + 10, 56);
-  b.write(r.host ?? `node${Math.floor(r.rank / 64)}`, 64, 63, 'latin1');
-  b.write(r.flavor ?? 'openmpi', 128, 15, 'latin1');
+  writeImageHeader(b, 0, {
+    magic: IMAGE_MAGIC, version: FORMAT_VERSION, state: STATES[r.state ?? 'finalized'], rank: r.rank, size: r.size, pid: 10000 + r.rank,
+    ntools: Math.max(0, ...Object.keys(r.tools).map(Number)), used, capacity: used,
+    t_start: r.tStart ?? 1_700_000_000, t_end: r.tEnd ?? (r.tStart ?? 1_700_000_000) + 10,
+    host: r.host ?? `node${Math.floor(r.rank / 64)}`, flavor: r.flavor ?? 'openmpi',
+  });
   let at = HEADER;
   for (const x of recs) {
-    b.writeUInt32LE(x.kind, at);
-    b.writeUInt32LE(x.tool, at + 4);
-    putU64(b, at + 8, x.count);
-    b.writeUInt32LE(x.name.length, at + 16);
-    b.writeUInt32LE(x.labels.length, at + 20);
-    at += 24;
+    writeRecordHeader(b, at, { kind: x.kind, tool_id: x.tool, count: x.count, name_len: x.name.length, labels_len: x.labels.length });
+    at += RECORD;
     x.name.copy(b, at);
     at += pad8(x.name.length);
     x.labels.copy(b, at);
@@ -111,10 +103,8 @@ export function writeGathered(dir: string, nranks: number, rank: (r: number) => 
   const path = join(dir, 'profile.mpii');
   const fd = openSync(path, 'w');
   try {
-    const head = Buffer.alloc(16);
-    head.write('MPIIPROF', 0, 'latin1');
-    head.writeUInt32LE(version, 8);
-    head.writeUInt32LE(nranks, 12);
+    const head = Buffer.alloc(STRUCTS.profile_header.size);
+    writeProfileHeader(head, 0, { magic: PROFILE_MAGIC, version, nranks });
     writeSync(fd, head);
     for (let r = 0; r < nranks; r++) writeSync(fd, rankImage(rank(r)));
   } finally {
@@ -132,8 +122,13 @@ export const SYNTH_SITES = [
   { fn: 0, addr: 0x401100 }, { fn: 1, addr: 0x401180 }, { fn: 2, addr: 0x401200 },
   { fn: 3, addr: 0x401280 }, { fn: 4, addr: 0x401300 }, { fn: 0, addr: 0x401380 }, { fn: 5, addr: 0x401400 },
 ];
-const MON_ROW = 74;
-const PF_ROW = 2 + 8; // function, one address, PF_NFIELDS
+const PEERS = BLOCKS.monitor.peers;
+const MON_ROW = PEERS.row.size;
+const CLOCK = BLOCKS.profile.clock;
+// The call-site rows are those of the profile tool before sampled timing (function, one
+// address, 8 statistics): the reader takes the fields by their labels, older rows included.
+const PF_STATS = ['count', 'ticks', 'ticks_min', 'ticks_max', 'bytes_sent', 'bytes_recv', 'size_min', 'size_max'];
+const PF_ROW = 2 + PF_STATS.length;
 const TICKS_PER_S = 1e9; // timer 2: nanoseconds
 
 /** Messages rank r sends peer p in the synthetic job (1 to 5), and bytes per message. */
@@ -170,7 +165,8 @@ export function synthEvents(r: number): { t: number; tool: string; kind: number;
   ];
 }
 export const SYNTH_DROPPED = 10;
-const EVENTS_KEPT = 256;
+const EVENTS_KEPT = 256; // MPII_EVENTS_KEPT (preload/include/mpii_tool.h)
+const EV = BLOCKS.core.events;
 
 function eventsSection(r: number, ids: Record<number, string>, appSeconds: number): SynthCounters {
   const init = 1_000_000_000_000n; // CLOCK_MONOTONIC ns at MPI_Init
@@ -179,16 +175,19 @@ function eventsSection(r: number, ids: Record<number, string>, appSeconds: numbe
   const toolId = (name: string) => Number(Object.entries(ids).find(([, n]) => n === name)?.[0] ?? 0);
   const evs = synthEvents(r).filter((e) => toolId(e.tool));
   const seen = r === 0 ? EVENTS_KEPT + SYNTH_DROPPED : evs.length; // rank 0: the rest of its 256 were not written (died in between)
-  const e: (number | bigint)[] = [0, 8, 1, EVENTS_KEPT, 2, seen, 3, init, 4, real.readBigUInt64LE(0), 5, init + BigInt(Math.round(appSeconds * 1e9))];
+  const h = EV.header.index;
+  const x = EV.row.index;
+  const e: (number | bigint)[] = [h.entry_words, EV.row.size, h.capacity, EVENTS_KEPT, h.seen, seen, h.init_ns, init,
+    h.init_real, real.readBigUInt64LE(0), h.end_ns, init + BigInt(Math.round(appSeconds * 1e9))];
   evs.forEach((ev, k) => {
-    const at = 8 + 8 * k;
-    e.push(at, init + BigInt(Math.round(ev.t * 1e9)), at + 1, (BigInt(toolId(ev.tool)) << 32n) | BigInt(ev.kind));
-    if (ev.value) e.push(at + 2, ev.value);
-    const name = Buffer.alloc(40);
+    const at = EV.header.size + EV.row.size * k;
+    e.push(at + x.ns, init + BigInt(Math.round(ev.t * 1e9)), at + x.kind_tool, (BigInt(toolId(ev.tool)) << 32n) | BigInt(ev.kind));
+    if (ev.value) e.push(at + x.value, ev.value);
+    const name = Buffer.alloc(8 * EV.row.words.name);
     name.write(ev.name);
-    for (let w = 0; w < 5; w++) if (name.readBigUInt64LE(8 * w)) e.push(at + 3 + w, name.readBigUInt64LE(8 * w));
+    for (let w = 0; w < EV.row.words.name; w++) if (name.readBigUInt64LE(8 * w)) e.push(at + x.name + w, name.readBigUInt64LE(8 * w));
   });
-  return { tool: 0, name: 'events', length: 8 + EVENTS_KEPT * 8, entries: e };
+  return { tool: 0, name: 'events', length: EV.header.size + EVENTS_KEPT * EV.row.size, entries: e };
 }
 
 export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthRank {
@@ -208,14 +207,15 @@ export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthR
       const msgs = synthMessages(r, p);
       const bytes = synthMessageBytes(r, p);
       const bin = 1 + Math.floor(Math.log2(bytes));
-      for (const [f, v] of [[0, msgs], [1, msgs * bytes], [6, 2], [7, 16], [8 + bin, msgs]] as const) {
-        e[k++] = base + f;
+      const f = PEERS.row.index;
+      for (const [i, v] of [[f.pml_count, msgs], [f.pml_bytes, msgs * bytes], [f.coll_count, 2], [f.coll_bytes, 16], [f.histogram + bin, msgs]] as const) {
+        e[k++] = base + i;
         e[k++] = v;
       }
     }
-    rank.counters!.push({ tool: mon, name: 'peers', length: n * MON_ROW, entries: e,
-      labels: 'pml_count\npml_bytes\nosc_sent_count\nosc_sent_bytes\nosc_recv_count\nosc_recv_bytes\ncoll_count\ncoll_bytes\nhistogram' });
-    rank.counters!.push({ tool: mon, name: 'comm', length: 6, entries: [4, 16 * npeers, 5, 2],
+    rank.counters!.push({ tool: mon, name: 'peers', length: n * MON_ROW, entries: e, labels: PEERS.labels.join('\n') });
+    const comm = BLOCKS.monitor.comm.row;
+    rank.counters!.push({ tool: mon, name: 'comm', length: comm.size, entries: [comm.index.a2a_bytes, 16 * npeers, comm.index.a2a_count, 2],
       labels: `MPI_COMM_WORLD\n${Array.from({ length: n }, (_, i) => i).join(',')}` });
     rank.texts!.push({ tool: mon, name: 'memory', text: JSON.stringify({ table_bytes: n * MON_ROW * 8, resident_bytes: 4096 * Math.ceil(npeers / 7) }) });
   }
@@ -226,9 +226,10 @@ export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthR
     // timer 2 (ticks are ns), t0 ticks/ns, cal ticks/ns, end ticks/ns, last, on, depth, capacity
     const all = [...SYNTH_SITES, ...Array.from({ length: o.extraSites ?? 0 }, (_, k) => ({ fn: 0, addr: 0x401500 + 0x80 * k }))];
     const cap = Math.max(64, 2 ** Math.ceil(Math.log2(all.length * 7)));
-    const clock = [0, 2, 1, t0, 2, t0, 3, t0 - 1e6, 4, t0 - 1e6, 5, t0 + app, 6, t0 + app, 7, t0 + app, 8, app, 11, 1, 12, cap];
-    rank.counters!.push({ tool: pf, name: 'clock', length: 13, entries: clock,
-      labels: 'timer\nt0_ticks\nt0_ns\ncal_ticks\ncal_ns\nend_ticks\nend_ns\nlast_ticks\non_ticks\non_since\npcontrol\ndepth\ncapacity' });
+    const c = CLOCK.row.index;
+    const clock = [c.timer, 2, c.t0_ticks, t0, c.t0_ns, t0, c.cal_ticks, t0 - 1e6, c.cal_ns, t0 - 1e6, c.end_ticks, t0 + app, c.end_ns, t0 + app,
+      c.last_ticks, t0 + app, c.on_ticks, app, c.depth, 1, c.capacity, cap];
+    rank.counters!.push({ tool: pf, name: 'clock', length: CLOCK.row.size, entries: clock, labels: CLOCK.labels.join('\n') });
     const e: number[] = [];
     all.forEach((s, i) => {
       const calls = i < SYNTH_SITES.length ? synthSiteCalls(r, i) : 1 + (r % 2);
@@ -239,9 +240,8 @@ export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthR
       row.forEach((v, f) => { if (v !== 0) e.push(i * 7 * PF_ROW + f, v); }); // spread over the table
     });
     rank.counters!.push({ tool: pf, name: 'sites', length: cap * PF_ROW, entries: e,
-      labels: 'function\naddress 1\ncount\nticks\nticks_min\nticks_max\nbytes_sent\nbytes_recv\nsize_min\nsize_max' });
-    rank.counters!.push({ tool: pf, name: 'overflow', length: SYNTH_FUNCTIONS.length * 8, entries: [],
-      labels: 'count\nticks\nticks_min\nticks_max\nbytes_sent\nbytes_recv\nsize_min\nsize_max' });
+      labels: ['function', 'address 1', ...PF_STATS].join('\n') });
+    rank.counters!.push({ tool: pf, name: 'overflow', length: SYNTH_FUNCTIONS.length * PF_STATS.length, entries: [], labels: PF_STATS.join('\n') });
     SYNTH_FUNCTIONS.forEach((f, id) => rank.texts!.push({ tool: pf, name: 'function', text: `${id} ${f}` }));
     rank.texts!.push({ tool: pf, name: 'module', text: '401000 402000 0 /synthetic/app' });
   }

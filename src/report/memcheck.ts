@@ -1,14 +1,14 @@
-// The memcheck tool's findings: read from each rank's profile (fixed-size records, see
-// preload/tools/memcheck/findings.c), resolved to file:line, grouped by call site over ranks.
+// The memcheck tool's findings: read from each rank's profile (fixed-size rows, declared in
+// preload/tools/memcheck/blocks.yaml), resolved to file:line, grouped by call site over ranks.
 import { disabledLines } from './disabled.js';
+import { BLOCKS } from '../profile/format.gen.js';
 import type { Profile, RankProfile } from '../profile/read.js';
 import { humanBytes } from './monitor-text.js';
 import { describe, parseObjects, Symbolizer, type CodeLocation } from './symbols.js';
 import { pythonSites } from './python-sites.js';
 
-const FIELDS = ['kind', 'count', 'site', 'pc', 'addr', 'base', 'len', 'bytes', 'access', 'nframes'] as const;
-const FN_FIELD = 10;
-const FRAMES_FIELD = 14;
+const F = BLOCKS.memcheck.findings.row.index; // the row length comes from the rank's "layout" block
+const FN_WORDS = BLOCKS.memcheck.findings.row.words.fn;
 
 export interface MemcheckFinding {
   kind: string;
@@ -42,8 +42,8 @@ function text(r: RankProfile, tool: number, name: string): string | undefined {
 
 function fnName(values: (i: number) => bigint): string {
   const bytes: number[] = [];
-  for (let w = 0; w < 4; w++) {
-    let v = values(FN_FIELD + w);
+  for (let w = 0; w < FN_WORDS; w++) {
+    let v = values(F.fn + w);
     for (let b = 0; b < 8; b++, v >>= 8n) bytes.push(Number(v & 0xffn));
   }
   const end = bytes.indexOf(0);
@@ -74,12 +74,12 @@ export function memcheckRuns(p: Profile): MemcheckRun[] {
       const n = Math.floor(table.length / layout.fields);
       for (let i = 0; i < n; i++) {
         const at = (f: number) => table.nonzero.get(i * layout.fields! + f) ?? 0n;
-        const count = Number(at(FIELDS.indexOf('count')));
+        const count = Number(at(F.count));
         if (!count) break; /* records are filled in order */
-        const kind = kinds[Number(at(0))] ?? `kind ${at(0)}`;
-        const site = at(FIELDS.indexOf('site')), pc = at(FIELDS.indexOf('pc'));
-        const nframes = Number(at(FIELDS.indexOf('nframes')));
-        const frames = Array.from({ length: nframes }, (_, k) => at(FRAMES_FIELD + k));
+        const kind = kinds[Number(at(F.kind))] ?? `kind ${at(F.kind)}`;
+        const site = at(F.site), pc = at(F.pc);
+        const nframes = Number(at(F.nframes));
+        const frames = Array.from({ length: nframes }, (_, k) => at(F.frames + k));
         // frames after the first are return addresses; the first is exact when it is the fault
         const resolved = sym.resolve([
           ...(site ? [{ addr: site, returnAddress: true }] : []),
@@ -89,23 +89,23 @@ export function memcheckRuns(p: Profile): MemcheckRun[] {
         const loc = (addr: bigint, ret: boolean) => resolved.get(`${addr.toString(16)}${ret ? 'r' : ''}`)!;
         const callAt = site ? loc(site, true) : null;
         const accessAt = pc ? loc(pc, false) : null;
-        const accessRaw = Number(BigInt.asIntN(64, at(FIELDS.indexOf('access'))));
+        const accessRaw = Number(BigInt.asIntN(64, at(F.access)));
         const key = `${kind}|${callAt ? describe(callAt) : ''}|${accessAt ? describe(accessAt) : ''}`;
         const g = groups.get(key);
-        const bytes = Number(at(FIELDS.indexOf('bytes')));
+        const bytes = Number(at(F.bytes));
         if (g) {
           g.count += count;
           g.bytes += bytes;
           if (!g.ranks.includes(r.rank)) g.ranks.push(r.rank);
           continue;
         }
-        const addr = at(FIELDS.indexOf('addr')), base = at(FIELDS.indexOf('base'));
+        const addr = at(F.addr), base = at(F.base);
         groups.set(key, {
           kind, count, ranks: [r.rank], bytes,
           call: { fn: fnName(at), at: callAt },
           access: accessAt ? { at: accessAt, kind: accessRaw === 1 ? 'write' : accessRaw === 0 ? 'read' : 'unknown' } : null,
           first: { rank: r.rank, host: r.host, pid: r.pid, address: `0x${addr.toString(16)}`,
-            offset: Number(addr - base), bufferBytes: Number(at(FIELDS.indexOf('len'))) },
+            offset: Number(addr - base), bufferBytes: Number(at(F.len)) },
           backtrace: frames.map((a, k) => loc(a, !(k === 0 && pc !== 0n))),
         });
       }

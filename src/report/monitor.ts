@@ -3,16 +3,20 @@
 // and the per-communicator O2A/A2O/A2A records.
 import type { CounterSection, Profile, RankProfile } from '../profile/read.js';
 import { MpiiError } from '../errors.js';
+import { BLOCKS } from '../profile/format.gen.js';
 
-export const HIST_BINS = 66;
-const ROW = 8 + HIST_BINS; // monitor.h: MON_ROW
+const PEERS = BLOCKS.monitor.peers.row; // the declared layout (preload/tools/monitor/blocks.yaml)
+export const HIST_BINS = PEERS.words.histogram;
+const ROW = PEERS.size;
+const HIST = PEERS.index.histogram; // the fields before it: count and bytes of each class
+const COMM = BLOCKS.monitor.comm.row;
 
 export type ClassName = 'p2p' | 'osc_sent' | 'osc_recv' | 'coll';
 export const CLASSES: { name: ClassName; field: number; label: string; letter: string }[] = [
-  { name: 'p2p', field: 0, label: 'point-to-point', letter: 'E' },
-  { name: 'osc_sent', field: 2, label: 'one-sided written', letter: 'S' },
-  { name: 'osc_recv', field: 4, label: 'one-sided read', letter: 'R' },
-  { name: 'coll', field: 6, label: 'collective', letter: 'C' },
+  { name: 'p2p', field: PEERS.index.pml_count, label: 'point-to-point', letter: 'E' },
+  { name: 'osc_sent', field: PEERS.index.osc_sent_count, label: 'one-sided written', letter: 'S' },
+  { name: 'osc_recv', field: PEERS.index.osc_recv_count, label: 'one-sided read', letter: 'R' },
+  { name: 'coll', field: PEERS.index.coll_count, label: 'collective', letter: 'C' },
 ];
 
 export interface Flow { count: number; bytes: number }
@@ -55,7 +59,7 @@ class RankData implements RankMonitor {
       const f = i % ROW;
       let s = peers.get(peer);
       if (!s) peers.set(peer, (s = emptyPeer()));
-      if (f >= 8) s.hist[f - 8] = v;
+      if (f >= HIST) s.hist[f - HIST] = v;
       else s[CLASSES[f >> 1].name][f & 1 ? 'bytes' : 'count'] = v;
     });
     this.peerMap = new Map([...peers.entries()].sort((a, b) => a[0] - b[0]));
@@ -84,7 +88,7 @@ function readFlows(c: CounterSection): PeerFlows {
       ids[n++] = peer;
       last = peer;
     }
-    if (f < 8) values[(n - 1) * 8 + f] = w[q + 3] === 0 ? w[q + 2] : w[q + 3] * 4294967296 + w[q + 2];
+    if (f < HIST) values[(n - 1) * 8 + f] = w[q + 3] === 0 ? w[q + 2] : w[q + 3] * 4294967296 + w[q + 2];
   }
   if (n < cap) {
     ids = ids.slice(0, n);
@@ -98,7 +102,7 @@ function readFlowsUnordered(c: CounterSection, size: number): PeerFlows {
   c.forEach((i, v) => {
     const peer = Math.floor(i / ROW);
     const f = i % ROW;
-    if (peer >= size || f >= 8) return;
+    if (peer >= size || f >= HIST) return;
     let a = byPeer.get(peer);
     if (!a) byPeer.set(peer, (a = new Float64Array(8)));
     a[f] = v;
@@ -138,10 +142,11 @@ function rankMonitor(r: RankProfile, tool: number, size: number): RankMonitor {
       }
       section = c;
     } else if (c.name === 'comm') {
-      const v = new Array<number>(6).fill(0);
-      c.forEach((k, x) => { if (k < 6) v[k] = x; });
-      comms.push({ name: c.labels[0] ?? '', procs: c.labels[1] ?? '',
-        o2a: { bytes: v[0], count: v[1] }, a2o: { bytes: v[2], count: v[3] }, a2a: { bytes: v[4], count: v[5] } });
+      const v = new Array<number>(COMM.size).fill(0);
+      c.forEach((k, x) => { if (k < COMM.size) v[k] = x; });
+      const i = COMM.index;
+      comms.push({ name: c.labels[0] ?? '', procs: c.labels[1] ?? '', o2a: { bytes: v[i.o2a_bytes], count: v[i.o2a_count] },
+        a2o: { bytes: v[i.a2o_bytes], count: v[i.a2o_count] }, a2a: { bytes: v[i.a2a_bytes], count: v[i.a2a_count] } });
     }
   }
   let memory: MemoryUse | undefined;

@@ -4,6 +4,7 @@
 // between ranks under address-space randomisation); they are named with function and file:line.
 import type { CounterSection, Profile, RankProfile } from '../profile/read.js';
 import { MpiiError } from '../errors.js';
+import { CONSTANTS } from '../profile/format.gen.js';
 import { describe, parseModules, placeKey, placeOf, Symbolizer, type Location, type Place } from './addr2line.js';
 import { pythonSites } from './python-sites.js';
 import { chooseRanks, chooseSites, siteMatches, type ReportFilter } from './filter.js';
@@ -60,7 +61,7 @@ export interface ProfileRun {
 }
 
 const NONE = 2 ** 63; // the C side's UINT64_MAX ("no value yet") reads as 2^64
-const ALWAYS_TIMED = 64; // PF_ALWAYS_TIMED (preload/tools/profile/profile.h): a site's first calls, all timed
+const ALWAYS_TIMED = CONSTANTS.PF_ALWAYS_TIMED; // a site's first calls, all timed (preload/tools/profile/blocks.yaml)
 
 interface RawRank {
   times: RankTimes;

@@ -2,8 +2,8 @@
  * stderr the first time each one happens, deduplicated per (kind, call site, instruction).
  * mc_report runs inside the SIGSEGV handler, so it allocates nothing and formats by hand.
  *
- * Record layout (u64 fields, MC_FIELDS per finding; the CLI reads it from "layout"):
- *   kind, count, site, pc, addr, base, len, bytes, access, nframes, fn name (32 bytes), frames
+ * Record layout: block "findings" in blocks.yaml (F_* fields, MC_FIELDS per finding, generated in
+ * memcheck_blocks.h); the CLI reads the row length from "layout".
  * Addresses are raw; "objects" (written at start and at MPI_Finalize) maps them to files and
  * load biases so the CLI can ask addr2line for file:line. */
 #define _GNU_SOURCE
@@ -17,10 +17,6 @@
 #include "memcheck.h"
 #include "mpii_tool.h"
 
-#define MC_MAX_FINDINGS 256
-#define MC_FRAMES 16
-enum { F_KIND, F_COUNT, F_SITE, F_PC, F_ADDR, F_BASE, F_LEN, F_BYTES, F_ACCESS, F_NFRAMES, F_FN, F_FRAMES = F_FN + 4,
-       MC_FIELDS = F_FRAMES + MC_FRAMES };
 
 static uint64_t *table;      /* MC_MAX_FINDINGS × MC_FIELDS, in the profile */
 static uint64_t *by_kind;    /* occurrences per kind, in the profile */

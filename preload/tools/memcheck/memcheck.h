@@ -14,43 +14,9 @@
 #include "guard.h"
 #include "extent.h"
 
-/* What was found. Order = MC_KIND_LABELS (the CLI names them from the profile). */
-enum {
-    MC_WRITE_PENDING_SEND,   /* E5: write to the buffer of a pending send / persistent send */
-    MC_READ_PENDING_SEND,    /* E6 (strict): read of a pending send buffer */
-    MC_WRITE_PENDING_RECV,   /* E5: write to a pending receive buffer */
-    MC_READ_PENDING_RECV,    /* read of a pending receive buffer (its contents are undefined) */
-    MC_WRITE_RMA_ORIGIN,     /* E8: write to a Put/Accumulate origin before the synchronisation */
-    MC_READ_RMA_ORIGIN,      /* E8 (strict): read of it */
-    MC_ACCESS_RMA_RESULT,    /* E9: access to a Get / Get_accumulate result buffer before it */
-    MC_SEND_OVERRUN,         /* E1: the send extent runs past the end of its allocation */
-    MC_RECV_OVERRUN,         /* E2: the receive extent does */
-    MC_WRITE_BEFORE_READ,    /* E7: received data overwritten before it was read */
-    MC_UNREAD,               /* E10: received data never read (bytes) */
-    MC_FREE_PENDING,         /* free()/realloc() of memory MPI still owns */
-    MC_SYSCALL_PENDING,      /* a system call (read, write, …) on memory MPI still owns */
-    MC_KINDS
-};
-#define MC_KIND_LABELS                                                                             \
-    "write to a pending send buffer\nread of a pending send buffer (strict)\n"                   \
-    "write to a pending receive buffer\nread of a pending receive buffer\n"                      \
-    "write to a pending RMA origin buffer\nread of a pending RMA origin buffer (strict)\n"       \
-    "access to a pending RMA result buffer\nsend buffer overrun\nreceive buffer overrun\n"      \
-    "write before read of received data\nreceived data never read\n"                             \
-    "free of memory MPI still owns\nsystem call on memory MPI still owns\n"
-
-/* Statistics (profile section "stats"; MC_STAT_LABELS in order). */
-enum {
-    MS_CHECKED, MS_UNCHECKED_HEAP, MS_UNCHECKED_TYPE, MS_UNCHECKED_GUARD, MS_GUARDS, MS_FAULTS, MS_STEPS,
-    MS_LIFTS, MS_TRACKED, MS_TRACK_SKIPPED, MS_UNREAD_BYTES, MS_FINDINGS, MS_FREED_ACTIVE, MS_TABLE_FULL,
-    MS_PENDING_SKIPPED, MS_READABLE_FOR_SENDS, MS_COUNT
-};
-#define MC_STAT_LABELS                                                                              \
-    "buffers checked\nunchecked: not on the page-exclusive heap\nunchecked: unknown datatype extent\n" \
-    "unchecked: page protection refused\nguards set\nfaults\nsteps over shared pages\n"           \
-    "lifts around MPI calls\nreceives tracked after completion\nreceives not tracked (sampling)\n" \
-    "bytes received and never read\nfindings\nrequests freed while active\nrequests untracked: table full\n" \
-    "pending operations not checked (sampling)\nreceive guards read-only (page shared with a pending send)\n"
+/* What was found (MC_* kinds, MC_KIND_LABELS) and the statistics (MS_*, MC_STAT_LABELS): the
+ * profile blocks "by kind" and "stats", generated from blocks.yaml (the CLI names them from the profile). */
+#include "memcheck_blocks.h"
 
 extern uint64_t *mc_stats;
 extern int mc_strict;     /* pending send/origin buffers are NOACCESS (reads are errors too) */

@@ -1,5 +1,5 @@
-/* monitor: what the tool's files share. Layout of the data in the profile (read by
- * src/report/monitor.ts):
+/* monitor: what the tool's files share. Layout of the data in the profile (declared in
+ * blocks.yaml here, generated: monitor_blocks.h; read by src/report/monitor.ts):
  *   section "peers": one row of MON_ROW uint64 per MPI_COMM_WORLD rank of the peer, in the
  *     rank's profile file from the start (sparse: a peer never talked to costs no memory);
  *   section "comm" per communicator: labels "<name>\n<procs>", values MON_COMM_FIELDS. */
@@ -8,20 +8,7 @@
 #include <stdint.h>
 #include "mpii_gen.h" /* mpi.h, mpii_args_t */
 
-enum {
-    MON_PML_COUNT, MON_PML_BYTES,       /* user point-to-point, sender side (E lines) */
-    MON_OSC_S_COUNT, MON_OSC_S_BYTES,   /* one-sided, data written to the peer (S lines) */
-    MON_OSC_R_COUNT, MON_OSC_R_BYTES,   /* one-sided, data read from the peer (R lines) */
-    MON_COLL_COUNT, MON_COLL_BYTES,     /* collectives, per peer (C lines) */
-    MON_HIST,                           /* 66 bins of point-to-point message sizes */
-    MON_HIST_BINS = 66,
-    MON_ROW = MON_HIST + MON_HIST_BINS,
-};
-#define MON_ROW_LABELS                                                                     \
-    "pml_count\npml_bytes\nosc_sent_count\nosc_sent_bytes\nosc_recv_count\nosc_recv_bytes\n" \
-    "coll_count\ncoll_bytes\nhistogram"
-
-enum { MON_O2A_BYTES, MON_O2A_COUNT, MON_A2O_BYTES, MON_A2O_COUNT, MON_A2A_BYTES, MON_A2A_COUNT, MON_COMM_FIELDS };
+#include "monitor_blocks.h" /* MON_* fields and labels: generated from blocks.yaml */
 
 /* One communicator (or window) as the tool knows it: the world rank of each member. */
 typedef struct {

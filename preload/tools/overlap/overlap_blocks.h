@@ -1,0 +1,70 @@
+/* Generated from preload/tools/overlap/blocks.yaml by `npm run gen` (src/gen/profile-emit.ts): do not edit; change the YAML and run it (docs/profile-file.md). */
+
+#ifndef MPII_OVERLAP_BLOCKS_H
+#define MPII_OVERLAP_BLOCKS_H
+
+/* block "stats" (counters): what was converted, what passed through and why, what made background requests wait, and how long */
+enum {
+    ST_SENDS = 0,
+    ST_RECVS = 1,
+    ST_SENDRECVS = 2,
+    ST_BYTES_SENT = 3,
+    ST_BYTES_RECEIVED = 4,
+    ST_PASS_BUFFER = 5,
+    ST_PASS_WILDCARD = 6,
+    ST_PASS_LARGE = 7,
+    ST_PASS_ADAPTIVE = 8,
+    ST_PASS_GUARD = 9,
+    ST_FAULTS = 10,
+    ST_WAIT_FAULT = 11,
+    ST_WAIT_OVERLAP = 12,
+    ST_WAIT_STATUS = 13,
+    ST_WAIT_ACCESS = 14,
+    ST_WAIT_MPI = 15,
+    ST_WAIT_CHAIN = 16,
+    ST_WAIT_FREE = 17,
+    ST_WAIT_FINALIZE = 18,
+    ST_WAIT_FULL = 19,
+    ST_WAIT_NS = 20,
+    ST_CHAIN_RECORDS = 21,
+    ST_CHAIN_ENDS = 22,
+    ST_CHAIN_PROBES = 23,
+    ST_SITES = 24,
+    ST_SITES_OFF = 25,
+    ST_DECISIONS = 26,
+    ST_SITES_UNHIDDEN = 27,
+    ST_CHAIN_ENDS_SKIPPED = 28,
+    ST_COUNT = 29
+};
+#define OV_STAT_LABELS \
+    "sends converted\n" \
+    "receives converted\n" \
+    "sendrecvs converted\n" \
+    "bytes sent\n" \
+    "bytes received\n" \
+    "passed: buffer not on the page-exclusive heap\n" \
+    "passed: wildcard receive\n" \
+    "passed: larger than max-bytes\n" \
+    "passed: switched off at the call site\n" \
+    "passed: page protection refused\n" \
+    "faults\n" \
+    "waits: fault\n" \
+    "waits: element overlap\n" \
+    "waits: status read\n" \
+    "waits: system call\n" \
+    "waits: other MPI call\n" \
+    "waits: chain end\n" \
+    "waits: free/realloc\n" \
+    "waits: finalize\n" \
+    "waits: no free slot\n" \
+    "wait time ns\n" \
+    "chain records\n" \
+    "chain ends learned\n" \
+    "chain probes\n" \
+    "call sites\n" \
+    "call sites switched off\n" \
+    "adaptive decisions\n" \
+    "call sites given up: nothing to hide behind\n" \
+    "chain ends not waited at: computation follows"
+
+#endif
