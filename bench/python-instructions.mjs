@@ -39,7 +39,7 @@ function once(fl, py, config, n, k) {
   const vg = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${cg}`, py.python, PROGRAM, String(n)];
   const launch = [...fl.extra, '-np', '1', ...vg];
   const argv = config.mpii === null ? [fl.run, ...launch]
-    : ['node', config.mpii, 'run', '--quiet', '--tools', config.tools, '--out', join(tmp, `out-${fl.name}-${k}-${n}`), ...launch];
+    : ['node', config.mpii, 'run', '--quiet', '--mpi', fl.name, '--tools', config.tools, '--out', join(tmp, `out-${fl.name}-${k}-${n}`), ...launch];
   run(argv, 900_000);
   return count(cg);
 }
@@ -53,7 +53,7 @@ for (const fl of FLAVORS.filter((f) => !process.env.MPI || f.name === process.en
   const configs = [{ key: 'plain', mpii: null }, { key: 'noop', mpii: MPII, tools: 'noop' }, { key: 'monitor', mpii: MPII, tools: 'monitor' }, { key: 'profile', mpii: MPII, tools: 'profile' }];
   if (BASE) configs.push({ key: 'BASE profile', mpii: BASE, tools: 'profile' });
   // warm-up: builds the shims (and, for MPICH, the ABI name folder the plain run needs)
-  for (const c of configs.filter((x) => x.mpii)) run(['node', c.mpii, 'run', '--quiet', '--tools', c.tools, '--out', join(tmp, `warm-${fl.name}-${configs.indexOf(c)}`), ...fl.extra, '-np', '1', py.python, PROGRAM, '1'], 900_000);
+  for (const c of configs.filter((x) => x.mpii)) run(['node', c.mpii, 'run', '--quiet', '--mpi', fl.name, '--tools', c.tools, '--out', join(tmp, `warm-${fl.name}-${configs.indexOf(c)}`), ...fl.extra, '-np', '1', py.python, PROGRAM, '1'], 900_000);
   console.log(`${fl.label}: instructions per MPI call (${N2 - N1} iterations of 2 calls, one rank, callgrind)`);
   console.log(`${pad('config', 14)}${lpad('shim', 8)}${lpad('mutex', 8)}${lpad('process', 10)}${lpad('x plain', 9)}`);
   let plain;

@@ -89,8 +89,9 @@ for (const f of FLAVORS) {
       assert.equal(r.lines, want);
       const t = r.totals;
       assert.ok(t['call sites given up: nothing to hide behind'] >= 2, JSON.stringify(t)); // a site per rank at least
-      // 3000 calls per rank: the first look and the re-checks (256, 512, 1024 calls later) at 3 each
-      assert.ok(t['receives converted'] <= 2 * 3 * 5, JSON.stringify(t));
+      // 3000 calls per rank: the first look and the re-checks (256, 512, 1024 calls later) at a few
+      // each; 30 on Open MPI, ~50 on MPICH (its give-up fires again at more re-checks): under 1 %
+      assert.ok(t['receives converted'] <= 6000 / 100, JSON.stringify(t));
       assert.ok(t['passed: switched off at the call site'] >= 2 * 2900, JSON.stringify(t));
     });
 
