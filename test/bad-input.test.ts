@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launcherArgs, mpii, outDir, program } from './helpers.js';
-import { rankImage, synthRank, writeGathered, writeSyntheticJob } from '../src/profile/synthetic.js';
-import { readProfile } from '../src/profile/read.js';
+import { rankImage, synthRank, writeGathered, writeSyntheticJob } from '../src/profile-file/synthetic.js';
+import { readProfile } from '../src/profile-file/read.js';
 import { formatSummary, summaryJson } from '../src/report/summary.js';
 import { listStacks, listTools, resolveStack } from '../src/config/resolve.js';
 import { DEFAULTS_FILE } from '../src/cli/run.js';

@@ -290,7 +290,7 @@ async function runJob(plan: LaunchPlan, args: RunArgs, tools: ToolInstance[], ou
   } else if (!args.quiet) {
     try {
       // loaded only now: the job's start does not wait for the report code
-      const { readProfile } = await import('../profile/read.js');
+      const { readProfile } = await import('../profile-file/read.js');
       const { formatSummary, wantColor } = await import('../report/summary.js');
       const opts = { ...toolReportOptions(tools), color: wantColor(process.stderr, env) };
       process.stderr.write(`${formatSummary(readProfile(outDir), opts)}\n`);

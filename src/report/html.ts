@@ -3,20 +3,20 @@
 // anything else. Tables are written here; the two charts (the communication matrix as a heatmap
 // with counts/bytes and class switches, per-rank MPI vs compute bars) are drawn by the page's
 // script from the data embedded in it, binned so that a 1024-rank job stays a few thousand cells.
-import type { Profile } from '../profile/read.js';
-import { binnedMatrices, communicators, monitorRuns, totals, CLASSES, type MonitorRun } from './monitor.js';
-import { busiestPairs, humanBytes } from './monitor-text.js';
-import { sizeHistogram } from './size-histogram.js';
-import { overlapRuns, overlapTotals } from './overlap.js';
-import { memcheckRuns } from './memcheck.js';
+import type { Profile } from '../profile-file/read.js';
+import { binnedMatrices, communicators, monitorRuns, totals, CLASSES, type MonitorRun } from '../../preload/tools/monitor/report/data.js';
+import { busiestPairs, humanBytes } from '../../preload/tools/monitor/report/text.js';
+import { sizeHistogram } from '../../preload/tools/monitor/report/size-histogram.js';
+import { overlapRuns, overlapTotals } from '../../preload/tools/overlap/report.js';
+import { memcheckRuns } from '../../preload/tools/memcheck/report.js';
 import { describe as where } from './symbols.js';
-import { imbalance, pct, profileRuns, runTotals, siteTotals, type ProfileRun } from './profile.js';
-import { humanTime } from './profile-text.js';
+import { imbalance, pct, profileRuns, runTotals, siteTotals, type ProfileRun } from '../../preload/tools/profile/report/data.js';
+import { humanTime } from '../../preload/tools/profile/report/text.js';
 import { describe } from './addr2line.js';
 import { pageHead, SORTABLE_SCRIPT } from './html-page.js';
-import { traceCountTables } from './trace-count.js';
+import { traceCountTables } from '../../preload/tools/trace-count/report.js';
 import { chooseRanks, chooseSites, DEFAULT_PAIRS, DEFAULT_TOP, type ReportFilter } from './filter.js';
-import { siteRankRows, siteRows, type SiteRow } from './profile-stats.js';
+import { siteRankRows, siteRows, type SiteRow } from '../../preload/tools/profile/report/stats.js';
 import { rankRanges, runHeader, toolLabel, utc } from './header.js';
 import { timelineSection } from './timeline.js';
 

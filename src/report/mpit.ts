@@ -1,7 +1,7 @@
 // MPI_T in the report: the MPI library's variables sampled with `mpii run --pvar` (text section
 // "pvars" of tool 0, preload/core/mpit_sample.c) and the phases a program flushed through the
 // monitor's MPI_T flush variable (its text section "mpit", preload/tools/monitor/pvars.c).
-import type { Profile } from '../profile/read.js';
+import type { Profile } from '../profile-file/read.js';
 
 export interface PvarSample {
   /** "finalize", or the flush file prefix of a monitoring phase */

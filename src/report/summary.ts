@@ -1,12 +1,12 @@
 // What `mpii run` prints at the end and `mpii report DIR` prints later.
-import type { Profile } from '../profile/read.js';
-import { formatTraceCount, traceCountTables } from './trace-count.js';
-import { profileJson } from './profile.js';
-import { formatProfile } from './profile-text.js';
-import { communicators, monitorRuns, totals } from './monitor.js';
-import { formatMonitor } from './monitor-text.js';
-import { formatOverlap, overlapRuns, overlapTotals } from './overlap.js';
-import { formatMemcheck, memcheckRuns } from './memcheck.js';
+import type { Profile } from '../profile-file/read.js';
+import { formatTraceCount, traceCountTables } from '../../preload/tools/trace-count/report.js';
+import { profileJson } from '../../preload/tools/profile/report/data.js';
+import { formatProfile } from '../../preload/tools/profile/report/text.js';
+import { communicators, monitorRuns, totals } from '../../preload/tools/monitor/report/data.js';
+import { formatMonitor } from '../../preload/tools/monitor/report/text.js';
+import { formatOverlap, overlapRuns, overlapTotals } from '../../preload/tools/overlap/report.js';
+import { formatMemcheck, memcheckRuns } from '../../preload/tools/memcheck/report.js';
 import { formatMpit, mpitJson } from './mpit.js';
 import { formatTimeline, timelineJson } from './timeline.js';
 import type { ReportFilter } from './filter.js';

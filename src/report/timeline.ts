@@ -1,10 +1,10 @@
 // The run's timeline (issue 25): when MPI_Pcontrol switched the profile's recording and when the
 // monitor's MPI_T phases started and ended, per rank, against the time since MPI_Init. The shim
-// keeps the first events of each rank (preload/core/profile.c, read by src/profile/read.ts);
+// keeps the first events of each rank (preload/core/profile_file.c, read by src/profile-file/read.ts);
 // here they become a few lines of the text report, --json's `timeline`, and an inline SVG for
 // the HTML page (one row per rank, or per block of ranks beyond TIMELINE_ROWS, so 1024 ranks fit
 // the width of a window).
-import type { Profile, TimelineEvent } from '../profile/read.js';
+import type { Profile, TimelineEvent } from '../profile-file/read.js';
 
 /** Rows of the picture at most: beyond, ranks are drawn in blocks. */
 export const TIMELINE_ROWS = 48;

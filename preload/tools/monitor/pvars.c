@@ -136,7 +136,7 @@ static void set_state(int on)
     state_on = on;
 }
 
-/* ---- the .prof text (src/report/monitor-files.ts writes the same from a profile) ---- */
+/* ---- the .prof text (preload/tools/monitor/report/files.ts writes the same from a profile) ---- */
 
 static int write_prof(const char *prefix)
 {

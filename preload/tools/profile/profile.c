@@ -9,7 +9,7 @@
  * Per rank: application wall time and the time recording was on; MPI_Pcontrol(0) switches
  * recording off, any other level on. Everything lives in the rank's profile file (layout:
  * profile.h), so a crashed job still reports; the CLI turns addresses into function and
- * file:line with the binaries' debug information (src/report/profile.ts). */
+ * file:line with the binaries' debug information (preload/tools/profile/report/data.ts). */
 #define _GNU_SOURCE
 #include <execinfo.h>
 #include <link.h>

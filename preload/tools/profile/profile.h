@@ -1,4 +1,4 @@
-/* profile: the layout of the tool's data in the rank's profile (read by src/report/profile.ts).
+/* profile: the layout of the tool's data in the rank's profile (read by preload/tools/profile/report/data.ts).
  *   section "clock"    PF_CLOCK_FIELDS values (labels PF_CLOCK_LABELS): the timer, the
  *                      application's start and end, a calibration pair, Pcontrol state;
  *   section "sites"    a hash table of call sites, one row per (MPI function, calling address[es]):

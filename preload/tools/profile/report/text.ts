@@ -2,14 +2,14 @@
 // time per rank, the spread of MPI time across ranks, the call sites that take the most time,
 // and message sizes per call site.
 import { Chalk } from 'chalk';
-import type { Profile } from '../profile/read.js';
-import { humanBytes } from './monitor-text.js';
-import { imbalance, pct, profileRuns, runTotals, type ProfileRun } from './profile.js';
-import { describe } from './addr2line.js';
-import { chooseRanks, chooseSites, DEFAULT_TOP, siteMatches, type ReportFilter } from './filter.js';
-import { rankRanges, wrap } from './header.js';
-import { siteRankRows, siteRows, type SiteRow } from './profile-stats.js';
-import { cut, table, WIDTH } from './text-table.js';
+import type { Profile } from '../../../../src/profile-file/read.js';
+import { humanBytes } from '../../monitor/report/text.js';
+import { imbalance, pct, profileRuns, runTotals, type ProfileRun } from './data.js';
+import { describe } from '../../../../src/report/addr2line.js';
+import { chooseRanks, chooseSites, DEFAULT_TOP, siteMatches, type ReportFilter } from '../../../../src/report/filter.js';
+import { rankRanges, wrap } from '../../../../src/report/header.js';
+import { siteRankRows, siteRows, type SiteRow } from './stats.js';
+import { cut, table, WIDTH } from '../../../../src/report/text-table.js';
 
 export interface ProfileTextOptions { top?: number; color?: boolean; ranks?: number; filter?: ReportFilter; width?: number }
 

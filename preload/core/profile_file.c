@@ -5,7 +5,7 @@
  * writer is the first rank that sees the file `mpii run` put in the output directory
  * (MPII_RUN_MARK), so mpii can read what it writes; rank 0 when none does.
  *
- * Image layout (little endian; src/profile/format.ts reads it):
+ * Image layout (little endian; src/profile-file/format.ts reads it):
  *   header  { "MPIIRNK1", u32 version, u32 state, i32 rank, i32 size, i32 pid, i32 ntools,
  *             u64 used, u64 capacity, f64 t_start, f64 t_end, char host[64], char flavor[16] }
  *   records { u32 kind, u32 tool_id, u64 count, u32 name_len, u32 labels_len }

@@ -1,9 +1,9 @@
 // The overlap tool's statistics: what was converted, what passed through and why, what made
 // the background requests wait, and how long. Counter names come from the profile's labels
 // (preload/tools/overlap/overlap.h), so a new statistic shows up without a change here.
-import { disabledLines } from './disabled.js';
-import type { Profile } from '../profile/read.js';
-import { humanBytes as bytes } from './monitor-text.js';
+import { disabledLines } from '../../../src/report/disabled.js';
+import type { Profile } from '../../../src/profile-file/read.js';
+import { humanBytes as bytes } from '../monitor/report/text.js';
 
 export interface OverlapRun {
   tool: number;

@@ -1,10 +1,10 @@
 // What `mpii run` and `mpii report` print for the monitor tool: totals per class, the busiest
 // peer pairs, the communicators, and the communication matrix drawn in the terminal.
-import { wrap } from './header.js';
-import { WIDTH } from './text-table.js';
+import { wrap } from '../../../../src/report/header.js';
+import { WIDTH } from '../../../../src/report/text-table.js';
 import { Chalk } from 'chalk';
-import type { Profile } from '../profile/read.js';
-import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, totals, type Binned, type MonitorRun } from './monitor.js';
+import type { Profile } from '../../../../src/profile-file/read.js';
+import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, totals, type Binned, type MonitorRun } from './data.js';
 
 export interface MonitorTextOptions { top?: number; matrix?: boolean; color?: boolean; width?: number }
 

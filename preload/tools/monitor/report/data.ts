@@ -1,8 +1,8 @@
 // The monitor tool's data (preload/tools/monitor/monitor.h), read out of a profile: per rank,
 // per peer (MPI_COMM_WORLD ranks) point-to-point, one-sided and collective counts, histograms,
 // and the per-communicator O2A/A2O/A2A records.
-import type { CounterSection, Profile, RankProfile } from '../profile/read.js';
-import { MpiiError } from '../errors.js';
+import type { CounterSection, Profile, RankProfile } from '../../../../src/profile-file/read.js';
+import { MpiiError } from '../../../../src/errors.js';
 
 export const HIST_BINS = 66;
 const ROW = 8 + HIST_BINS; // monitor.h: MON_ROW

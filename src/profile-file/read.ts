@@ -1,5 +1,5 @@
 // Reads a run's profile: the gathered profile.mpii, or the per-rank .live files a crashed run
-// left behind (then the profile is marked incomplete). Layout: preload/core/profile.c.
+// left behind (then the profile is marked incomplete). Layout: preload/core/profile_file.c.
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -88,7 +88,7 @@ export interface TimelineEvent {
   name: string;
 }
 
-/** A rank's timeline (tool 0's counters "events", preload/core/profile.c): the first events it
+/** A rank's timeline (tool 0's counters "events", preload/core/profile_file.c): the first events it
  *  kept, in the order they happened, and how many it dropped. Absent in profiles of mpii before it. */
 export interface RankTimeline {
   /** MPI_Init returned, wall clock (seconds since 1970); null when the rank never got there */

@@ -1,4 +1,4 @@
-// Writes profiles in the format of preload/core/profile.c without running MPI: the report's
+// Writes profiles in the format of preload/core/profile_file.c without running MPI: the report's
 // scaling benchmark (bench/report.mjs) and the tests build jobs of any size with it. A synthetic
 // job is deterministic, so tests can check the report's numbers exactly.
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';

@@ -1,10 +1,10 @@
 // The memcheck tool's findings: read from each rank's profile (fixed-size records, see
 // preload/tools/memcheck/findings.c), resolved to file:line, grouped by call site over ranks.
-import { disabledLines } from './disabled.js';
-import type { Profile, RankProfile } from '../profile/read.js';
-import { humanBytes } from './monitor-text.js';
-import { describe, parseObjects, Symbolizer, type CodeLocation } from './symbols.js';
-import { pythonSites } from './python-sites.js';
+import { disabledLines } from '../../../src/report/disabled.js';
+import type { Profile, RankProfile } from '../../../src/profile-file/read.js';
+import { humanBytes } from '../monitor/report/text.js';
+import { describe, parseObjects, Symbolizer, type CodeLocation } from '../../../src/report/symbols.js';
+import { pythonSites } from '../../../src/report/python-sites.js';
 
 const FIELDS = ['kind', 'count', 'site', 'pc', 'addr', 'base', 'len', 'bytes', 'access', 'nframes'] as const;
 const FN_FIELD = 10;

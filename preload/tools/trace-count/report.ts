@@ -1,5 +1,5 @@
 // The trace-count table: calls per MPI function, summed over ranks, with the per-rank spread.
-import type { Profile } from '../profile/read.js';
+import type { Profile } from '../../../src/profile-file/read.js';
 
 export interface CallRow { fn: string; total: bigint; min: bigint; max: bigint; ranks: number }
 
