@@ -9,6 +9,8 @@ import { MpiiError } from '../errors.js';
 import { makeDirs } from '../fsdirs.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
 import { generate, writeGenerated } from '../gen/generate.js';
+import { builtinManifests } from '../tools/manifest.js';
+import { generateToolSources } from '../tools/gen-c.js';
 
 // Every wrapper zeroes a 240-byte argument view (mpii_args_t); GCC's default for such a memset
 // on x86-64 is `rep stos`, whose start-up alone costs tens of cycles on AMD — as much as the rest
@@ -18,7 +20,8 @@ const ARCH_FLAGS = process.arch === 'x64' ? ['-mstringop-strategy=unrolled_loop'
 /** mpii's own install root (the folder holding preload/, config/, dist/). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const PRELOAD = join(ROOT, 'preload');
-const GEN_JS = join(ROOT, 'dist', 'src', 'gen');
+// the generators: of the wrappers (src/gen) and of the tools' registration and options (src/tools)
+const GEN_JS = [join(ROOT, 'dist', 'src', 'gen'), join(ROOT, 'dist', 'src', 'tools')];
 
 export interface Shim {
   flavor: FlavorName;
@@ -123,7 +126,7 @@ function cacheKey(flavor: FlavorName, pr: Probe): string {
   const h = createHash('sha256');
   h.update(`flavor=${flavor}\n${pr.stamp}\ncc=${pr.cc}\n`);
   for (const dir of pr.incdirs) h.update(stamp(join(dir, 'mpi.h')));
-  const files = [...listFiles(PRELOAD), ...(existsSync(GEN_JS) ? listFiles(GEN_JS) : []), fileURLToPath(import.meta.url)];
+  const files = [...listFiles(PRELOAD), ...GEN_JS.flatMap((d) => (existsSync(d) ? listFiles(d) : [])), fileURLToPath(import.meta.url)];
   for (const f of files) {
     h.update(f.slice(ROOT.length));
     h.update(readFileSync(f));
@@ -201,8 +204,13 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     const staticDefined = await staticSymbols(pr, env);
     const gen = generate({ flavor, preprocessed: pre.stdout, specPath: join(PRELOAD, 'spec', 'mpi.yaml'), mpiVersion, staticDefined });
     writeGenerated(join(work, 'gen'), gen.files);
+    // the built-in tools: every folder of preload/tools with a manifest (its C, its typed options,
+    // its row in the registration table)
+    const tools = builtinManifests(join(PRELOAD, 'tools'));
+    writeGenerated(join(work, 'gen'), generateToolSources(tools));
 
-    const sources = [join(work, 'gen', 'mpii_wrappers.c'), ...listFiles(join(PRELOAD, 'core')), ...listFiles(join(PRELOAD, 'tools'))]
+    const sources = [join(work, 'gen', 'mpii_wrappers.c'), join(work, 'gen', 'mpii_tools.c'), ...listFiles(join(PRELOAD, 'core')),
+      ...tools.flatMap((t) => listFiles(t.dir))]
       .filter((f) => f.endsWith('.c') && !f.endsWith('site_path.c'));
     // the archive's own variants: entry points MPII_MPI_X for mpii.h, next layer by address
     const staticSources = [join(work, 'gen', 'mpii_wrappers.c'), join(work, 'gen', 'mpii_static.c'), join(PRELOAD, 'core', 'site_path.c')];

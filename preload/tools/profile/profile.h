@@ -53,6 +53,6 @@ enum {
 #define PF_CLOCK_LABELS \
     "timer\nt0_ticks\nt0_ns\ncal_ticks\ncal_ns\nend_ticks\nend_ns\nlast_ticks\non_ticks\non_since\npcontrol\ndepth\ncapacity"
 
-#define PF_MAX_DEPTH 8
+#define PF_MAX_DEPTH MPII_PROFILE_DEPTH_MAX /* option depth's max (tool.yaml) */
 #define PF_ALWAYS_TIMED 64
 #endif

@@ -10,20 +10,12 @@ import { chooseRanks, chooseSites, DEFAULT_TOP, siteMatches, type ReportFilter }
 import { rankRanges, wrap } from '../../../../src/report/header.js';
 import { siteRankRows, siteRows, type SiteRow } from './stats.js';
 import { cut, table, WIDTH } from '../../../../src/report/text-table.js';
+import { humanTime } from '../../../../src/report/units.js';
+export { humanTime };
 
 export interface ProfileTextOptions { top?: number; color?: boolean; ranks?: number; filter?: ReportFilter; width?: number }
 
 const chalk = new Chalk({ level: 2 });
-
-/** Seconds with a unit that keeps 3–4 significant digits. */
-export function humanTime(s: number): string {
-  if (s === 0) return '0';
-  if (s >= 100) return `${s.toFixed(1)} s`;
-  if (s >= 1) return `${s.toFixed(3)} s`;
-  if (s >= 1e-3) return `${(s * 1e3).toFixed(3)} ms`;
-  if (s >= 1e-6) return `${(s * 1e6).toFixed(2)} µs`;
-  return `${(s * 1e9).toFixed(0)} ns`;
-}
 
 function formatRun(run: ProfileRun, o: Required<ProfileTextOptions>): string[] {
   const bold = o.color ? (s: string) => chalk.bold(s) : (s: string) => s;
