@@ -44,6 +44,14 @@ static double clamp(double x, const mpii_option_spec_t *s)
     return x < s->min ? s->min : x > s->max ? s->max : x;
 }
 
+/* the same for whole numbers, exact beyond 2^53 */
+static long long clamp_int(long long x, const mpii_option_spec_t *s)
+{
+    if ((double) x < s->min) return (long long) s->min;
+    if ((double) x > s->max) return (long long) s->max;
+    return x;
+}
+
 /* 1 when `text` is a whole value of the option's type (stored into `field`), else 0. */
 static int parse(const mpii_option_spec_t *s, const char *text, void *field)
 {
@@ -53,7 +61,7 @@ static int parse(const mpii_option_spec_t *s, const char *text, void *field)
     case MPII_OPTION_INT: {
         long long x = strtoll(text, &end, 10);
         if (end == text || *end || errno) return 0;
-        *(long long *) field = (long long) clamp((double) x, s);
+        *(long long *) field = clamp_int(x, s);
         return 1;
     }
     case MPII_OPTION_NUMBER: {

@@ -126,7 +126,10 @@ function cacheKey(flavor: FlavorName, pr: Probe): string {
   const h = createHash('sha256');
   h.update(`flavor=${flavor}\n${pr.stamp}\ncc=${pr.cc}\n`);
   for (const dir of pr.incdirs) h.update(stamp(join(dir, 'mpi.h')));
-  const files = [...listFiles(PRELOAD), ...GEN_JS.flatMap((d) => (existsSync(d) ? listFiles(d) : [])), fileURLToPath(import.meta.url)];
+  // what the shim is made of: C, headers and YAML (the spec, the tools' manifests), not the
+  // tools' report modules (TypeScript) that live in the same folders
+  const sources = listFiles(PRELOAD).filter((f) => /\.(c|h|ya?ml)$/.test(f));
+  const files = [...sources, ...GEN_JS.flatMap((d) => (existsSync(d) ? listFiles(d) : [])), fileURLToPath(import.meta.url)];
   for (const f of files) {
     h.update(f.slice(ROOT.length));
     h.update(readFileSync(f));

@@ -47,7 +47,7 @@ export function optionsHeader(m: ToolManifest): string {
   const c = cName(m.name);
   const guard = `MPII_OPTIONS_${upper(m.name)}_H`;
   const out = [
-    `/* Generated from ${m.file} by src/tools/gen-c.ts: do not edit. The options of tool '${m.name}'. */`,
+    `/* Generated from preload/tools/${m.name}/tool.yaml by src/tools/gen-c.ts: do not edit. The options of tool '${m.name}'. */`,
     `#ifndef ${guard}`,
     `#define ${guard}`,
     '',
