@@ -140,7 +140,7 @@ export function htmlReport(p: Profile, o: HtmlOptions = {}): string {
     { order: TIMELINE_ORDER, html: () => timelineSection(p) },
     { order: GENERIC_ORDER, html: () => genericSection(p) },
   ].sort((a, b) => a.order - b.order); // stable: a tool at 40 or 80 comes before the core's part
-  for (const part of parts) body.push(part.html());
+  for (const part of parts) body.push(...[part.html()].flat());
   const sections = body.join('\n');
   if (!tools.size) body.push('<p>No tools were in the stack: nothing was recorded.</p>');
   const nav = [...sections.matchAll(/<section id="([^"]+)"[^>]*><h2>([^<]+)/g)].map((m) => `<a href="#${m[1]}">${m[2].trim()}</a>`).join(' · ');

@@ -43,8 +43,8 @@ export interface ToolReport {
   text?(p: Profile, o: TextContext): string[];
   /** its part of `mpii report --json`, under the manifest's `report.json` key */
   json?(p: Profile, filter: ReportFilter): unknown;
-  /** its sections of the HTML page */
-  html?(p: Profile, o: HtmlContext): string;
+  /** its sections of the HTML page: one string, or one per instance of the tool */
+  html?(p: Profile, o: HtmlContext): string | string[];
   /** checks --ranks/--sites against its data (throws MpiiError) */
   checkFilter?(p: Profile, filter: ReportFilter): void;
   /** --csv / --prof */

@@ -22,7 +22,7 @@ export const report: ToolReport = {
       communicators: r.comms,
     })),
   })),
-  html: (p, o) => monitorRuns(p).map((run) => monitorSection(run, o.pairsTop, o.data)).join('\n'),
+  html: (p, o) => monitorRuns(p).map((run) => monitorSection(run, o.pairsTop, o.data)),
   files: (p) => {
     const runs = monitorRuns(p);
     // several monitor instances in one stack: number the outputs after the first

@@ -13,7 +13,7 @@ export const report: ToolReport = {
   // call sites listed: --top (through the filter), else the run's own `top`, else the default
   text: (p, o) => formatProfile(p, { top: o.filter?.top ?? num(o.options?.top) ?? o.top, color: o.color, filter: o.filter }),
   json: (p, filter) => profileJson(p, filter),
-  html: (p, o) => profileRuns(p).map((run) => profileSection(run, o.top, o.data, o.filter)).join('\n'),
+  html: (p, o) => profileRuns(p).map((run) => profileSection(run, o.top, o.data, o.filter)),
   checkFilter: (p, filter) => checkFilter(profileRuns(p).map((run) => ({ run, sites: siteTotals(run) })), filter),
   files: (p) => {
     const runs = profileRuns(p);
