@@ -130,8 +130,9 @@ export function configFiles(req: ConfigRequest): Array<{ path: string; required:
 function builtinTools(req: ConfigRequest, home: string): ConfigFile {
   const dir = req.toolsDir ?? BUILTIN_TOOLS_DIR;
   const tools = new Map<string, ToolDef>();
-  for (const m of builtinManifests(dir, (f) => displayPath(f, req.cwd, home))) {
-    tools.set(m.name, { name: m.name, builtin: true, description: m.description, options: m.options, origin: m.origin, file: m.file, manifest: m });
+  for (const m of builtinManifests(dir, req.env)) {
+    const file = displayPath(m.file, req.cwd, home);
+    tools.set(m.name, { name: m.name, builtin: true, description: m.description, options: m.options, origin: `${file}:${m.line}`, file, manifest: m });
   }
   return { path: dir, display: displayPath(dir, req.cwd, home), tools, stacks: new Map() };
 }

@@ -6,7 +6,9 @@
  * and which report module draws its part of the report (src/report/tools.ts).
  * The format is documented in docs/writing-a-tool.md.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMap, isScalar, isSeq } from 'yaml';
@@ -32,9 +34,9 @@ export interface ToolManifest {
   name: string;
   /** the tool's folder (absolute) */
   dir: string;
-  /** the manifest file as named in messages, and "file:line" of its start */
+  /** the manifest file (absolute), and the line its mapping starts on */
   file: string;
-  origin: string;
+  line: number;
   description: string;
   /** where the tool is listed: `mpii tools`, the text report and --json (the timeline is at 40) */
   order: number;
@@ -120,8 +122,8 @@ class ManifestLoader {
     const m: ToolManifest = {
       name: this.name,
       dir,
-      file: f.display,
-      origin: f.at(root),
+      file: f.absPath,
+      line: f.line(root),
       description,
       order: this.number(top.get('order'), '`order`') ?? 100,
       init: this.text(top.get('init'), '`init`') ?? `mpii_${cName(this.name)}_init`,
@@ -198,26 +200,56 @@ export function loadManifest(dir: string, display?: string): ToolManifest {
   return new ManifestLoader(new FileLoader(file, shown, { builtinAllowed: false }), name).load(dir);
 }
 
-const cache = new Map<string, ToolManifest[]>();
+const known = new Map<string, ToolManifest[]>();
+
+/** Where checked manifests are kept between runs: parsing YAML with line numbers costs more than
+ *  the rest of `mpii run`'s start, and the manifests change only when mpii does. */
+function cacheFile(toolsDir: string, env: NodeJS.ProcessEnv): string {
+  const root = path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'mpii');
+  return path.join(root, `manifests-${createHash('sha256').update(toolsDir).digest('hex').slice(0, 16)}.json`);
+}
 
 /** Every built-in tool: the folders of `toolsDir` that hold a tool.yaml, in their `order`. Read
- *  once per process (a few small files). */
-export function builtinManifests(toolsDir: string = BUILTIN_TOOLS_DIR, displayFor?: (file: string) => string): ToolManifest[] {
-  const known = cache.get(toolsDir);
-  if (known) return known;
+ *  once per process; parsed and checked once per change of the files (kept as JSON in mpii's
+ *  cache directory, keyed by the manifests' paths, sizes and times). */
+export function builtinManifests(toolsDir: string = BUILTIN_TOOLS_DIR, env: NodeJS.ProcessEnv = process.env): ToolManifest[] {
+  const have = known.get(toolsDir);
+  if (have) return have;
   let entries: string[] = [];
   try {
     entries = fs.readdirSync(toolsDir).sort();
   } catch {
     entries = []; // no built-in tools here (a defaults file outside an mpii installation)
   }
-  const list = entries
-    .filter((e) => fs.existsSync(path.join(toolsDir, e, 'tool.yaml')))
-    .map((e) => {
-      const file = path.join(toolsDir, e, 'tool.yaml');
-      return loadManifest(path.join(toolsDir, e), displayFor ? displayFor(file) : file);
-    })
-    .sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
-  cache.set(toolsDir, list);
+  const found = entries.map((e) => path.join(toolsDir, e)).flatMap((dir) => {
+    try {
+      const st = fs.statSync(path.join(dir, 'tool.yaml'));
+      return [{ dir, stamp: `${dir}:${st.size}:${st.mtimeMs}:${st.ino}` }];
+    } catch {
+      return []; // not a tool's folder
+    }
+  });
+  const stamp = found.map((f) => f.stamp).join('\n');
+  const cached = cacheFile(toolsDir, env);
+  let list: ToolManifest[] | undefined;
+  try {
+    const c = JSON.parse(fs.readFileSync(cached, 'utf8')) as { stamp: string; manifests: ToolManifest[] };
+    if (c.stamp === stamp) list = c.manifests;
+  } catch {
+    list = undefined; // none yet, or unreadable: parse
+  }
+  if (!list) {
+    list = found.map((f) => loadManifest(f.dir))
+      .sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
+    try {
+      fs.mkdirSync(path.dirname(cached), { recursive: true });
+      const tmp = `${cached}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, JSON.stringify({ stamp, manifests: list }));
+      fs.renameSync(tmp, cached); // atomic for a concurrent run
+    } catch {
+      /* a cache that cannot be written: parse again next time */
+    }
+  }
+  known.set(toolsDir, list);
   return list;
 }
