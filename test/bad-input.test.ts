@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launcherArgs, mpii, outDir, program } from './helpers.js';
-import { writeSyntheticJob } from '../src/profile/synthetic.js';
+import { writeSyntheticJob } from '../src/profile-file/synthetic.js';
 
 function oneLineError(r: { code: number; stderr: string }, pattern: RegExp): void {
   assert.notEqual(r.code, 0);

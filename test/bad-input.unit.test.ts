@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mpii } from './helpers.js';
-import { writeGathered, writeSyntheticJob } from '../src/profile/synthetic.js';
+import { writeGathered, writeSyntheticJob } from '../src/profile-file/synthetic.js';
 
 function oneLineError(r: { code: number; stderr: string }, pattern: RegExp): void {
   assert.notEqual(r.code, 0);

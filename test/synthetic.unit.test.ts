@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readProfile } from '../src/profile/read.js';
-import { synthRank, writeSyntheticJob } from '../src/profile/synthetic.js';
-import { monitorRuns } from '../src/report/monitor.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { synthRank, writeSyntheticJob } from '../src/profile-file/synthetic.js';
+import { monitorRuns } from '../preload/tools/monitor/report/data.js';
 
 describe('synthetic profiles', () => {
   it('read back exactly what was written', () => {
