@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 // yaml is loaded only when a manifest is parsed (not on a warm run: see the cache below)
 import type { Node as YamlNode, Pair } from 'yaml';
 import { MpiiError } from '../errors.js';
+import { makeDirs } from '../fsdirs.js';
 import { FileLoader, isMap, isScalar, isSeq, type OptionSchema, type OptionValue } from '../config/load.js';
 
 /** mpii's install root: dist/src/tools/manifest.js → three levels up. */
@@ -242,7 +243,7 @@ export function builtinManifests(toolsDir: string = BUILTIN_TOOLS_DIR, env: Node
     list = found.map((f) => loadManifest(f.dir))
       .sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
     try {
-      fs.mkdirSync(path.dirname(cached), { recursive: true });
+      makeDirs(path.dirname(cached)); // one component at a time: mkdirSync's recursive mode spins for ever under /proc
       const tmp = `${cached}.${process.pid}.tmp`;
       fs.writeFileSync(tmp, JSON.stringify({ stamp, manifests: list }));
       fs.renameSync(tmp, cached); // atomic for a concurrent run
