@@ -4,16 +4,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launcherArgs, mpii, outDir, program } from './helpers.js';
+import { launcherArgs, mpii, oneLineError, outDir, program } from './helpers.js';
 import { writeSyntheticJob } from '../src/profile/synthetic.js';
-
-function oneLineError(r: { code: number; stderr: string }, pattern: RegExp): void {
-  assert.notEqual(r.code, 0);
-  const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('mpii:'));
-  assert.equal(lines.length, 1, r.stderr);
-  assert.match(lines[0], pattern);
-  assert.doesNotMatch(r.stderr, /\n\s+at .*\.js:\d+/, 'no stack trace');
-}
 
 describe('bad input', () => {
   const ring = program('openmpi', 'ring');

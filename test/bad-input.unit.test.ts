@@ -6,16 +6,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mpii } from './helpers.js';
+import { mpii, oneLineError } from './helpers.js';
 import { writeGathered, writeSyntheticJob } from '../src/profile/synthetic.js';
-
-function oneLineError(r: { code: number; stderr: string }, pattern: RegExp): void {
-  assert.notEqual(r.code, 0);
-  const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('mpii:'));
-  assert.equal(lines.length, 1, r.stderr);
-  assert.match(lines[0], pattern);
-  assert.doesNotMatch(r.stderr, /\n\s+at .*\.js:\d+/, 'no stack trace');
-}
 
 describe('bad input to mpii report', () => {
   describe('mpii report on a damaged profile: one line, exit ≠ 0, no HTML written', () => {

@@ -1,4 +1,5 @@
 // Shared by the integration tests: compile the test programs once per MPI, run mpii for real.
+import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,4 +101,13 @@ export async function ranksGone(path: string, limitMs = 60_000): Promise<string[
     if (left.length === 0 || Date.now() > deadline) return left;
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** A run that failed with exactly one `mpii:` line matching `pattern`, and no stack trace. */
+export function oneLineError(r: { code: number; stderr: string }, pattern: RegExp): void {
+  assert.notEqual(r.code, 0);
+  const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('mpii:'));
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(lines[0], pattern);
+  assert.doesNotMatch(r.stderr, /\n\s+at .*\.js:\d+/, 'no stack trace');
 }
