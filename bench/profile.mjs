@@ -45,8 +45,8 @@ const CALL_ROUNDS = Number(process.env.CALL_ROUNDS ?? 10);
 const PAIRED_RUNS = Number(process.env.PAIRED_RUNS ?? 12);
 const PAIRS = Number(process.env.PAIRS ?? 150);
 
-const { readProfile } = await import('../dist/src/profile/read.js');
-const { profileRuns, siteTotals } = await import('../dist/src/report/profile.js');
+const { readProfile } = await import('../dist/src/profile-file/read.js');
+const { profileRuns, siteTotals } = await import('../dist/preload/tools/profile/report/data.js');
 
 const tmp = mkdtempSync(join(tmpdir(), 'mpii-bench-profile-'));
 let outSeq = 0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // bench/report.mjs - how long does `mpii report` take as jobs grow?
 //
-// For 64, 256, 1024 and 4096 ranks: a synthetic profile.mpii (src/profile/synthetic.ts) where
+// For 64, 256, 1024 and 4096 ranks: a synthetic profile.mpii (src/profile-file/synthetic.ts) where
 // every rank sends point-to-point messages to every other rank and takes part in collectives
 // with all of them (the monitor's per-peer table full: ranks × peers entries), and has seven
 // call sites in the profile tool. Then, REPS times each: `mpii report DIR` (the terminal report,
@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { MPII, log, lpad, median } from './common.mjs';
 
-const { writeSyntheticJob } = await import('../dist/src/profile/synthetic.js');
+const { writeSyntheticJob } = await import('../dist/src/profile-file/synthetic.js');
 
 const SIZES = (process.env.SIZES ?? '64,256,1024,4096').split(',').map(Number);
 const REPS = Number(process.env.REPS ?? 3);

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launcherArgs, mpii, oneLineError, outDir, program } from './helpers.js';
-import { writeSyntheticJob } from '../src/profile/synthetic.js';
+import { writeSyntheticJob } from '../src/profile-file/synthetic.js';
 
 describe('bad input', () => {
   const ring = program('openmpi', 'ring');

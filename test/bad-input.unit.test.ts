@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mpii, oneLineError } from './helpers.js';
-import { writeGathered, writeSyntheticJob } from '../src/profile/synthetic.js';
+import { writeGathered, writeSyntheticJob } from '../src/profile-file/synthetic.js';
 
 describe('bad input to mpii report', () => {
   describe('mpii report on a damaged profile: one line, exit ≠ 0, no HTML written', () => {

@@ -320,7 +320,7 @@ describe('colour: NO_COLOR and FORCE_COLOR', () => {
     assert.match((await mpii(['tools'], { FORCE_COLOR: '1' })).stdout, esc);
     assert.doesNotMatch((await mpii(['tools'], { FORCE_COLOR: '0' })).stdout, esc);
     const dir = mkdtempSync(join(tmpdir(), 'mpii-colour-'));
-    const { writeSyntheticJob } = await import('../src/profile/synthetic.js');
+    const { writeSyntheticJob } = await import('../src/profile-file/synthetic.js');
     writeSyntheticJob(dir, 4);
     assert.doesNotMatch((await mpii(['report', dir])).stdout, esc);
     assert.match((await mpii(['report', dir], { FORCE_COLOR: '1' })).stdout, esc);

@@ -12,8 +12,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execaSync } from 'execa';
-import { rankImage, synthRank, writeSyntheticJob } from '../src/profile/synthetic.js';
-import { readProfile } from '../src/profile/read.js';
+import { rankImage, synthRank, writeSyntheticJob } from '../src/profile-file/synthetic.js';
+import { readProfile } from '../src/profile-file/read.js';
 import { formatSummary, summaryJson } from '../src/report/summary.js';
 import { listStacks, listTools, resolveStack } from '../src/config/resolve.js';
 import { DEFAULTS_FILE } from '../src/cli/run.js';

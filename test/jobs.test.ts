@@ -2,8 +2,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FLAVORS, launcherArgs, mpii, outDir, program } from './helpers.js';
-import { readProfile } from '../src/profile/read.js';
-import { traceCountTables } from '../src/report/trace-count.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { traceCountTables } from '../preload/tools/trace-count/report.js';
 
 const PROGRAMS: [string, RegExp][] = [
   ['ring', /ring ok size=3 token=9/],

@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
-import { readProfile } from '../src/profile/read.js';
-import { memcheckRuns, type MemcheckFinding } from '../src/report/memcheck.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { memcheckRuns, type MemcheckFinding } from '../preload/tools/memcheck/report.js';
 
 /** The line of a marker comment in a test program: "memcheck_e5_pending_write.c:21". */
 function marked(name: string, marker: string, nth = 0): string {

@@ -7,8 +7,8 @@ import { mkdirSync, readFileSync, readdirSync, chmodSync, writeFileSync } from '
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { FLAVORS, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
-import { readProfile } from '../src/profile/read.js';
-import { monitorRuns, type MonitorRun } from '../src/report/monitor.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { monitorRuns, type MonitorRun } from '../preload/tools/monitor/report/data.js';
 
 const NP = 3;
 

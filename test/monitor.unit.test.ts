@@ -1,9 +1,9 @@
 // The monitor report's pure parts: .prof text, matrices, the terminal drawing.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { profText } from '../src/report/monitor-files.js';
-import { drawMatrix, humanBytes } from '../src/report/monitor-text.js';
-import { matrix, type MonitorRun, type PeerStats } from '../src/report/monitor.js';
+import { profText } from '../preload/tools/monitor/report/files.js';
+import { drawMatrix, humanBytes } from '../preload/tools/monitor/report/text.js';
+import { matrix, type MonitorRun, type PeerStats } from '../preload/tools/monitor/report/data.js';
 
 const peer = (p2p: number, bytes: number, bin: number): PeerStats => {
   const hist = new Array<number>(66).fill(0);

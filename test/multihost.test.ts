@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, execaSync } from 'execa';
 import { MPII, ROOT, TEST_ENV, mpii, outDir, program, type Flavor, type Run } from './helpers.js';
-import { readProfile } from '../src/profile/read.js';
+import { readProfile } from '../src/profile-file/read.js';
 
 const HOSTS = join(ROOT, 'scripts', 'netns-hosts.sh');
 const RSH = join(ROOT, 'scripts', 'netns-rsh');

@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, execaSync } from 'execa';
 import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
-import { readProfile } from '../src/profile/read.js';
-import { overlapRuns, overlapTotals } from '../src/report/overlap.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { overlapRuns, overlapTotals } from '../preload/tools/overlap/report.js';
 
 const LAUNCHER: Record<Flavor, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpiexec.mpich' };
 

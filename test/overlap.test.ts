@@ -5,8 +5,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execa } from 'execa';
 import { FLAVORS, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
-import { readProfile } from '../src/profile/read.js';
-import { overlapRuns, overlapTotals } from '../src/report/overlap.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { overlapRuns, overlapTotals } from '../preload/tools/overlap/report.js';
 
 const LAUNCHER: Record<Flavor, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpiexec.mpich' };
 

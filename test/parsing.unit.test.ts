@@ -8,7 +8,7 @@ import { execaSync } from 'execa';
 import { parseRunArgs } from '../src/launch/args.js';
 import { parseEnum, parseFunctions } from '../src/gen/header.js';
 import { generate } from '../src/gen/generate.js';
-import { readProfile } from '../src/profile/read.js';
+import { readProfile } from '../src/profile-file/read.js';
 import { ROOT } from './helpers.js';
 
 describe('mpii run argument splitting', () => {

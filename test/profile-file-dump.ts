@@ -4,12 +4,12 @@
 // which the reader before the generated contract (commit 481544f) produced: a reader that reads an
 // older file differently fails there. Call-site locations (addr2line of the fixture's program,
 // absent elsewhere) are left out; the addresses themselves are in the dump.
-import { readProfile, type Profile } from '../src/profile/read.js';
-import { traceCountTables } from '../src/report/trace-count.js';
-import { communicators, monitorRuns, totals } from '../src/report/monitor.js';
-import { overlapRuns, overlapTotals } from '../src/report/overlap.js';
-import { memcheckRuns } from '../src/report/memcheck.js';
-import { profileRuns } from '../src/report/profile.js';
+import { readProfile, type Profile } from '../src/profile-file/read.js';
+import { traceCountTables } from '../preload/tools/trace-count/report.js';
+import { communicators, monitorRuns, totals } from '../preload/tools/monitor/report/data.js';
+import { overlapRuns, overlapTotals } from '../preload/tools/overlap/report.js';
+import { memcheckRuns } from '../preload/tools/memcheck/report.js';
+import { profileRuns } from '../preload/tools/profile/report/data.js';
 
 const big = (v: bigint | number) => (typeof v === 'bigint' ? v.toString() : v);
 

@@ -8,8 +8,8 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { readProfile } from '../src/profile/read.js';
-import { FORMAT_VERSION, OLDEST_VERSION } from '../src/profile/format.gen.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { FORMAT_VERSION, OLDEST_VERSION } from '../src/profile-file/format.gen.js';
 import { dumpProfile } from './profile-file-dump.js';
 import { MPII, ROOT } from './helpers.js';
 

@@ -14,7 +14,7 @@ import { ROOT } from './helpers.js';
 test('the generated C headers and TypeScript layout are what the contract makes (npm run gen)', () => {
   const files = Object.keys(profileFormatFiles(ROOT));
   assert.ok(files.includes('preload/core/mpii_profile_format.h'));
-  assert.ok(files.includes('src/profile/format.gen.ts'));
+  assert.ok(files.includes('src/profile-file/format.gen.ts'));
   assert.ok(files.includes('preload/tools/profile/profile_blocks.h'));
   assert.deepEqual(staleFiles(ROOT), [], 'run npm run gen and commit what it writes');
 });
@@ -22,10 +22,10 @@ test('the generated C headers and TypeScript layout are what the contract makes 
 test('a changed declaration makes the committed files stale', () => {
   const root = mkdtempSync(join(tmpdir(), 'mpii-contract-'));
   cpSync(join(ROOT, 'preload'), join(root, 'preload'), { recursive: true });
-  cpSync(join(ROOT, 'src', 'profile'), join(root, 'src', 'profile'), { recursive: true });
+  cpSync(join(ROOT, 'src', 'profile-file'), join(root, 'src', 'profile-file'), { recursive: true });
   const yaml = join(root, 'preload', 'tools', 'monitor', 'blocks.yaml');
   writeFileSync(yaml, readFileSync(yaml, 'utf8').replace('words: 66', 'words: 67'));
-  assert.deepEqual(staleFiles(root).sort(), ['preload/tools/monitor/monitor_blocks.h', 'src/profile/format.gen.ts']);
+  assert.deepEqual(staleFiles(root).sort(), ['preload/tools/monitor/monitor_blocks.h', 'src/profile-file/format.gen.ts']);
   assert.match(profileFormatFiles(root)['preload/tools/monitor/monitor_blocks.h'], /MON_HIST_BINS = 67,\n {4}MON_ROW = 75\n/);
 });
 

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FLAVORS, ROOT, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
-import { readProfile } from '../src/profile/read.js';
-import { imbalance, profileRuns, siteTotals, type ProfileRun, type SiteTotal } from '../src/report/profile.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { imbalance, profileRuns, siteTotals, type ProfileRun, type SiteTotal } from '../preload/tools/profile/report/data.js';
 
 const NP = 3;
 const ITERS = 10;

@@ -6,13 +6,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execaSync } from 'execa';
-import { readProfile } from '../src/profile/read.js';
-import { SYNTH_SITES, synthAppSeconds, synthSiteCalls, synthSiteNs, synthMessages, writeSyntheticJob } from '../src/profile/synthetic.js';
-import { imbalance, profileRuns, scaledTicks, siteTotals } from '../src/report/profile.js';
-import { formatProfile, humanTime } from '../src/report/profile-text.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { SYNTH_SITES, synthAppSeconds, synthSiteCalls, synthSiteNs, synthMessages, writeSyntheticJob } from '../src/profile-file/synthetic.js';
+import { imbalance, profileRuns, scaledTicks, siteTotals } from '../preload/tools/profile/report/data.js';
+import { formatProfile, humanTime } from '../preload/tools/profile/report/text.js';
 import { describe as describeLocation, parseModules, placeOf, Symbolizer } from '../src/report/addr2line.js';
-import { binnedMatrix, binnedMatrices, matrix, monitorRuns } from '../src/report/monitor.js';
-import { busiestPairs } from '../src/report/monitor-text.js';
+import { binnedMatrix, binnedMatrices, matrix, monitorRuns } from '../preload/tools/monitor/report/data.js';
+import { busiestPairs } from '../preload/tools/monitor/report/text.js';
 
 const job = (n: number) => {
   const dir = mkdtempSync(join(tmpdir(), 'mpii-punit-'));

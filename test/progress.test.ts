@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { BIG_PROFILE_BYTES, MANY_RANKS_HTML } from '../src/cli/progress.js';
-import { profileBytes, readProfile, readProfileAsync } from '../src/profile/read.js';
-import { writeSyntheticJob } from '../src/profile/synthetic.js';
+import { profileBytes, readProfile, readProfileAsync } from '../src/profile-file/read.js';
+import { writeSyntheticJob } from '../src/profile-file/synthetic.js';
 import { MPII, mpii, TEST_ENV } from './helpers.js';
 
 describe('mpii report of a big job', () => {

@@ -3,8 +3,8 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FLAVORS, launcherArgs, library, mpii, outDir, program, shimInfo } from './helpers.js';
-import { readProfile } from '../src/profile/read.js';
-import { traceCountTables } from '../src/report/trace-count.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { traceCountTables } from '../preload/tools/trace-count/report.js';
 
 for (const f of FLAVORS) {
   describe(`${f}: QMPI tools and toggles`, () => {

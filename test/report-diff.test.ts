@@ -7,10 +7,10 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readProfile } from '../src/profile/read.js';
-import { SYNTH_SITES, writeSyntheticJob } from '../src/profile/synthetic.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { SYNTH_SITES, writeSyntheticJob } from '../src/profile-file/synthetic.js';
 import { DEFAULT_TOP } from '../src/report/filter.js';
-import { profileRuns, siteTotals } from '../src/report/profile.js';
+import { profileRuns, siteTotals } from '../preload/tools/profile/report/data.js';
 import { launcherArgs, mpii, outDir, program } from './helpers.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'mpii-diff-'));

@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readProfile } from '../src/profile/read.js';
-import { SYNTH_SITES, synthMessageBytes, synthMessages, synthRank, synthSiteCalls, writeGathered, writeSyntheticJob } from '../src/profile/synthetic.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { SYNTH_SITES, synthMessageBytes, synthMessages, synthRank, synthSiteCalls, writeGathered, writeSyntheticJob } from '../src/profile-file/synthetic.js';
 import { diffRuns } from '../src/report/diff.js';
 import { formatDiff } from '../src/report/diff-text.js';
 import { diffHtml } from '../src/report/diff-html.js';
-import { profileRuns, runTotals, siteTotals } from '../src/report/profile.js';
+import { profileRuns, runTotals, siteTotals } from '../preload/tools/profile/report/data.js';
 import { writeRunInfo, type RunInfo } from '../src/report/run-info.js';
 import { mpii } from './helpers.js';
 

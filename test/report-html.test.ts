@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { mpii, outDir, launcherArgs, program } from './helpers.js';
-import { readProfile } from '../src/profile/read.js';
-import { writeGathered, writeSyntheticJob, synthRank, synthSiteCalls, SYNTH_SITES } from '../src/profile/synthetic.js';
-import { matrix, monitorRuns, totals } from '../src/report/monitor.js';
-import { humanBytes } from '../src/report/monitor-text.js';
-import { profileRuns } from '../src/report/profile.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { writeGathered, writeSyntheticJob, synthRank, synthSiteCalls, SYNTH_SITES } from '../src/profile-file/synthetic.js';
+import { matrix, monitorRuns, totals } from '../preload/tools/monitor/report/data.js';
+import { humanBytes } from '../preload/tools/monitor/report/text.js';
+import { profileRuns } from '../preload/tools/profile/report/data.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'];

@@ -6,13 +6,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readProfile } from '../src/profile/read.js';
-import { writeGathered, synthRank } from '../src/profile/synthetic.js';
-import { recordedReportOptions } from '../src/profile/report-options.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { writeGathered, synthRank } from '../src/profile-file/synthetic.js';
+import { recordedReportOptions } from '../src/profile-file/report-options.js';
 import { formatSummary } from '../src/report/summary.js';
 import { FLAVORS, launcherArgs, mpii, outDir, program } from './helpers.js';
 
-const RECORDED = { top: 2, monitorTop: 1, profileTop: 3, matrix: false };
+const RECORDED = { 'trace-count': { top: 2 }, monitor: { top: 1, matrix: false }, profile: { top: 3 } };
 
 /** A synthetic job of 6 ranks (trace-count, monitor, profile) whose ranks recorded `options` (raw text). */
 function job(options?: string): string {
@@ -27,7 +27,7 @@ function job(options?: string): string {
 
 test('the recorded options are read back; unknown keys, wrong types and damaged text add nothing', () => {
   assert.deepEqual(recordedReportOptions(readProfile(job(JSON.stringify(RECORDED)))), RECORDED);
-  assert.deepEqual(recordedReportOptions(readProfile(job(JSON.stringify({ top: '2', matrix: 1, colour: true, monitorTop: -1, profileTop: 4 })))), { profileTop: 4 });
+  assert.deepEqual(recordedReportOptions(readProfile(job(JSON.stringify({ top: 2, monitor: [1], profile: { top: 4, x: { y: 1 } } })))), { profile: { top: 4 } });
   assert.deepEqual(recordedReportOptions(readProfile(job('{"top": 2'))), {});
   assert.deepEqual(recordedReportOptions(readProfile(job())), {});
 });
@@ -35,7 +35,7 @@ test('the recorded options are read back; unknown keys, wrong types and damaged 
 test('mpii report DIR starts from the recorded options; --top, --matrix and --no-matrix win', async () => {
   const dir = job(JSON.stringify(RECORDED));
   const p = readProfile(dir);
-  const asRun = formatSummary(p, { ...RECORDED, color: false, filter: { top: RECORDED.profileTop } });
+  const asRun = formatSummary(p, { toolOptions: RECORDED, color: false, filter: { top: RECORDED.profile.top } });
   const plain = await mpii(['report', dir]);
   assert.equal(plain.code, 0, plain.stderr);
   assert.equal(plain.stdout, asRun);
@@ -43,17 +43,17 @@ test('mpii report DIR starts from the recorded options; --top, --matrix and --no
   assert.match(plain.stdout, /busiest/);
   // explicit options win: every table's rows from --top, the matrix with --matrix
   const top = await mpii(['report', dir, '--top', '5', '--matrix']);
-  assert.equal(top.stdout, formatSummary(p, { top: 5, matrix: true, color: false, filter: { top: 5 } }));
+  assert.equal(top.stdout, formatSummary(p, { top: 5, matrix: true, color: false, filter: { top: 5 }, toolOptions: { 'trace-count': {}, monitor: {}, profile: {} } }));
   assert.match(top.stdout, /sender ↓/);
   assert.notEqual(top.stdout, plain.stdout);
   // and a profile that recorded nothing reports as before
   const none = job();
   assert.equal((await mpii(['report', none])).stdout, formatSummary(readProfile(none), { color: false, filter: {} }));
-  assert.equal((await mpii(['report', dir, '--no-matrix', '--top', '2'])).stdout, formatSummary(p, { top: 2, matrix: false, color: false, filter: { top: 2 } }));
+  assert.equal((await mpii(['report', dir, '--no-matrix', '--top', '2'])).stdout, formatSummary(p, { top: 2, matrix: false, color: false, filter: { top: 2 }, toolOptions: { 'trace-count': {}, monitor: {}, profile: {} } }));
 });
 
 test('--json takes the recorded call-site rows unless --top is given', async () => {
-  const dir = job(JSON.stringify({ profileTop: 3 }));
+  const dir = job(JSON.stringify({ profile: { top: 3 } }));
   const sites = (out: string) => (JSON.parse(out) as { profile: { sites: unknown[] }[] }).profile[0].sites.length;
   assert.equal(sites((await mpii(['report', dir, '--json'])).stdout), 3);
   assert.equal(sites((await mpii(['report', dir, '--json', '--top', '5'])).stdout), 5);
@@ -67,7 +67,8 @@ for (const f of FLAVORS) {
       const run = await mpii(['run', '--tools', tools, '--out', out, ...launcherArgs(f, 3), program(f, 'ring'), '4']);
       assert.equal(run.code, 0, run.stderr);
       const p = readProfile(out);
-      assert.deepEqual(recordedReportOptions(p), { top: 2, monitorTop: 1, profileTop: 1, matrix: false });
+      const recorded = recordedReportOptions(p);
+      assert.deepEqual([recorded['trace-count'].top, recorded.monitor.top, recorded.monitor.matrix, recorded.profile.top], [2, 1, false, 1]);
       assert.ok(p.ranks.every((r) => r.texts.some((t) => t.tool === 0 && t.name === 'report-options')), 'every rank records them');
       const again = await mpii(['report', out]);
       assert.equal(again.code, 0, again.stderr);

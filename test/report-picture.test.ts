@@ -7,11 +7,11 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { readProfile } from '../src/profile/read.js';
-import { synthMessageBytes, synthMessages, writeSyntheticJob } from '../src/profile/synthetic.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { synthMessageBytes, synthMessages, writeSyntheticJob } from '../src/profile-file/synthetic.js';
 import { htmlReport } from '../src/report/html.js';
-import { monitorRuns } from '../src/report/monitor.js';
-import { sizeHistogram } from '../src/report/size-histogram.js';
+import { monitorRuns } from '../preload/tools/monitor/report/data.js';
+import { sizeHistogram } from '../preload/tools/monitor/report/size-histogram.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'];

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { execa } from 'execa';
 import { FLAVORS, MPII, TEST_ENV, library, mpii, outDir, program, ranksGone, ranksOf, shimInfo, type Flavor, type Run } from './helpers.js';
 import { startSlurm, type SlurmCluster } from './slurm-cluster.js';
-import { readProfile } from '../src/profile/read.js';
+import { readProfile } from '../src/profile-file/read.js';
 
 /** The ring's counts: 2 ranks, 4 rounds → each rank sends and receives 4 times. */
 async function assertRing(r: Run, out: string, node: string): Promise<void> {

@@ -1,13 +1,13 @@
-// The synthetic profile writer (src/profile/synthetic.ts), which many unit tests build on: what it
+// The synthetic profile writer (src/profile-file/synthetic.ts), which many unit tests build on: what it
 // writes is read back exactly.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readProfile } from '../src/profile/read.js';
-import { synthRank, writeSyntheticJob } from '../src/profile/synthetic.js';
-import { monitorRuns } from '../src/report/monitor.js';
+import { readProfile } from '../src/profile-file/read.js';
+import { synthRank, writeSyntheticJob } from '../src/profile-file/synthetic.js';
+import { monitorRuns } from '../preload/tools/monitor/report/data.js';
 
 describe('synthetic profiles', () => {
   it('read back exactly what was written', () => {

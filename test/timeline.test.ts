@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { FLAVORS, launcherArgs, mpii, outDir, program } from './helpers.js';
-import { readProfile, type TimelineEvent } from '../src/profile/read.js';
-import { SYNTH_DROPPED, synthEvents, writeSyntheticJob } from '../src/profile/synthetic.js';
+import { readProfile, type TimelineEvent } from '../src/profile-file/read.js';
+import { SYNTH_DROPPED, synthEvents, writeSyntheticJob } from '../src/profile-file/synthetic.js';
 import { htmlReport } from '../src/report/html.js';
 import { phases, recordingOff, TIMELINE_ROWS } from '../src/report/timeline.js';
 

@@ -104,7 +104,7 @@ extern int mpii_rank, mpii_size; /* MPI_COMM_WORLD rank and size once known, els
 void mpii_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void mpii_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* profile.c */
+/* profile_file.c: the rank's profile file */
 void mpii_profile_begin(const char *out_dir);
 void mpii_profile_started(const char *spawned_subdir);
 void mpii_profile_add_tool(int tool_id, const char *name, const char *origin);

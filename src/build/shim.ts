@@ -22,7 +22,8 @@ const ARCH_FLAGS = process.arch === 'x64' ? ['-mstringop-strategy=unrolled_loop'
 /** mpii's own install root (the folder holding preload/, config/, dist/). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const PRELOAD = join(ROOT, 'preload');
-const GEN_JS = join(ROOT, 'dist', 'src', 'gen');
+// the generators: of the wrappers (src/gen) and of the tools' registration and options (src/tools)
+const GEN_JS = [join(ROOT, 'dist', 'src', 'gen'), join(ROOT, 'dist', 'src', 'tools')];
 
 export interface Shim {
   flavor: FlavorName;
@@ -133,13 +134,16 @@ export function cacheKey(flavor: FlavorName, pr: Probe, cache?: string): string 
     const h = sha256();
     h.update(`flavor=${flavor}\n${pr.stamp}\ncc=${pr.cc}\n`);
     for (const header of mpiHeaders) h.update(stamp(header));
-    const dirs = [PRELOAD, ...(existsSync(GEN_JS) ? [GEN_JS] : [])];
-    const files = [...dirs.flatMap(listFiles), fileURLToPath(import.meta.url)];
+    // what the shim is made of: C, headers and YAML (the spec, the tools' manifests), not the
+    // tools' report modules (TypeScript) that live in the same folders
+    const dirs = [PRELOAD, ...GEN_JS.filter((d) => existsSync(d))];
+    const sources = listFiles(PRELOAD).filter((f) => /\.(c|h|ya?ml)$/.test(f));
+    const files = [...sources, ...GEN_JS.flatMap((d) => (existsSync(d) ? listFiles(d) : [])), fileURLToPath(import.meta.url)];
     for (const f of files) {
       h.update(f.slice(ROOT.length));
       h.update(readFileSync(f));
     }
-    return { value: `${flavor}-${h.digest('hex').slice(0, 16)}`, deps: [...mpiHeaders, ...files, ...dirs.flatMap(listDirs), GEN_JS] };
+    return { value: `${flavor}-${h.digest('hex').slice(0, 16)}`, deps: [...mpiHeaders, ...files, ...dirs.flatMap(listDirs), ...GEN_JS] };
   });
 }
 
@@ -214,8 +218,15 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     const { generate, writeGenerated } = await import('../gen/generate.js');
     const gen = generate({ flavor, preprocessed: pre.stdout, specPath: join(PRELOAD, 'spec', 'mpi.yaml'), mpiVersion, staticDefined });
     writeGenerated(join(work, 'gen'), gen.files);
+    // the built-in tools: every folder of preload/tools with a manifest (its C, its typed options,
+    // its row in the registration table)
+    const { builtinManifests } = await import('../tools/manifest.js');
+    const { generateToolSources } = await import('../tools/gen-c.js');
+    const tools = builtinManifests(join(PRELOAD, 'tools'));
+    writeGenerated(join(work, 'gen'), generateToolSources(tools));
 
-    const sources = [join(work, 'gen', 'mpii_wrappers.c'), ...listFiles(join(PRELOAD, 'core')), ...listFiles(join(PRELOAD, 'tools'))]
+    const sources = [join(work, 'gen', 'mpii_wrappers.c'), join(work, 'gen', 'mpii_tools.c'), ...listFiles(join(PRELOAD, 'core')),
+      ...tools.flatMap((t) => listFiles(t.dir))]
       .filter((f) => f.endsWith('.c') && !f.endsWith('site_path.c'));
     // the archive's own variants: entry points MPII_MPI_X for mpii.h, next layer by address
     const staticSources = [join(work, 'gen', 'mpii_wrappers.c'), join(work, 'gen', 'mpii_static.c'), join(PRELOAD, 'core', 'site_path.c')];

@@ -11,14 +11,11 @@ import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, which, type FlavorName } from '../mpi/flavors.js';
 import { SRUN_PLUGIN, srunPlugins } from '../launch/srun.js';
 import { launcherFlavor } from '../mpi/detect.js';
-import { profileBytes, readProfile, readProfileAsync, type Profile } from '../profile/read.js';
+import { profileBytes, readProfile, readProfileAsync, type Profile } from '../profile-file/read.js';
 import { formatSummary, summaryJson, wantColor } from '../report/summary.js';
-import { monitorRuns } from '../report/monitor.js';
-import { csvPaths, profPaths, writeCsv, writeProf } from '../report/monitor-files.js';
-import { checkFilter, reportFilter, type ReportFilter } from '../report/filter.js';
-import { profileRuns, siteTotals } from '../report/profile.js';
-import { recordedReportOptions } from '../profile/report-options.js';
-import { writeProfileCsv } from '../report/profile-csv.js';
+import { reportFilter, type ReportFilter } from '../report/filter.js';
+import type { ToolReportModule } from '../report/tools.js';
+import { recordedReportOptions, withoutAsked } from '../profile-file/report-options.js';
 import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
 import { progressMode, progressWorthIt, startProgress, type ProgressMode } from './progress.js';
 import { askMpit, findInstall } from '../mpit/library.js';
@@ -170,35 +167,16 @@ async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promis
   // only as a spinner on a terminal, never as lines in a script's log
   const mode = progressMode(process.stderr, process.env, { lines: !o.json });
   const p = await readWithProgress(dir, mode, !!o.json);
-  // the report options the run was given (in its profile) are the defaults; these flags win
-  const recorded = recordedReportOptions(p);
-  if (o.top === undefined && recorded.profileTop !== undefined) filter = { ...filter, top: recorded.profileTop };
-  const textOptions = o.top === undefined ? { top: recorded.top, monitorTop: recorded.monitorTop, profileTop: recorded.profileTop } : { top: o.top };
-  const matrix = o.matrix ?? recorded.matrix;
-  checkFilter(profileRuns(p).map((run) => ({ run, sites: siteTotals(run) })), filter);
-  const runs = monitorRuns(p);
-  const profiles = profileRuns(p);
-  if ((o.csv && runs.length === 0 && profiles.length === 0) || (o.prof && runs.length === 0)) {
-    throw new MpiiError(`${dir} has no monitor data for --csv/--prof`, 'run the job with --tools monitor');
+  // the options the run was given (in its profile) are the defaults; --top and --matrix win
+  const toolOptions = withoutAsked(recordedReportOptions(p), o);
+  const { TOOL_REPORTS } = await import('../report/tools.js');
+  // call-site rows in every format: the recorded `top` of the tool whose report takes the filter
+  for (const t of TOOL_REPORTS) {
+    const top = toolOptions[t.name]?.top;
+    if (t.report.checkFilter && filter.top === undefined && typeof top === 'number') filter = { ...filter, top: top === 0 ? Infinity : top };
   }
-  // several monitor instances in one stack: number the outputs after the first
-  const suffix = (i: number) => (i === 0 ? '' : `-tool${runs[i].tool}`);
-  if (!o.force) {
-    const taken = runs.flatMap((run, i) => [...(o.csv ? csvPaths(o.csv + suffix(i)) : []), ...(o.prof ? profPaths(run, o.prof + suffix(i)) : [])])
-      .filter((f) => existsSync(f));
-    if (taken.length) {
-      throw new MpiiError(`${taken[0]} already exists${taken.length > 1 ? ` (and ${taken.length - 1} more of the files to write)` : ''}`,
-        'add --force to replace them, or pass another --csv DIR / --prof PREFIX');
-    }
-  }
-  if (o.csv) for (const f of writeProfileCsv(profiles, o.csv, filter)) if (!o.json) console.error(`wrote ${f}`);
-  runs.forEach((run, i) => {
-    if (o.csv) for (const f of writeCsv(run, o.csv + suffix(i))) if (!o.json) console.error(`wrote ${f}`);
-    if (o.prof) {
-      const files = writeProf(run, o.prof + suffix(i));
-      if (!o.json) console.error(`wrote ${files.length} .prof file(s): ${o.prof + suffix(i)}.<rank>.prof`);
-    }
-  });
+  for (const t of TOOL_REPORTS) t.report.checkFilter?.(p, filter);
+  writeToolFiles(dir, p, o, filter, TOOL_REPORTS);
   if (o.html) {
     const { htmlReport } = await import('../report/html.js');
     const progress = progressWorthIt({ htmlRanks: p.ranks.length }) && mode !== 'off'
@@ -219,8 +197,29 @@ async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promis
     else if (!o.json) console.error(wrote);
   }
   if (o.json) console.log(jsonText(summaryJson(p, filter)));
-  else console.log(formatSummary(p, { ...textOptions, matrix, color: wantColor(process.stdout), filter }));
+  else console.log(formatSummary(p, { top: o.top, matrix: o.matrix, color: wantColor(process.stdout), filter, toolOptions }));
   return 0;
+}
+
+/** --csv DIR and --prof PREFIX: the files of the tools that write them (their report modules'
+ * `files`), none replaced without --force, none written when one is in the way. */
+function writeToolFiles(dir: string, p: Profile, o: ReportFlags, filter: ReportFilter, tools: ToolReportModule[]): void {
+  if (!o.csv && !o.prof) return;
+  const outputs = tools.flatMap((t) => (t.report.files ? [{ name: t.name, out: t.report.files(p) }] : []));
+  for (const kind of ['csv', 'prof'] as const) {
+    if (!o[kind] || outputs.some((x) => x.out.has[kind])) continue;
+    const names = outputs.filter((x) => x.out.provides.includes(kind)).map((x) => x.name);
+    throw new MpiiError(`${dir} has no ${names.join(' or ')} data for --csv/--prof`, `run the job with ${names.map((n) => `--tools ${n}`).join(' or ')}`);
+  }
+  const asked = { csv: o.csv, prof: o.prof };
+  if (!o.force) {
+    const taken = outputs.flatMap((x) => x.out.planned(asked)).filter((f) => existsSync(f));
+    if (taken.length) {
+      throw new MpiiError(`${taken[0]} already exists${taken.length > 1 ? ` (and ${taken.length - 1} more of the files to write)` : ''}`,
+        'add --force to replace them, or pass another --csv DIR / --prof PREFIX');
+    }
+  }
+  for (const x of outputs) for (const line of x.out.write(asked, filter)) if (!o.json) console.error(line);
 }
 
 /** The profile of `dir`; one bigger than BIG_PROFILE_BYTES is read with progress shown (the

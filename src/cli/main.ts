@@ -7,6 +7,7 @@ import type { Command as CommandType } from 'commander';
 import { MpiiError, formatError } from '../errors.js';
 import { runCommand } from './run.js';
 import { parseRunArgs, VERSION_FLAGS } from '../launch/args.js';
+import { builtinManifests } from '../tools/manifest.js';
 
 /** mpii's version, from its package.json. */
 export function version(): string {
@@ -46,7 +47,11 @@ export const EXAMPLES: Record<'mpii' | 'run' | 'report', { width: number; list: 
 const examples = (of: keyof typeof EXAMPLES) => EXAMPLES[of].list
   .map(([c, what]) => `  ${c}${' '.repeat(Math.max(3, EXAMPLES[of].width - c.length))}${what}`).join('\n');
 
-export const RUN_HELP = `Usage: mpii run [mpii options] [launcher options] [-np N] ./app [args]
+/** The lines of the flags the tools add to `mpii run` (their manifests' `run-flags`). */
+const toolFlagHelp = () => builtinManifests().flatMap((m) => m.runFlags)
+  .map((f) => `  ${f.flag.padEnd(18)} ${f.help}\n`).join('');
+
+export const runHelp = () => `Usage: mpii run [mpii options] [launcher options] [-np N] ./app [args]
 
 mpii options (before the program):
   --tools a,b        tool stack, outermost first (names or .so paths; options as name[key=val;key=val])
@@ -62,8 +67,7 @@ mpii options (before the program):
                      /tmp with sbcast first (no filesystem shared with the nodes), removed after
   --timeout SECONDS  stop the job after that long: partial profile marked INCOMPLETE, exit 124
   --force            replace the profile already in --out DIR
-  --memcheck-fatal   stop the job at memcheck's first finding
-  --dry-run          print the launcher command and environment, run nothing
+${toolFlagHelp()}  --dry-run          print the launcher command and environment, run nothing
   --quiet            no progress, no report
   -V, --version      print mpii's version (anywhere before the program; after it, the program's)
 Everything else is passed to the launcher unchanged (write --launcher before it). The exit code
@@ -101,11 +105,10 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
     .option('--launcher <launcher>', 'who starts the ranks: mpirun or srun')
     .option('--copy-shim', 'srun: copy the shim to the nodes with sbcast first')
     .option('--timeout <seconds>', 'stop the job after that long (exit 124)')
-    .option('--force', 'replace the profile already in --out DIR')
-    .option('--memcheck-fatal', 'stop the job at memcheck\'s first finding')
-    .option('--dry-run', 'print the launcher command and environment, run nothing')
+    .option('--force', 'replace the profile already in --out DIR');
+  for (const f of builtinManifests().flatMap((m) => m.runFlags)) run.option(f.flag, f.help); // the tools' own (--memcheck-fatal)
+  run.option('--dry-run', 'print the launcher command and environment, run nothing')
     .option('--quiet', 'no progress, no report');
-  void run;
   program.command('build').description('generate and compile the shim (cached)')
     .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
     .option('--force', 'rebuild even when cached')
@@ -205,7 +208,7 @@ export async function main(argv: string[]): Promise<number> {
     const untilEnd = argv.indexOf('--') < 0 ? argv : argv.slice(0, argv.indexOf('--'));
     if (argv[0] === 'run') {
       if (argv[1] === '--help' || argv[1] === '-h') {
-        console.log(RUN_HELP);
+        console.log(runHelp());
         return 0;
       }
       if (VERSION_FLAGS.has(argv[1]) || runWantsVersion(argv.slice(1))) {

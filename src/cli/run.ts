@@ -5,6 +5,7 @@ import { basename, join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { buildShim, cacheRoot, ROOT, type Shim } from '../build/shim.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
+import { builtinManifests } from '../tools/manifest.js';
 import { MpiiError } from '../errors.js';
 import { DirError, makeDirs } from '../fsdirs.js';
 import { checkToolLibraries } from '../elf.js';
@@ -18,7 +19,7 @@ import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
 import { progressMode, startProgress, type Progress } from './progress.js';
 import type { ReportOptions } from '../report/summary.js';
 import { mpiiVersion, programIdentity, RUN_INFO_FILE, writeRunInfo } from '../report/run-info.js';
-import { reportOptionsVariable } from '../profile/report-options.js';
+import { reportOptionsVariable } from '../profile-file/report-options.js';
 
 export const DEFAULTS_FILE = join(ROOT, 'config', 'tools.yaml');
 
@@ -119,17 +120,25 @@ export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: 
   }
 }
 
-/** memcheck must sit above overlap (it would watch overlap's private buffers); --memcheck-fatal
- * needs a memcheck to act on. */
-function checkMemcheck(tools: ToolInstance[], fatal: boolean): void {
+/** The stack rules of the tools' manifests: a tool that must sit above another (`stack.before`:
+ * memcheck would watch overlap's private buffers); a tool's run flag (`run-flags`,
+ * --memcheck-fatal) needs the tool in the stack, and sets options of each of its instances. */
+export function applyToolRules(tools: ToolInstance[], flags: string[]): void {
   const names = tools.map((t) => t.name);
-  if (names.includes('overlap') && names.indexOf('memcheck') > names.indexOf('overlap')) {
-    throw new MpiiError('memcheck comes after overlap in the tool stack', 'put memcheck first (--tools memcheck,overlap): below overlap it would check overlap\'s own buffers');
+  for (const t of tools) {
+    for (const [other, why] of Object.entries(t.manifest?.before ?? {})) {
+      if (names.includes(other) && names.indexOf(t.name) > names.indexOf(other)) {
+        throw new MpiiError(`${t.name} comes after ${other} in the tool stack`, `put ${t.name} first (--tools ${t.name},${other}): ${why}`);
+      }
+    }
   }
-  if (!fatal) return;
-  const mc = tools.filter((t) => t.name === 'memcheck');
-  if (!mc.length) throw new MpiiError('--memcheck-fatal but memcheck is not in the tool stack', 'add it: --tools memcheck (or drop --memcheck-fatal)');
-  for (const t of mc) t.options.fatal = true;
+  for (const flag of flags) {
+    const owner = builtinManifests().find((m) => m.runFlags.some((f) => f.flag === flag))!;
+    const sets = owner.runFlags.find((f) => f.flag === flag)!.sets;
+    const instances = tools.filter((t) => t.name === owner.name);
+    if (!instances.length) throw new MpiiError(`${flag} but ${owner.name} is not in the tool stack`, `add it: --tools ${owner.name} (or drop ${flag})`);
+    for (const t of instances) Object.assign(t.options, sets);
+  }
 }
 
 /** The libraries every rank loads from mpii's cache or the configuration: what --copy-shim copies. */
@@ -175,7 +184,7 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
   }
   const cwd = process.cwd();
   const stack = resolveStack({ tools: args.tools, stack: args.stack, configFile: args.config, env, cwd, defaultsFile: DEFAULTS_FILE });
-  checkMemcheck(stack.tools, args.memcheckFatal);
+  applyToolRules(stack.tools, args.toolFlags);
   checkToolLibraries(stack.tools); // a .so the ranks could not load: one line now, not a failure in every rank
   const mpi = await detectMpi(args.program, env, args.mpi, cacheRoot(env));
   const launcher = chooseLauncher(args, mpi.flavor, env);
@@ -193,7 +202,7 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
   const vars = rankEnvironment(shim, stack.tools, outDir, env, (l) => placed.get(l) ?? l);
   if (args.pvars.length) vars.MPII_PVARS = [...new Set(args.pvars)].join(',');
   // the report options go into the profile: a later `mpii report` shows what this run shows
-  const recorded = reportOptionsVariable(toolReportOptions(stack.tools));
+  const recorded = reportOptionsVariable(toolReportOptions(stack.tools).toolOptions ?? {});
   if (recorded !== '{}') vars.MPII_REPORT_OPTIONS = recorded;
   const pythonNote = mpi.python ? await pythonSites(mpi.python.include, vars, env) : undefined;
   // mpi4py's run-time settings (MPI4PY_RC_THREAD_LEVEL=single …) reach the ranks on both launchers
@@ -294,7 +303,7 @@ async function runJob(plan: LaunchPlan, args: RunArgs, tools: ToolInstance[], ou
   } else if (!args.quiet) {
     try {
       // loaded only now: the job's start does not wait for the report code
-      const { readProfile } = await import('../profile/read.js');
+      const { readProfile } = await import('../profile-file/read.js');
       const { formatSummary, wantColor } = await import('../report/summary.js');
       const opts = { ...toolReportOptions(tools), color: wantColor(process.stderr, env) };
       process.stderr.write(`${formatSummary(readProfile(outDir), opts)}\n`);
@@ -326,11 +335,10 @@ function elsewhere(outDir: string): string {
     + `own host (its message above says where): copy it into ${outDir} and run mpii report ${outDir}`;
 }
 
-/** The report options the tools were configured with (their `top`, monitor's `matrix`). */
+/** The options the tools were run with, for their part of the report (their `top`, a `matrix`):
+ * by tool name, the first instance's. */
 function toolReportOptions(tools: ToolInstance[]): ReportOptions {
-  const opt = (tool: string, key: string) => tools.find((x) => x.name === tool)?.options[key];
-  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
-  const matrix = opt('monitor', 'matrix');
-  return { top: num(opt('trace-count', 'top')), monitorTop: num(opt('monitor', 'top')), matrix: matrix === undefined ? undefined : matrix !== false,
-    profileTop: num(opt('profile', 'top')) };
+  const toolOptions: NonNullable<ReportOptions['toolOptions']> = {};
+  for (const t of tools) toolOptions[t.name] ??= t.options;
+  return { toolOptions };
 }

@@ -14,15 +14,16 @@ import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import type { Document, Node as YamlNode, Pair } from 'yaml';
 import { MpiiError } from '../errors.js';
+import type { ToolManifest } from '../tools/manifest.js';
 
 // The YAML parser is loaded only when a file is really parsed: a warm `mpii run` takes every
 // file's parsed form from the cache (config/cache.ts) and never loads it.
 let yamlLib: typeof Yaml | undefined;
 const yaml = (): typeof Yaml => (yamlLib ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
-const isAlias = ((n: unknown) => yaml().isAlias(n)) as typeof Yaml.isAlias;
-const isMap = ((n: unknown) => yaml().isMap(n)) as typeof Yaml.isMap;
-const isScalar = ((n: unknown) => yaml().isScalar(n)) as typeof Yaml.isScalar;
-const isSeq = ((n: unknown) => yaml().isSeq(n)) as typeof Yaml.isSeq;
+export const isAlias = ((n: unknown) => yaml().isAlias(n)) as typeof Yaml.isAlias;
+export const isMap = ((n: unknown) => yaml().isMap(n)) as typeof Yaml.isMap;
+export const isScalar = ((n: unknown) => yaml().isScalar(n)) as typeof Yaml.isScalar;
+export const isSeq = ((n: unknown) => yaml().isSeq(n)) as typeof Yaml.isSeq;
 
 export type OptionValue = string | number | boolean;
 export const OPTION_TYPES = ['int', 'number', 'bool', 'string', 'enum'] as const;
@@ -50,6 +51,8 @@ export interface ToolDef {
   origin: string;
   /** display name of the declaring file */
   file: string;
+  /** built-in tools: their manifest (preload/tools/<name>/tool.yaml) */
+  manifest?: ToolManifest;
 }
 
 /** One option given for one stack entry (YAML, --tools, ...). */
@@ -106,7 +109,8 @@ export interface LoadOptions {
 
 const TOP_KEYS = ['tools', 'stacks', 'default-stack'];
 const TOOL_KEYS = ['builtin', 'path', 'description', 'options'];
-const SCHEMA_KEYS = ['type', 'default', 'min', 'max', 'values', 'description'];
+// `help` (the tools' manifests) and `description` (older configuration files) say the same
+const SCHEMA_KEYS = ['type', 'default', 'min', 'max', 'values', 'help', 'description'];
 const NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9_.+-]*$/;
 
 // ---------------------------------------------------------------- helpers
@@ -224,7 +228,9 @@ export function coerceOption(
 
 // ---------------------------------------------------------------- loading
 
-class FileLoader {
+/** One YAML file read with line numbers, so every message can say `<file>:<line>:`. Also used for
+ *  the tools' manifests (src/tools/manifest.ts). */
+export class FileLoader {
   readonly lc = new (yaml().LineCounter)();
   doc!: Document.Parsed;
 
@@ -294,7 +300,8 @@ class FileLoader {
     );
   }
 
-  load(): ConfigFile {
+  /** Read and parse the file: its top-level node (null when empty). */
+  parse(): YamlNode | null {
     let text: string;
     try {
       const st = fs.statSync(this.absPath);
@@ -321,10 +328,14 @@ class FileLoader {
       const reason = (err.message.split('\n')[0] ?? err.code).replace(/ at line \d+, column \d+:?\s*$/, '');
       throw new MpiiError(`${this.display}:${line}: YAML syntax error: ${reason}`, 'fix the YAML syntax');
     }
-
-    const result: ConfigFile = { path: this.absPath, display: this.display, tools: new Map(), stacks: new Map() };
     const root = this.deref(this.doc.contents);
-    if (this.isNull(root)) return result; // empty file: nothing configured
+    return this.isNull(root) ? null : root;
+  }
+
+  load(): ConfigFile {
+    const result: ConfigFile = { path: this.absPath, display: this.display, tools: new Map(), stacks: new Map() };
+    const root = this.parse();
+    if (root === null) return result; // empty file: nothing configured
     if (!isMap(root)) {
       this.fail(
         root,
@@ -450,7 +461,7 @@ class FileLoader {
           s.default = this.scalarValue(sv, p, `\`default\` of option '${opt}'`, 'give a single value');
           defaultPair = p;
         } else {
-          s.description = String(this.scalarValue(sv, p, `\`description\` of option '${opt}'`, 'write the description on one line'));
+          s.description = String(this.scalarValue(sv, p, `\`${key}\` of option '${opt}'`, 'write the description on one line'));
         }
       }
       if (!s.type) this.fail(pair, `option '${opt}' of tool '${tool}' has no \`type\``, `add \`type:\` (one of ${OPTION_TYPES.join(', ')})`);

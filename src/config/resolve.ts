@@ -23,6 +23,7 @@ import {
   suggestion,
 } from './load.js';
 import type { ConfigFile, MergedConfig, OptionSchema, OptionValue, RawOption, StackEntryDef, ToolDef } from './load.js';
+import { BUILTIN_TOOLS_DIR, builtinManifests, type ToolManifest } from '../tools/manifest.js';
 
 export interface ToolInstance {
   name: string;
@@ -30,6 +31,8 @@ export interface ToolInstance {
   /** absolute path of the .so (external tools only) */
   path?: string;
   options: Record<string, string | number | boolean>;
+  /** a built-in tool's manifest (its stack rules, run flags, report module) */
+  manifest?: ToolManifest;
 }
 
 export interface ResolvedStack {
@@ -48,6 +51,8 @@ export interface ConfigRequest {
   defaultsFile: string;
   /** system-wide file; default /etc/mpii/config.yaml (overridable for tests) */
   systemConfigFile?: string;
+  /** the built-in tools' folders (each with its tool.yaml); default preload/tools of this mpii */
+  toolsDir?: string;
 }
 
 export interface ResolveRequest extends ConfigRequest {
@@ -69,6 +74,10 @@ export interface ToolInfo {
   options?: Array<{ name: string; summary: string } & OptionSchema>;
   /** "file:line" of the declaration that won */
   definedIn: string;
+  /** built-in tools (their manifest): what they need from the run, add to the report, their docs */
+  needs?: ToolManifest['needs'];
+  report?: string;
+  docs?: string;
 }
 
 export interface StackInfo {
@@ -117,10 +126,22 @@ export function configFiles(req: ConfigRequest): Array<{ path: string; required:
   return files;
 }
 
+/** The built-in tools, from their manifests (preload/tools/<name>/tool.yaml), as the configuration
+ *  below every file: a configuration file may override one by name. */
+function builtinTools(req: ConfigRequest, home: string): ConfigFile {
+  const dir = req.toolsDir ?? BUILTIN_TOOLS_DIR;
+  const tools = new Map<string, ToolDef>();
+  for (const m of builtinManifests(dir, req.env)) {
+    const file = displayPath(m.file, req.cwd, home);
+    tools.set(m.name, { name: m.name, builtin: true, description: m.description, options: m.options, origin: `${file}:${m.line}`, file, manifest: m });
+  }
+  return { path: dir, display: displayPath(dir, req.cwd, home), tools, stacks: new Map() };
+}
+
 /** Load and merge every config file that applies. */
 export function loadConfig(req: ConfigRequest): MergedConfig {
   const home = homeOf(req.env);
-  const loaded: ConfigFile[] = [];
+  const loaded: ConfigFile[] = [builtinTools(req, home)];
   for (const f of configFiles(req)) {
     const display = displayPath(f.path, req.cwd, home);
     if (!f.required && !fs.existsSync(f.path)) continue;
@@ -284,7 +305,10 @@ function instantiate(entry: StackEntryDef, cfg: MergedConfig): ToolInstance {
     );
   }
   if (def.builtin) {
-    return { name: def.name, kind: 'builtin', options: applyOptions(def.name, def.options, entry.options) };
+    const t: ToolInstance = { name: def.name, kind: 'builtin', options: applyOptions(def.name, def.options, entry.options) };
+    // not enumerable: a ToolInstance stays the plain value it was in JSON, logs and comparisons
+    if (def.manifest) Object.defineProperty(t, 'manifest', { value: def.manifest, enumerable: false });
+    return t;
   }
   const p = def.path as string;
   checkLibrary(p, p, entry.origin, `tool '${def.name}' is declared at ${def.origin}; fix its \`path\` there or build the library`);
@@ -336,6 +360,11 @@ export function listTools(req: ConfigRequest): ToolInfo[] {
       definedIn: t.origin,
     };
     if (t.description !== undefined) info.description = t.description;
+    if (t.manifest) {
+      info.needs = t.manifest.needs;
+      if (t.manifest.report?.adds) info.report = t.manifest.report.adds;
+      if (t.manifest.docs) info.docs = t.manifest.docs;
+    }
     if (t.path !== undefined) {
       info.path = t.path;
       info.pathExists = fs.existsSync(t.path) && fs.statSync(t.path).isFile();

@@ -204,7 +204,7 @@ export function profileFormatFiles(root: string): Record<string, string> {
   const spec = loadProfileSpec(root);
   const files: Record<string, string> = {
     'preload/core/mpii_profile_format.h': emitCoreC(spec),
-    'src/profile/format.gen.ts': emitTs(spec),
+    'src/profile-file/format.gen.ts': emitTs(spec),
   };
   for (const t of spec.tools) {
     if (!t.constants.length && !t.blocks.some((b) => b.row || b.header)) continue;

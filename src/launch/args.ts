@@ -1,5 +1,6 @@
 // Splits `mpii run` arguments into mpii's own options, the launcher's options, and the program.
 import { MpiiError } from '../errors.js';
+import { builtinManifests } from '../tools/manifest.js';
 
 export type LauncherKind = 'mpirun' | 'srun';
 export const LAUNCHERS: LauncherKind[] = ['mpirun', 'srun'];
@@ -18,8 +19,8 @@ export interface RunArgs {
   pvars: string[];
   dryRun: boolean;
   quiet: boolean;
-  /** stop the job at memcheck's first finding */
-  memcheckFatal: boolean;
+  /** flags the tools' manifests add to `mpii run` (`run-flags`, e.g. --memcheck-fatal), as given */
+  toolFlags: string[];
   /** replace the profile already in --out */
   force: boolean;
   /** --timeout SECONDS: stop the job after that long (exit 124) */
@@ -34,7 +35,12 @@ export interface RunArgs {
 }
 
 export const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out', '--pvar', '--launcher', '--timeout']);
-export const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--memcheck-fatal', '--copy-shim', '--force']);
+export const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--copy-shim', '--force']);
+
+/** The flags the built-in tools add to `mpii run` (their manifests' `run-flags`). */
+export function toolRunFlags(): Set<string> {
+  return new Set(builtinManifests().flatMap((m) => m.runFlags.map((f) => f.flag)));
+}
 export const VERSION_FLAGS = new Set(['--version', '-V']);
 
 // Launcher options that take values, so their values are not mistaken for the program; unknown
@@ -97,8 +103,9 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = {}): RunAr
 }
 
 function split(argv: string[], launcher: LauncherKind): RunArgs {
-  const r: RunArgs = { launcher, copyShim: false, pvars: [], dryRun: false, quiet: false, memcheckFatal: false, force: false, version: false, launcherArgs: [], programArgs: [] };
+  const r: RunArgs = { launcher, copyShim: false, pvars: [], dryRun: false, quiet: false, toolFlags: [], force: false, version: false, launcherArgs: [], programArgs: [] };
   const { one, two } = VALUES[launcher];
+  const toolFlags = toolRunFlags();
   let i = 0;
   const value = (opt: string): string => {
     if (i + 1 >= argv.length) throw new MpiiError(`${opt} needs a value`, `write ${opt} <value> before the program`);
@@ -139,10 +146,11 @@ function split(argv: string[], launcher: LauncherKind): RunArgs {
       r[key] = v;
     } else if (MPII_FLAGS.has(a)) {
       if (a === '--dry-run') r.dryRun = true;
-      else if (a === '--memcheck-fatal') r.memcheckFatal = true;
       else if (a === '--copy-shim') r.copyShim = true;
       else if (a === '--force') r.force = true;
       else r.quiet = true;
+    } else if (toolFlags.has(a)) {
+      if (!r.toolFlags.includes(a)) r.toolFlags.push(a);
     } else if (VERSION_FLAGS.has(a)) {
       r.version = true; // mpii's, wherever it is among the options (the launchers' own is theirs to print)
     } else if (a.startsWith('-')) {

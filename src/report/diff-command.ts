@@ -1,7 +1,7 @@
 // `mpii report A B [--json] [--html FILE] [--top N] [--sites LIST]`: what changed from run A to run B.
 import { writeFileSync } from 'node:fs';
 import { MpiiError } from '../errors.js';
-import { readProfile } from '../profile/read.js';
+import { readProfile } from '../profile-file/read.js';
 import { diffRuns } from './diff.js';
 import { formatDiff } from './diff-text.js';
 import { DEFAULT_TOP, type ReportFilter } from './filter.js';

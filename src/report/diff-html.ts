@@ -2,8 +2,7 @@
 // sortable tables as the run report, no script beyond sorting, nothing loaded).
 import { cell, CSS, esc, table } from './html.js';
 import { pageHead, SORTABLE_SCRIPT } from './html-page.js';
-import { humanBytes } from './monitor-text.js';
-import { humanTime } from './profile-text.js';
+import { humanBytes, humanTime } from './units.js';
 import { signedBytes, signedTime } from './diff-text.js';
 import { utc } from './header.js';
 import type { RunDiff } from './diff.js';

@@ -1,8 +1,7 @@
 // `mpii report A B` on the terminal: at most 80 columns, largest changes first.
 import { DEFAULT_TOP } from './filter.js';
 import { Chalk } from 'chalk';
-import { humanBytes } from './monitor-text.js';
-import { humanTime } from './profile-text.js';
+import { humanBytes, humanTime } from './units.js';
 import { utc, wrap } from './header.js';
 import { cut, table, WIDTH } from './text-table.js';
 import type { RunDiff, SiteChange } from './diff.js';

@@ -3,11 +3,11 @@
 // every frame, as the report names them), so a rebuilt program's sites match while its addresses
 // moved; ranks by number; communicating pairs by (sender, receiver). Everything is sorted by the
 // size of the change, largest first.
-import type { Profile } from '../profile/read.js';
+import type { Profile } from '../profile-file/read.js';
 import { MpiiError } from '../errors.js';
-import { imbalance, profileRuns, runTotals, siteTotals, type Imbalance, type ProfileRun } from './profile.js';
-import { CLASSES, monitorRuns, totals as monitorTotals, type MonitorRun } from './monitor.js';
-import { traceCountTables } from './trace-count.js';
+import { imbalance, profileRuns, runTotals, siteTotals, type Imbalance, type ProfileRun } from '../../preload/tools/profile/report/data.js';
+import { CLASSES, monitorRuns, totals as monitorTotals, type MonitorRun } from '../../preload/tools/monitor/report/data.js';
+import { traceCountTables } from '../../preload/tools/trace-count/report.js';
 import { runHeader, type RunHeader } from './header.js';
 import { siteMatches, type ReportFilter } from './filter.js';
 

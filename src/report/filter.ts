@@ -4,7 +4,7 @@
 // Filters choose rows; every number stays of the whole job (a site's app % is of all ranks'
 // time whichever ranks are listed).
 import { MpiiError } from '../errors.js';
-import type { ProfileRun, SiteTotal } from './profile.js';
+import type { ProfileRun, SiteTotal } from '../../preload/tools/profile/report/data.js';
 
 /** Rows of a table of call sites (and of every table of `mpii report A B`) when --top is not
  *  given: the same in the text, --json, --csv and --html (`--top 0`: every row). */

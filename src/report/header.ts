@@ -2,7 +2,7 @@
 // started and stopped, the hosts and the ranks on each, the MPI library, the tools and their
 // options. The ranks' profile holds the times, hosts, pids and tools; `mpii run` adds what only
 // it knows (command line, MPI version string, tool options) in .mpii-run-info.json.
-import type { Profile } from '../profile/read.js';
+import type { Profile } from '../profile-file/read.js';
 import { readRunInfo, type RunInfo } from './run-info.js';
 
 export interface RunHeader {

@@ -3,227 +3,33 @@
 // anything else. Tables are written here; the two charts (the communication matrix as a heatmap
 // with counts/bytes and class switches, per-rank MPI vs compute bars) are drawn by the page's
 // script from the data embedded in it, binned so that a 1024-rank job stays a few thousand cells.
-import type { Profile } from '../profile/read.js';
-import { binnedMatrices, communicators, monitorRuns, totals, CLASSES, type MonitorRun } from './monitor.js';
-import { busiestPairs, humanBytes } from './monitor-text.js';
-import { sizeHistogram } from './size-histogram.js';
-import { overlapRuns, overlapTotals } from './overlap.js';
-import { memcheckRuns } from './memcheck.js';
-import { describe as where } from './symbols.js';
-import { imbalance, pct, profileRuns, runTotals, siteTotals, type ProfileRun } from './profile.js';
-import { humanTime } from './profile-text.js';
-import { describe } from './addr2line.js';
+import type { Profile } from '../profile-file/read.js';
+import { DEFAULT_PAIRS, DEFAULT_TOP, type ReportFilter } from './filter.js';
+import { cell, esc, table, type PageData } from './html-kit.js';
 import { pageHead, SORTABLE_SCRIPT } from './html-page.js';
-import { traceCountTables } from './trace-count.js';
-import { chooseRanks, chooseSites, DEFAULT_PAIRS, DEFAULT_TOP, type ReportFilter } from './filter.js';
-import { siteRankRows, siteRows, type SiteRow } from './profile-stats.js';
 import { rankRanges, runHeader, toolLabel, utc } from './header.js';
 import { timelineSection } from './timeline.js';
+import { TOOL_REPORTS } from './tools.js';
+import { builtinManifests } from '../tools/manifest.js';
 
-/** Cells per side of the heatmap at most, and bars of the per-rank chart at most. */
-export const HEATMAP_CELLS = 64;
-export const RANK_BARS = 128;
-const KNOWN_TOOLS = new Set(['noop', 'trace-count', 'monitor', 'overlap', 'profile', 'memcheck']);
+// the kit the sections are written with, for the pages that import it from here (diff-html.ts)
+export { cell, esc, HEATMAP_CELLS, RANK_BARS, table } from './html-kit.js';
+export type { Col } from './html-kit.js';
 
-export const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const num = (v: number) => (Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(2));
+/** Places on the page (manifests' `report.html-order`): the timeline, then the generic
+ *  sections of tools without a report module of their own. */
+const TIMELINE_ORDER = 40;
+const GENERIC_ORDER = 80;
 
-export interface Col { head: string; right?: boolean; title?: string }
-/** A table; each cell is [text, sort value]. Sortable by clicking a header (the page's script). */
-export function table(id: string, cols: Col[], rows: [string, number | string][][], cls = ''): string {
-  const head = cols.map((c, i) => `<th data-col="${i}"${c.right ? ' class="num"' : ''}${c.title ? ` title="${esc(c.title)}"` : ''}>${esc(c.head)}</th>`).join('');
-  const body = rows.map((r) => `<tr>${r.map(([text, sort], i) =>
-    `<td${cols[i].right ? ' class="num"' : ''} data-sort="${esc(sort)}">${text}</td>`).join('')}</tr>`).join('\n');
-  return `<table id="${esc(id)}" class="sortable ${cls}"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
-}
-
-export const cell = (text: string | number, sort?: number | string): [string, number | string] => [esc(text), sort ?? (typeof text === 'number' ? text : String(text))];
-const rawCell = (html: string, sort: number | string): [string, number | string] => [html, sort];
-
-// ---------------------------------------------------------------- profile
-
-/** mpiP's "Callsite Time statistics": per call site, its ranks and the sum over them (folded). */
-function perRankTables(run: ProfileRun, sites: SiteRow[], ranks: number[], id: string): string {
-  const out = ['<h3>Per rank, each call site <small>(mpiP: Callsite Time statistics; app % and MPI % of the rank\'s time)</small></h3>'];
-  for (const t of sites) {
-    const rows = siteRankRows(run, t.site.id, ranks);
-    const line = (r: string | number, x: { count: number; tmax: number; mean: number; tmin: number; appPercent: number; mpiPercent: number; sent: number; recv: number }) => [
-      cell(r, typeof r === 'number' ? r : Infinity), cell(x.count), cell(humanTime(x.tmax), x.tmax), cell(humanTime(x.mean), x.mean), cell(humanTime(x.tmin), x.tmin),
-      cell(x.appPercent.toFixed(2), x.appPercent), cell(x.mpiPercent.toFixed(2), x.mpiPercent), cell(humanBytes(x.sent), x.sent), cell(humanBytes(x.recv), x.recv)];
-    out.push(`<details class="site-ranks" data-site="${t.site.id + 1}"><summary>site ${t.site.id + 1}: ${esc(t.site.fn)} ${esc(t.site.location)} (${rows.length} rank${rows.length === 1 ? '' : 's'})</summary>`);
-    out.push(table(`${id}-site-${t.site.id + 1}-ranks`, [{ head: 'rank', right: true }, { head: 'calls', right: true }, { head: 'max', right: true },
-      { head: 'mean', right: true }, { head: 'min', right: true }, { head: 'app %', right: true }, { head: 'MPI %', right: true },
-      { head: 'sent', right: true }, { head: 'received', right: true }], [...rows.map((r) => line(r.rank, r)), line('*', t)]));
-    out.push('</details>');
-  }
-  return out.join('\n');
-}
-
-function profileSection(run: ProfileRun, top: number, data: PageData, f: ReportFilter): string {
-  const n = run.ranks.length;
-  const total = runTotals(run);
-  const im = imbalance(run);
-  const out: string[] = [];
-  const id = `profile-${run.tool}`;
-  out.push(`<section id="${id}"><h2>Where the MPI time goes <small>profile, tool ${run.tool}</small></h2>`);
-  if (!n) return `${out.join('')}<p>Nothing recorded: no rank reached MPI_Init with the tool.</p></section>`;
-  out.push(`<div class="cards">
-<div class="card"><b>${esc(humanTime(total.mpi))}</b><span>in MPI, all ranks</span></div>
-<div class="card"><b>${pct(total.mpi, total.recorded).toFixed(2)} %</b><span>of the application time</span></div>
-<div class="card"><b>${im.ratio.toFixed(2)}</b><span>imbalance: max / mean MPI time per rank</span></div>
-<div class="card"><b>${esc(humanTime(im.max))}</b><span>most MPI time (rank ${im.maxRank})</span></div>
-</div>`);
-  // the bars: drawn by the script, binned beyond RANK_BARS ranks
-  const block = Math.max(1, Math.ceil(n / RANK_BARS));
-  const bars: number[][] = [];
-  for (let b = 0; b * block < n; b++) {
-    const part = run.ranks.slice(b * block, (b + 1) * block);
-    const mean = (f: (r: typeof part[0]) => number) => part.reduce((a, r) => a + f(r), 0) / part.length;
-    bars.push([part[0].rank, part[part.length - 1].rank, mean((r) => r.recorded), mean((r) => r.mpi),
-      Math.min(...part.map((r) => r.mpi)), Math.max(...part.map((r) => r.mpi))]);
-  }
-  data.bars.push({ id: `${id}-bars`, block, bars });
-  out.push(`<h3>MPI vs compute time per rank${block > 1 ? ` <small>(${block} ranks per bar: means)</small>` : ''}</h3>
-<figure class="chart"><div id="${id}-bars" class="bars" data-ranks="${n}" data-block="${block}"></div>
-<figcaption><span class="key mpi"></span> MPI <span class="key compute"></span> compute (time recording was on, MPI_Init to MPI_Finalize)
-— MPI time per rank: min ${esc(humanTime(im.min))} (rank ${im.minRank}), mean ${esc(humanTime(im.mean))}, max ${esc(humanTime(im.max))} (rank ${im.maxRank})</figcaption></figure>`);
-
-  const sites = siteRows(run);
-  const chosen = chooseSites(sites, f, top);
-  const rows = chosen.map((t) => {
-    const frames = t.site.frames.slice(1).map((f) => esc(describe(f)));
-    const where = `${esc(t.site.frames.length ? describe(t.site.frames[0]) : t.site.location)}${frames.length ? `<div class="callers">called from ${frames.join(' ← ')}</div>` : ''}`;
-    return [cell(t.site.id + 1), cell(t.site.fn), rawCell(where, t.site.location), cell(humanTime(t.time), t.time),
-      cell(pct(t.time, total.recorded).toFixed(2), t.time), cell(pct(t.time, total.mpi).toFixed(2), t.time), cell(t.count),
-      cell(humanTime(t.count ? t.time / t.count : 0), t.count ? t.time / t.count : 0), cell(humanTime(t.tmin), t.tmin), cell(humanTime(t.tmax), t.tmax),
-      cell(t.cov.toFixed(2), t.cov), cell(`${t.ranks}`, t.ranks), cell(humanBytes(t.sent), t.sent), cell(humanBytes(t.recv), t.recv), cell(t.sentPercent.toFixed(2), t.sentPercent)];
-  });
-  out.push(`<h3>Top call sites by MPI time <small>(${sites.length} site${sites.length === 1 ? '' : 's'}, all ranks${f.sites ? `; --sites ${esc(f.sites.join(','))}` : ''}${chosen.length < sites.length ? `; ${chosen.length} shown` : ''})</small></h3>`);
-  out.push(table(`${id}-sites`, [{ head: 'site', right: true }, { head: 'call' }, { head: 'location' }, { head: 'time', right: true },
-    { head: 'app %', right: true }, { head: 'MPI %', right: true }, { head: 'calls', right: true }, { head: 'mean', right: true },
-    { head: 'min', right: true }, { head: 'max', right: true }, { head: 'COV', right: true, title: 'coefficient of variation of the time per rank' },
-    { head: 'ranks', right: true }, { head: 'sent', right: true }, { head: 'received', right: true }, { head: 'Sent %', right: true, title: 'share of all bytes sent' }], rows, 'sites'));
-
-  const moved = chosen.filter((t) => t.sent + t.recv > 0).sort((a, b) => b.sent + b.recv - (a.sent + a.recv));
-  if (moved.length) {
-    out.push(`<h3>Message sizes by call site <small>(bytes per call = sent + received)</small></h3>`);
-    out.push(table(`${id}-sizes`, [{ head: 'site', right: true }, { head: 'call' }, { head: 'location' }, { head: 'calls', right: true },
-      { head: 'min', right: true }, { head: 'mean', right: true }, { head: 'max', right: true }, { head: 'sent', right: true }, { head: 'received', right: true }],
-    moved.map((t) => {
-      const mean = (t.sent + t.recv) / Math.max(1, t.count);
-      return [cell(t.site.id + 1), cell(t.site.fn), cell(t.site.location), cell(t.count), cell(humanBytes(Math.max(0, t.smin)), t.smin),
-        cell(humanBytes(Math.round(mean)), mean), cell(humanBytes(t.smax), t.smax), cell(humanBytes(t.sent), t.sent), cell(humanBytes(t.recv), t.recv)];
-    })));
-  }
-  if (f.ranks) out.push(perRankTables(run, chosen, chooseRanks(run, f), id));
-  const listed = Array.isArray(f.ranks) ? chooseRanks(run, f).map((i) => run.ranks[i]) : run.ranks;
-  out.push(`<details><summary>${listed.length === n ? `All ${n} ranks` : `Ranks ${esc(rankRanges(listed.map((r) => r.rank)))} (--ranks)`}</summary>`);
-  out.push(table(`${id}-ranks`, [{ head: 'rank', right: true }, { head: 'app s', right: true }, { head: 'MPI s', right: true }, { head: 'MPI %', right: true },
-    { head: 'finished' }], listed.map((r) => [cell(r.rank), cell(r.app.toFixed(4), r.app), cell(r.mpi.toFixed(4), r.mpi),
-    cell(pct(r.mpi, r.recorded).toFixed(2), pct(r.mpi, r.recorded)), cell(r.finished ? 'yes' : 'no (times up to its last MPI call)')])));
-  out.push('</details>');
-  for (const p of new Set(run.problems)) out.push(`<p class="warn">No file:line for some call sites: ${esc(p)}</p>`);
-  out.push('</section>');
-  return out.join('\n');
-}
-
-// ---------------------------------------------------------------- monitor
-
-function monitorSection(run: MonitorRun, top: number, data: PageData): string {
-  const id = `monitor-${run.tool}`;
-  const t = totals(run);
-  const b = binnedMatrices(run, HEATMAP_CELLS);
-  data.heatmaps.push({ id: `${id}-heatmap`, n: b.n, block: b.block, side: b.side,
-    classes: Object.fromEntries(Object.entries(b.cells).map(([k, v]) => [k, { bytes: Array.from(v.bytes), count: Array.from(v.count) }])) });
-  const classes = [['all', 'all (data flow)'], ...CLASSES.map((c) => [c.name, c.label])];
-  const out = [`<section id="${id}"><h2>Communication <small>monitor, tool ${run.tool}: ${run.ranks.length} of ${run.size} ranks</small></h2>`];
-  out.push(table(`${id}-totals`, [{ head: 'class' }, { head: 'messages', right: true }, { head: 'bytes', right: true }],
-    CLASSES.map((c) => [cell(c.label), cell(t[c.name].count), cell(humanBytes(t[c.name].bytes), t[c.name].bytes)])));
-  out.push(`<h3>Communication matrix${b.block > 1 ? ` <small>(${b.block} ranks per cell)</small>` : ''}</h3>
-<div class="controls" id="${id}-heatmap-controls">
-<span>class:</span> ${classes.map(([k, label], i) => `<label><input type="radio" name="${id}-class" value="${k}"${i === 0 ? ' checked' : ''}> ${esc(label)}</label>`).join(' ')}
-<span class="sep">show:</span> <label><input type="radio" name="${id}-what" value="bytes" checked> bytes</label> <label><input type="radio" name="${id}-what" value="count"> messages</label>
-</div>
-<figure class="chart"><div id="${id}-heatmap" class="heatmap"></div>
-<figcaption id="${id}-heatmap-info" class="info">Row: the sender (for one-sided reads in “all”, the rank read from); column: the receiver. Point at a cell for its numbers.</figcaption></figure>`);
-  const sizes = sizeHistogram(run);
-  if (sizes.length) {
-    data.hists.push({ id: `${id}-sizes`, bins: sizes.map((x) => [x.lo, x.hi, x.count]) });
-    out.push(`<h3>Message sizes <small>(point-to-point messages sent, all ranks, in powers of two)</small></h3>
-<figure class="chart"><div id="${id}-sizes" class="hist"></div>
-<figcaption>${sizes.reduce((a, x) => a + x.count, 0).toLocaleString('en-US')} messages; a bar holds the sizes from its label up to the next one</figcaption></figure>`);
-  }
-  const { pairs, total } = busiestPairs(run, top);
-  if (pairs.length) {
-    out.push(`<h3>Busiest point-to-point pairs <small>(${total} pair${total === 1 ? '' : 's'} with messages)</small></h3>`);
-    out.push(table(`${id}-pairs`, [{ head: 'sender', right: true }, { head: 'receiver', right: true }, { head: 'bytes', right: true }, { head: 'messages', right: true }],
-      pairs.map((p) => [cell(p.from), cell(p.to), cell(humanBytes(p.bytes), p.bytes), cell(p.count)])));
-  }
-  const comms = communicators(run).filter((c) => c.o2a.count + c.a2o.count + c.a2a.count > 0);
-  if (comms.length) {
-    out.push(`<h3>Collectives per communicator</h3>`);
-    out.push(table(`${id}-comms`, [{ head: 'communicator' }, { head: 'processes', right: true }, { head: 'one-to-all ops', right: true }, { head: 'bytes', right: true },
-      { head: 'all-to-one ops', right: true }, { head: 'bytes', right: true }, { head: 'all-to-all ops', right: true }, { head: 'bytes', right: true }],
-    comms.slice(0, top).map((c) => [cell(c.name), cell(c.procs.split(',').length), cell(c.o2a.count), cell(humanBytes(c.o2a.bytes), c.o2a.bytes),
-      cell(c.a2o.count), cell(humanBytes(c.a2o.bytes), c.a2o.bytes), cell(c.a2a.count), cell(humanBytes(c.a2a.bytes), c.a2a.bytes)])));
-  }
-  out.push('</section>');
-  return out.join('\n');
-}
-
-// ---------------------------------------------------------------- overlap, trace-count, other tools
-
-function overlapSection(p: Profile): string {
-  return overlapRuns(p).map((run) => {
-    const t = overlapTotals(run);
-    const rows = [...run.stats.entries()].map(([k, v]) => {
-      const isTime = k.endsWith(' ns');
-      const fmt = (x: number) => (isTime ? humanTime(x / 1e9) : k.startsWith('bytes') ? humanBytes(x) : num(x));
-      return [cell(isTime ? k.slice(0, -3) : k), cell(fmt(t[k]), t[k]), cell(fmt(Math.min(...v)), Math.min(...v)), cell(fmt(Math.max(...v)), Math.max(...v))];
-    });
-    return `<section id="overlap-${run.tool}"><h2>Overlap statistics <small>overlap, tool ${run.tool}: ${run.ranks.length} ranks</small></h2>
-${run.disabled.map((d) => `<p class="warn">rank ${d.rank}: off (${esc(d.reason)})</p>`).join('\n')}
-${table(`overlap-${run.tool}-stats`, [{ head: 'statistic' }, { head: 'all ranks', right: true }, { head: 'min / rank', right: true }, { head: 'max / rank', right: true }], rows)}
-</section>`;
-  }).join('\n');
-}
-
-/** memcheck: the findings grouped by call site (as in the terminal report), then its statistics. */
-function memcheckSection(p: Profile): string {
-  return memcheckRuns(p).map((run) => {
-    const n = run.findings.reduce((a, f) => a + f.count, 0);
-    const rows = run.findings.map((f) => [
-      cell(f.kind), cell(f.count), cell(f.ranks.join(', '), f.ranks[0]),
-      cell(f.bytes ? humanBytes(f.bytes) : '', f.bytes),
-      cell(`${f.call.fn}${f.call.at ? ` at ${where(f.call.at)}` : ''}`),
-      cell(f.access ? `${f.access.kind} at ${where(f.access.at)}, buffer+${f.first.offset} of ${humanBytes(f.first.bufferBytes)}` : ''),
-      cell(f.backtrace.slice(0, 6).map(where).join(' < ')),
-    ]);
-    const stats = Object.entries(run.stats).map(([k, v]) => [cell(k), cell(k.startsWith('bytes') ? humanBytes(v) : num(v), v)]);
-    return `<section id="memcheck-${run.tool}"><h2>Memory checking <small>memcheck, tool ${run.tool} (${esc(run.engine || 'off')}): ${n} finding${n === 1 ? '' : 's'}</small></h2>
-${run.disabled.map((d) => `<p class="warn">rank ${d.rank}: off (${esc(d.reason)})</p>`).join('\n')}
-${rows.length ? table(`memcheck-${run.tool}-findings`, [{ head: 'finding' }, { head: 'times', right: true }, { head: 'ranks' }, { head: 'bytes', right: true },
-    { head: 'buffer of' }, { head: 'access' }, { head: 'backtrace' }], rows) : '<p>No findings.</p>'}
-${table(`memcheck-${run.tool}-stats`, [{ head: 'statistic' }, { head: 'all ranks', right: true }], stats)}
-</section>`;
-  }).join('\n');
-}
-
-function traceCountSection(p: Profile, top: number): string {
-  return traceCountTables(p).map(({ tool, rows }) => `<section id="trace-count-${tool}"><h2>MPI calls <small>trace-count, tool ${tool}</small></h2>
-${table(`trace-count-${tool}-calls`, [{ head: 'function' }, { head: 'total', right: true }, { head: 'min / rank', right: true }, { head: 'max / rank', right: true }],
-    rows.slice(0, top).map((r) => [cell(r.fn), cell(Number(r.total)), cell(Number(r.min)), cell(Number(r.max))]))}
-</section>`).join('\n');
-}
-
-/** Any other tool (memcheck, external ones): its counters summed over ranks, its text blocks as
- *  tables when they are JSON records, else as text. */
+/** A tool without a report module that draws its own sections (external ones, noop): its
+ *  counters summed over ranks, its text blocks as tables when they are JSON records, else as text. */
 function genericSection(p: Profile): string {
   const out: string[] = [];
   const instances = new Map<number, string>();
-  for (const r of p.ranks) for (const [id, name] of r.tools) if (!KNOWN_TOOLS.has(name)) instances.set(id, name);
+  const known = new Set(TOOL_REPORTS.map((t) => t.name).concat(builtinManifests().map((m) => m.name)));
+  for (const r of p.ranks) for (const [id, name] of r.tools) if (!known.has(name)) instances.set(id, name);
   for (const [tool, name] of [...instances].sort((a, b) => a[0] - b[0])) {
-    const title = name === 'memcheck' ? 'Memory checking findings' : `Results of ${name}`;
+    const title = `Results of ${name}`;
     out.push(`<section id="tool-${tool}" class="tool-${esc(name)}"><h2>${esc(title)} <small>${esc(name)}, tool ${tool}</small></h2>`);
     const sums = new Map<string, { total: number; ranks: number }>();
     const texts = new Map<string, { rank: number; text: string }[]>();
@@ -317,13 +123,6 @@ function runBlock(p: Profile): string {
   return `<dl id="run" class="run">${rows.map(([k, label, v]) => `<dt>${esc(label)}</dt><dd data-key="${k}">${esc(v)}</dd>`).join('')}</dl>`;
 }
 
-interface PageData {
-  heatmaps: { id: string; n: number; block: number; side: number; classes: Record<string, { bytes: number[]; count: number[] }> }[];
-  bars: { id: string; block: number; bars: number[][] }[];
-  /** message-size histograms: [smallest size, largest size, messages] per bar */
-  hists: { id: string; bins: number[][] }[];
-}
-
 export interface HtmlOptions { top?: number; generated?: Date; filter?: ReportFilter }
 
 export function htmlReport(p: Profile, o: HtmlOptions = {}): string {
@@ -335,13 +134,13 @@ export function htmlReport(p: Profile, o: HtmlOptions = {}): string {
   for (const r of p.ranks) for (const [id, name] of r.tools) tools.set(id, name);
   const states = p.ranks.map((r) => r.state);
   const body: string[] = [];
-  for (const run of profileRuns(p)) body.push(profileSection(run, top, data, o.filter ?? {}));
-  for (const run of monitorRuns(p)) body.push(monitorSection(run, pairsTop, data));
-  body.push(timelineSection(p));
-  body.push(overlapSection(p));
-  body.push(memcheckSection(p));
-  body.push(genericSection(p));
-  body.push(traceCountSection(p, top));
+  const ctx = { top, pairsTop, filter: o.filter ?? {}, data };
+  const parts = [
+    ...TOOL_REPORTS.filter((t) => t.report.html).map((t) => ({ order: t.htmlOrder, html: () => t.report.html!(p, ctx) })),
+    { order: TIMELINE_ORDER, html: () => timelineSection(p) },
+    { order: GENERIC_ORDER, html: () => genericSection(p) },
+  ].sort((a, b) => a.order - b.order); // stable: a tool at 40 or 80 comes before the core's part
+  for (const part of parts) body.push(...[part.html()].flat());
   const sections = body.join('\n');
   if (!tools.size) body.push('<p>No tools were in the stack: nothing was recorded.</p>');
   const nav = [...sections.matchAll(/<section id="([^"]+)"[^>]*><h2>([^<]+)/g)].map((m) => `<a href="#${m[1]}">${m[2].trim()}</a>`).join(' · ');

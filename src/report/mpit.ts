@@ -1,7 +1,7 @@
 // MPI_T in the report: the MPI library's variables sampled with `mpii run --pvar` (text section
 // "pvars" of tool 0, preload/core/mpit_sample.c) and the phases a program flushed through the
 // monitor's MPI_T flush variable (its text section "mpit", preload/tools/monitor/pvars.c).
-import type { Profile } from '../profile/read.js';
+import type { Profile } from '../profile-file/read.js';
 
 export interface PvarSample {
   /** "finalize", or the flush file prefix of a monitoring phase */
@@ -35,16 +35,16 @@ export function pvarSamples(p: Profile): PvarSample[] {
   return [...byKey.values()];
 }
 
-export interface MonitorFlushes { tool: number; rank: number; flushed: string[]; final: boolean }
+export interface MonitorFlushes { tool: number; name: string; rank: number; flushed: string[]; final: boolean }
 
 export function monitorFlushes(p: Profile): MonitorFlushes[] {
   const out: MonitorFlushes[] = [];
   for (const r of p.ranks) {
     for (const t of r.texts) {
-      if (t.name !== 'mpit' || r.tools.get(t.tool) !== 'monitor') continue;
+      if (t.name !== 'mpit') continue; // a tool's MPI_T flushes (the monitor's: preload/tools/monitor/pvars.c)
       try {
         const j = JSON.parse(t.text) as { flushed: string[]; final: boolean };
-        out.push({ tool: t.tool, rank: r.rank, flushed: j.flushed, final: j.final });
+        out.push({ tool: t.tool, name: r.tools.get(t.tool) ?? '?', rank: r.rank, flushed: j.flushed, final: j.final });
       } catch {
         /* a damaged block: skip it */
       }
@@ -89,11 +89,11 @@ export function formatMpit(p: Profile): string[] {
     const parts: string[] = [];
     if (phases.length) parts.push(`${phases.length} phase${phases.length === 1 ? '' : 's'} flushed through MPI_T: ${phases.map((x) => `${x}.<rank>.prof`).join(', ')}`);
     if (f.final) parts.push(`at MPI_Finalize: ${f.flushed[f.flushed.length - 1]}.<rank>.prof`);
-    if (parts.length) out.push(`monitor (tool ${f.tool}) .prof files: ${parts.join('; ')}`);
+    if (parts.length) out.push(`${f.name} (tool ${f.tool}) .prof files: ${parts.join('; ')}`);
   }
   return out;
 }
 
 export function mpitJson(p: Profile): unknown {
-  return { pvars: pvarSamples(p), flushes: monitorFlushes(p) };
+  return { pvars: pvarSamples(p), flushes: monitorFlushes(p).map(({ name: _name, ...f }) => f) };
 }

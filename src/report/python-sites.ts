@@ -3,7 +3,7 @@
 // for the Python line that made it, and describes each key once, in the core's text sections, as
 // "<hex key> <line> <file>\t<function>\t<C frame>". Keys lie above every code address, so a
 // recorded address is either a key or a code address, never both.
-import type { TextSection } from '../profile/read.js';
+import type { TextSection } from '../profile-file/read.js';
 
 export const PYTHON_KEY_BASE = 2 ** 52;
 

@@ -1,29 +1,26 @@
 // What `mpii run` prints at the end and `mpii report DIR` prints later.
-import type { Profile } from '../profile/read.js';
-import { formatTraceCount, traceCountTables } from './trace-count.js';
-import { profileJson } from './profile.js';
-import { formatProfile } from './profile-text.js';
-import { communicators, monitorRuns, totals } from './monitor.js';
-import { formatMonitor } from './monitor-text.js';
-import { formatOverlap, overlapRuns, overlapTotals } from './overlap.js';
-import { formatMemcheck, memcheckRuns } from './memcheck.js';
+import type { Profile } from '../profile-file/read.js';
 import { formatMpit, mpitJson } from './mpit.js';
 import { formatTimeline, timelineJson } from './timeline.js';
 import type { ReportFilter } from './filter.js';
 import { fitLines } from './text-table.js';
 import { formatHeader, headerJson, runHeader, wrap } from './header.js';
+import type { OptionValue } from '../config/load.js';
+import { TOOL_REPORTS } from './tools.js';
+
+/** The timeline's place among the tools' parts (manifests' `order`): after the ones below 40. */
+const TIMELINE_ORDER = 40;
 
 export interface ReportOptions {
-  /** rows of each table (trace-count functions, monitor peer pairs); tools' own `top` otherwise */
+  /** rows of each table (mpii report --top); after mpii run, each tool's own `top` */
   top?: number;
-  monitorTop?: number;
-  /** draw the monitor's communication matrix */
+  /** mpii report --no-matrix */
   matrix?: boolean;
   color?: boolean;
-  /** call sites listed for the profile tool (its own `top` otherwise) */
-  profileTop?: number;
-  /** --sites, --ranks (and --top) for the profile tool's tables */
+  /** --sites, --ranks (and --top) */
   filter?: ReportFilter;
+  /** after mpii run: the options the run gave each tool, by tool name (its first instance) */
+  toolOptions?: Record<string, Record<string, OptionValue>>;
 }
 
 /** Colour on a terminal, never with NO_COLOR, always with FORCE_COLOR (src/color.ts). */
@@ -41,12 +38,17 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
   const header = runHeader(p);
   lines.push(...formatHeader(header)); // the tools' options are in it; the names follow
   lines.push(...wrap(`tools: ${header.tools.length ? header.tools.map((t) => `${t.id}:${t.name}`).join(' ') : '(none)'}`, 78).map((l, i) => (i ? `  ${l}` : l)));
-  lines.push(...formatTraceCount(p, opts.top));
-  lines.push(...formatProfile(p, { top: opts.filter?.top ?? opts.profileTop ?? opts.top, color: opts.color, filter: opts.filter }));
-  lines.push(...formatMonitor(p, { top: opts.monitorTop ?? opts.top, matrix: opts.matrix, color: opts.color }));
-  lines.push(...formatTimeline(p));
-  lines.push(...formatOverlap(p));
-  lines.push(...formatMemcheck(p));
+  let timeline = false;
+  for (const t of TOOL_REPORTS) {
+    if (!timeline && t.order >= TIMELINE_ORDER) {
+      lines.push(...formatTimeline(p));
+      timeline = true;
+    }
+    if (t.report.text) {
+      lines.push(...t.report.text(p, { top: opts.top, matrix: opts.matrix, color: opts.color, filter: opts.filter, options: opts.toolOptions?.[t.name] }));
+    }
+  }
+  if (!timeline) lines.push(...formatTimeline(p));
   // the MPI_T part keeps its lines (one pvar per line, as scripts and tests read them)
   return [...fitLines(lines.join('\n').split('\n')), ...formatMpit(p)].join('\n');
 }
@@ -60,27 +62,7 @@ export function summaryJson(p: Profile, filter: ReportFilter = {}): unknown {
     run: headerJson(runHeader(p)),
     ranks: p.ranks.map((r) => ({ rank: r.rank, host: r.host, pid: r.pid, state: r.state, flavor: r.flavor,
       seconds: r.tEnd > 0 ? r.tEnd - r.tStart : null, tools: Object.fromEntries(r.tools) })),
-    traceCount: traceCountTables(p).map((t) => ({ tool: t.tool,
-      rows: t.rows.map((r) => ({ fn: r.fn, total: Number(r.total), min: Number(r.min), max: Number(r.max) })) })),
-    profile: profileJson(p, filter),
-    monitor: monitorRuns(p).map((run) => ({
-      tool: run.tool,
-      size: run.size,
-      totals: totals(run),
-      communicators: communicators(run),
-      ranks: run.ranks.map((r) => ({
-        rank: r.rank,
-        peers: [...r.peers.entries()].sort((a, b) => a[0] - b[0]).map(([peer, s]) => ({ peer, ...s })),
-        communicators: r.comms,
-      })),
-    })),
-    overlap: overlapRuns(p).map((run) => ({
-      tool: run.tool,
-      totals: overlapTotals(run),
-      disabled: run.disabled,
-      ranks: run.ranks.map((rank, i) => ({ rank, ...Object.fromEntries([...run.stats.entries()].map(([k, v]) => [k, v[i]])) })),
-    })),
-    memcheck: memcheckRuns(p),
+    ...Object.fromEntries(TOOL_REPORTS.filter((t) => t.json && t.report.json).map((t) => [t.json, t.report.json!(p, filter)])),
     mpit: mpitJson(p),
     timeline: timelineJson(p),
   };

@@ -1,10 +1,11 @@
 // The run's timeline (issue 25): when MPI_Pcontrol switched the profile's recording and when the
 // monitor's MPI_T phases started and ended, per rank, against the time since MPI_Init. The shim
-// keeps the first events of each rank (preload/core/profile.c, read by src/profile/read.ts);
+// keeps the first events of each rank (preload/core/profile_file.c, read by src/profile-file/read.ts);
 // here they become a few lines of the text report, --json's `timeline`, and an inline SVG for
 // the HTML page (one row per rank, or per block of ranks beyond TIMELINE_ROWS, so 1024 ranks fit
 // the width of a window).
-import type { Profile, TimelineEvent } from '../profile/read.js';
+import type { Profile, TimelineEvent } from '../profile-file/read.js';
+import { builtinManifests } from '../tools/manifest.js';
 
 /** Rows of the picture at most: beyond, ranks are drawn in blocks. */
 export const TIMELINE_ROWS = 48;
@@ -16,7 +17,7 @@ export interface RankLine {
   /** MPI_Finalize (or the crash), seconds since MPI_Init; the last event when not known */
   end: number;
   finished: boolean;
-  /** the profile tool was on the rank: recording on/off is known */
+  /** a tool whose recording MPI_Pcontrol switches (the profile tool) was on the rank: recording on/off is known */
   profiled: boolean;
   events: TimelineEvent[];
   seen: number;
@@ -27,11 +28,13 @@ export interface RankLine {
 /** Ranks that recorded a timeline (all of them in a run of this mpii; none in older profiles). */
 export function timelineRanks(p: Profile): RankLine[] {
   const out: RankLine[] = [];
+  // the tools whose recording MPI_Pcontrol switches (their manifests' `report.pcontrol`)
+  const pcontrol = new Set(builtinManifests().filter((m) => m.report?.pcontrol).map((m) => m.name));
   for (const r of p.ranks) {
     const t = r.timeline;
     if (!t) continue;
     const last = t.events.length ? t.events[t.events.length - 1].t : 0;
-    out.push({ rank: r.rank, end: Math.max(t.end ?? last, last, 0), finished: t.end !== null, profiled: [...r.tools.values()].includes('profile'),
+    out.push({ rank: r.rank, end: Math.max(t.end ?? last, last, 0), finished: t.end !== null, profiled: [...r.tools.values()].some((n) => pcontrol.has(n)),
       events: t.events, seen: t.seen, dropped: t.dropped, capacity: t.capacity });
   }
   return out.sort((a, b) => a.rank - b.rank);

@@ -13,13 +13,14 @@
 #include <unistd.h>
 #include "memcheck.h"
 #include "mpii_tool.h"
+#include "mpii_options_memcheck.h" /* generated from tool.yaml */
 
 int mc_tool;
 uint64_t *mc_stats;
 int mc_strict, mc_fatal, mc_valgrind;
 static uint64_t dummy_stats[MS_COUNT];
-static size_t heap_min = 1;
-static size_t heap_small_limit = 16384;
+static size_t heap_min;         /* options (tool.yaml), set at MPI_Init */
+static size_t heap_small_limit;
 static int live; /* between a usable MPI_Init and MPI_Finalize */
 static volatile int other_thread; /* a thread other than MPI's initialiser made an MPI call */
 static int thread_change(void);
@@ -602,21 +603,17 @@ static const mpii_guard_client_t client = { on_fault, on_access };
 
 /* ---- start and end ---- */
 
-static int option_bool(const char *key)
-{
-    const char *v = mpii_tool_option(mc_tool, key);
-    return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "on"));
-}
-
 static void read_options(void)
 {
-    const char *v;
-    mc_strict = option_bool("strict");
-    mc_fatal = option_bool("fatal");
-    if ((v = mpii_tool_option(mc_tool, "unread"))) mc_sample_mode[MC_SAMPLE_UNREAD] = !strcmp(v, "off") ? 0 : !strcmp(v, "all") ? 2 : 1;
-    if ((v = mpii_tool_option(mc_tool, "pending"))) mc_sample_mode[MC_SAMPLE_PENDING] = !strcmp(v, "all") ? 2 : 1;
-    if ((v = mpii_tool_option(mc_tool, "heap-min"))) heap_min = strtoull(v, NULL, 10);
-    if ((v = mpii_tool_option(mc_tool, "small-blocks"))) heap_small_limit = strtoull(v, NULL, 10);
+    mpii_memcheck_options_t o;
+    mpii_memcheck_options(mc_tool, &o);
+    mc_strict = o.strict;
+    mc_fatal = o.fatal;
+    /* mc_sample_mode: 0 off, 1 sample, 2 all */
+    mc_sample_mode[MC_SAMPLE_UNREAD] = o.unread == MPII_MEMCHECK_UNREAD_OFF ? 0 : o.unread == MPII_MEMCHECK_UNREAD_ALL ? 2 : 1;
+    mc_sample_mode[MC_SAMPLE_PENDING] = o.pending == MPII_MEMCHECK_PENDING_ALL ? 2 : 1;
+    heap_min = (size_t) o.heap_min;
+    heap_small_limit = (size_t) o.small_blocks;
 }
 
 static void start(void)

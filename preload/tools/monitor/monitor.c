@@ -3,7 +3,7 @@
  * bytes with a 66-bin size histogram (sender side), one-sided bytes written and read, and
  * collective traffic under the report's direct-transfer model; per communicator: one-to-all,
  * all-to-one and all-to-all totals. Everything is counted in the rank's profile file, so a
- * crashed job still reports it. Layout: monitor.h; report: src/report/monitor.ts. */
+ * crashed job still reports it. Layout: monitor.h; report: preload/tools/monitor/report/data.ts. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

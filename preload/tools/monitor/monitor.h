@@ -1,5 +1,5 @@
 /* monitor: what the tool's files share. Layout of the data in the profile (declared in
- * blocks.yaml here, generated: monitor_blocks.h; read by src/report/monitor.ts):
+ * blocks.yaml here, generated: monitor_blocks.h; read by preload/tools/monitor/report/data.ts):
  *   section "peers": one row of MON_ROW uint64 per MPI_COMM_WORLD rank of the peer, in the
  *     rank's profile file from the start (sparse: a peer never talked to costs no memory);
  *   section "comm" per communicator: labels "<name>\n<procs>", values MON_COMM_FIELDS. */

@@ -23,6 +23,7 @@
 #include <string.h>
 #include "mpii_core.h"
 #include "mpii_tool.h"
+#include "mpii_options_monitor.h" /* generated from tool.yaml */
 #include "monitor.h"
 
 static int tool;
@@ -136,7 +137,7 @@ static void set_state(int on)
     state_on = on;
 }
 
-/* ---- the .prof text (src/report/monitor-files.ts writes the same from a profile) ---- */
+/* ---- the .prof text (preload/tools/monitor/report/files.ts writes the same from a profile) ---- */
 
 static int write_prof(const char *prefix)
 {
@@ -433,7 +434,9 @@ void mon_pvars_register(int tool_id)
  * writes what was counted since the last reset, unless a flush handle was started. */
 void mon_pvars_finish(void)
 {
-    const char *prefix = mpii_tool_option(tool, "prof");
+    mpii_monitor_options_t o; /* generated from tool.yaml */
+    mpii_monitor_options(tool, &o);
+    const char *prefix = o.prof;
     int wrote = 0;
     if (prefix && *prefix && !final_off) {
         char copy[4096];

@@ -13,14 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpii_tool.h"
+#include "mpii_options_overlap.h" /* generated from tool.yaml */
 #include "overlap.h"
 
 int ov_tool;
 uint64_t *ov_stats;
-int ov_mode = OV_ADAPTIVE;
-int ov_threshold = 2;
-uint64_t ov_max_bytes = 64u << 20;
-static size_t heap_min = 4096;
+/* the options (tool.yaml), copied out of mpii_overlap_options_t at MPI_Init for the wrappers */
+int ov_mode;
+int ov_threshold;
+uint64_t ov_max_bytes;
+static size_t heap_min;
 static int live; /* between a single-threaded MPI_Init and MPI_Finalize */
 static uint64_t dummy_stats[ST_COUNT];
 
@@ -241,13 +243,12 @@ static int ov_MPI_Sendrecv_replace_c(QMPI_Context context, int tool_id, void *bu
 
 static void read_options(void)
 {
-    const char *v;
-    if ((v = mpii_tool_option(ov_tool, "mode"))) {
-        ov_mode = !strcmp(v, "paging") ? OV_PAGING : !strcmp(v, "chaining") ? OV_CHAINING : OV_ADAPTIVE;
-    }
-    if ((v = mpii_tool_option(ov_tool, "chain-threshold"))) ov_threshold = atoi(v) > 0 ? atoi(v) : 2;
-    if ((v = mpii_tool_option(ov_tool, "max-bytes"))) ov_max_bytes = strtoull(v, NULL, 10);
-    if ((v = mpii_tool_option(ov_tool, "heap-min"))) heap_min = strtoull(v, NULL, 10);
+    mpii_overlap_options_t o;
+    mpii_overlap_options(ov_tool, &o);
+    ov_mode = o.mode == MPII_OVERLAP_MODE_PAGING ? OV_PAGING : o.mode == MPII_OVERLAP_MODE_CHAINING ? OV_CHAINING : OV_ADAPTIVE;
+    ov_threshold = (int) o.chain_threshold;
+    ov_max_bytes = (uint64_t) o.max_bytes;
+    heap_min = (size_t) o.heap_min;
 }
 
 static void start(int provided)

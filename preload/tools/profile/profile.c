@@ -9,7 +9,7 @@
  * Per rank: application wall time and the time recording was on; MPI_Pcontrol(0) switches
  * recording off, any other level on. Everything lives in the rank's profile file (layout:
  * profile.h), so a crashed job still reports; the CLI turns addresses into function and
- * file:line with the binaries' debug information (src/report/profile.ts). */
+ * file:line with the binaries' debug information (preload/tools/profile/report/data.ts). */
 #define _GNU_SOURCE
 #include <execinfo.h>
 #include <link.h>
@@ -24,6 +24,7 @@
 #endif
 #include "mpii_core.h"
 #include "mpii_tool.h"
+#include "mpii_options_profile.h" /* generated from tool.yaml */
 #include "../monitor/handle_map.h" /* persistent requests, as the monitor keeps them */
 #include "profile.h"
 #include "process_barrier.h"
@@ -798,15 +799,6 @@ static int wanted(int id)
     return id != MPI_WTIME_T && id != MPI_WTICK_T && id != MPI_ABORT_T;
 }
 
-static long option(int tool_id, const char *key, long fallback, long lo, long hi)
-{
-    const char *v = mpii_tool_option(tool_id, key);
-    char *end;
-    long x = v ? strtol(v, &end, 10) : fallback;
-    if (v && *end) x = fallback;
-    return x < lo ? lo : x > hi ? hi : x;
-}
-
 void mpii_profile_init(int tool_id)
 {
     pf_state_t *s = aligned_alloc(64, (sizeof *s + 63) & ~(size_t) 63);
@@ -814,10 +806,12 @@ void mpii_profile_init(int tool_id)
     memset(s, 0, sizeof *s);
     s->tool = tool_id;
     pf_forget_latest(s);
-    s->depth = (int) option(tool_id, "depth", 1, 1, PF_MAX_DEPTH);
-    s->sample = (uint64_t) option(tool_id, "sample", 64, 1, 1L << 20);
+    mpii_profile_options_t o; /* generated from tool.yaml: defaults and ranges are there */
+    mpii_profile_options(tool_id, &o);
+    s->depth = (int) o.depth;
+    s->sample = (uint64_t) o.sample;
     s->rng = ((uint64_t) getpid() << 32) ^ (uint64_t) (uintptr_t) s ^ 0x9E3779B97F4A7C15ull;
-    long want = option(tool_id, "sites", 4096, 1, 1L << 24);
+    long long want = o.sites;
     size_t cap = 16;
     while (cap * 3 < (size_t) want * 4) cap <<= 1; /* at most 3/4 full: short probe sequences */
     s->mask = cap - 1;

@@ -1,5 +1,5 @@
 /* profile: the layout of the tool's data in the rank's profile, declared in blocks.yaml here
- * (generated: profile_blocks.h; read by src/report/profile.ts).
+ * (generated: profile_blocks.h; read by preload/tools/profile/report/data.ts).
  *   section "clock"    PF_CLOCK_FIELDS values (labels PF_CLOCK_LABELS): the timer, the
  *                      application's start and end, a calibration pair, Pcontrol state;
  *   section "sites"    a hash table of call sites, one row per (MPI function, calling address[es]):

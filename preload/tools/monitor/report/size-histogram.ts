@@ -1,7 +1,7 @@
 // The monitor's point-to-point message sizes (its 66-bin histogram per peer, sender side) summed
 // over all ranks and peers: what the HTML report draws as the message-size histogram. Bin 0 holds
 // empty messages, bin b ≥ 1 the sizes 2^(b-1) … 2^b − 1 bytes (preload/tools/monitor/monitor.c).
-import type { MonitorRun } from './monitor.js';
+import type { MonitorRun } from './data.js';
 
 export interface SizeBin { bin: number; lo: number; hi: number; count: number }
 

@@ -1,23 +1,14 @@
 // What `mpii run` and `mpii report` print for the monitor tool: totals per class, the busiest
 // peer pairs, the communicators, and the communication matrix drawn in the terminal.
-import { wrap } from './header.js';
-import { WIDTH } from './text-table.js';
+import { wrap } from '../../../../src/report/header.js';
+import { WIDTH } from '../../../../src/report/text-table.js';
 import { Chalk } from 'chalk';
-import type { Profile } from '../profile/read.js';
-import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, totals, type Binned, type MonitorRun } from './monitor.js';
+import type { Profile } from '../../../../src/profile-file/read.js';
+import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, totals, type Binned, type MonitorRun } from './data.js';
+import { humanBytes } from '../../../../src/report/units.js';
+export { humanBytes };
 
 export interface MonitorTextOptions { top?: number; matrix?: boolean; color?: boolean; width?: number }
-
-export function humanBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-  let v = n;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? `${n} B` : `${v.toFixed(v < 10 ? 2 : 1)} ${units[u]}`;
-}
 
 const SHADES = [' ', '░', '▒', '▓', '█'];
 // the caller decides about colour (terminal, NO_COLOR); chalk's own guess looks at stdout only

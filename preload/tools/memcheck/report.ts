@@ -1,11 +1,13 @@
 // The memcheck tool's findings: read from each rank's profile (fixed-size rows, declared in
 // preload/tools/memcheck/blocks.yaml), resolved to file:line, grouped by call site over ranks.
-import { disabledLines } from './disabled.js';
-import { BLOCKS } from '../profile/format.gen.js';
-import type { Profile, RankProfile } from '../profile/read.js';
-import { humanBytes } from './monitor-text.js';
-import { describe, parseObjects, Symbolizer, type CodeLocation } from './symbols.js';
-import { pythonSites } from './python-sites.js';
+import { disabledLines } from '../../../src/report/disabled.js';
+import type { Profile, RankProfile } from '../../../src/profile-file/read.js';
+import { humanBytes } from '../../../src/report/units.js';
+import { cell, esc, num, table } from '../../../src/report/html-kit.js';
+import type { ToolReport } from '../../../src/report/tool-report.js';
+import { describe, describe as where, parseObjects, Symbolizer, type CodeLocation } from '../../../src/report/symbols.js';
+import { pythonSites } from '../../../src/report/python-sites.js';
+import { BLOCKS } from '../../../src/profile-file/format.gen.js';
 
 const F = BLOCKS.memcheck.findings.row.index; // the row length comes from the rank's "layout" block
 const FN_WORDS = BLOCKS.memcheck.findings.row.words.fn;
@@ -144,3 +146,32 @@ export function formatMemcheck(p: Profile): string[] {
   }
   return out;
 }
+
+// ---------------------------------------------------------------- --html
+
+/** memcheck: the findings grouped by call site (as in the terminal report), then its statistics. */
+function memcheckSection(p: Profile): string {
+  return memcheckRuns(p).map((run) => {
+    const n = run.findings.reduce((a, f) => a + f.count, 0);
+    const rows = run.findings.map((f) => [
+      cell(f.kind), cell(f.count), cell(f.ranks.join(', '), f.ranks[0]),
+      cell(f.bytes ? humanBytes(f.bytes) : '', f.bytes),
+      cell(`${f.call.fn}${f.call.at ? ` at ${where(f.call.at)}` : ''}`),
+      cell(f.access ? `${f.access.kind} at ${where(f.access.at)}, buffer+${f.first.offset} of ${humanBytes(f.first.bufferBytes)}` : ''),
+      cell(f.backtrace.slice(0, 6).map(where).join(' < ')),
+    ]);
+    const stats = Object.entries(run.stats).map(([k, v]) => [cell(k), cell(k.startsWith('bytes') ? humanBytes(v) : num(v), v)]);
+    return `<section id="memcheck-${run.tool}"><h2>Memory checking <small>memcheck, tool ${run.tool} (${esc(run.engine || 'off')}): ${n} finding${n === 1 ? '' : 's'}</small></h2>
+${run.disabled.map((d) => `<p class="warn">rank ${d.rank}: off (${esc(d.reason)})</p>`).join('\n')}
+${rows.length ? table(`memcheck-${run.tool}-findings`, [{ head: 'finding' }, { head: 'times', right: true }, { head: 'ranks' }, { head: 'bytes', right: true },
+    { head: 'buffer of' }, { head: 'access' }, { head: 'backtrace' }], rows) : '<p>No findings.</p>'}
+${table(`memcheck-${run.tool}-stats`, [{ head: 'statistic' }, { head: 'all ranks', right: true }], stats)}
+</section>`;
+  }).join('\n');
+}
+
+export const report: ToolReport = {
+  text: (p) => formatMemcheck(p),
+  json: (p) => memcheckRuns(p),
+  html: (p) => memcheckSection(p),
+};

@@ -1,9 +1,11 @@
 // The overlap tool's statistics: what was converted, what passed through and why, what made
 // the background requests wait, and how long. Counter names come from the profile's labels
 // (preload/tools/overlap/overlap.h), so a new statistic shows up without a change here.
-import { disabledLines } from './disabled.js';
-import type { Profile } from '../profile/read.js';
-import { humanBytes as bytes } from './monitor-text.js';
+import { disabledLines } from '../../../src/report/disabled.js';
+import type { Profile } from '../../../src/profile-file/read.js';
+import { humanBytes as bytes, humanBytes, humanTime } from '../../../src/report/units.js';
+import { cell, esc, num, table } from '../../../src/report/html-kit.js';
+import type { ToolReport } from '../../../src/report/tool-report.js';
 
 export interface OverlapRun {
   tool: number;
@@ -77,3 +79,31 @@ export function formatOverlap(p: Profile): string[] {
   }
   return out;
 }
+
+// ---------------------------------------------------------------- --html
+
+function overlapSection(p: Profile): string {
+  return overlapRuns(p).map((run) => {
+    const t = overlapTotals(run);
+    const rows = [...run.stats.entries()].map(([k, v]) => {
+      const isTime = k.endsWith(' ns');
+      const fmt = (x: number) => (isTime ? humanTime(x / 1e9) : k.startsWith('bytes') ? humanBytes(x) : num(x));
+      return [cell(isTime ? k.slice(0, -3) : k), cell(fmt(t[k]), t[k]), cell(fmt(Math.min(...v)), Math.min(...v)), cell(fmt(Math.max(...v)), Math.max(...v))];
+    });
+    return `<section id="overlap-${run.tool}"><h2>Overlap statistics <small>overlap, tool ${run.tool}: ${run.ranks.length} ranks</small></h2>
+${run.disabled.map((d) => `<p class="warn">rank ${d.rank}: off (${esc(d.reason)})</p>`).join('\n')}
+${table(`overlap-${run.tool}-stats`, [{ head: 'statistic' }, { head: 'all ranks', right: true }, { head: 'min / rank', right: true }, { head: 'max / rank', right: true }], rows)}
+</section>`;
+  }).join('\n');
+}
+
+export const report: ToolReport = {
+  text: (p) => formatOverlap(p),
+  json: (p) => overlapRuns(p).map((run) => ({
+    tool: run.tool,
+    totals: overlapTotals(run),
+    disabled: run.disabled,
+    ranks: run.ranks.map((rank, i) => ({ rank, ...Object.fromEntries([...run.stats.entries()].map(([k, v]) => [k, v[i]])) })),
+  })),
+  html: (p) => overlapSection(p),
+};

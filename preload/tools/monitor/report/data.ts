@@ -1,9 +1,9 @@
 // The monitor tool's data (preload/tools/monitor/monitor.h), read out of a profile: per rank,
 // per peer (MPI_COMM_WORLD ranks) point-to-point, one-sided and collective counts, histograms,
 // and the per-communicator O2A/A2O/A2A records.
-import type { CounterSection, Profile, RankProfile } from '../profile/read.js';
-import { MpiiError } from '../errors.js';
-import { BLOCKS } from '../profile/format.gen.js';
+import type { CounterSection, Profile, RankProfile } from '../../../../src/profile-file/read.js';
+import { MpiiError } from '../../../../src/errors.js';
+import { BLOCKS } from '../../../../src/profile-file/format.gen.js';
 
 const PEERS = BLOCKS.monitor.peers.row; // the declared layout (preload/tools/monitor/blocks.yaml)
 export const HIST_BINS = PEERS.words.histogram;

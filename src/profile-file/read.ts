@@ -91,7 +91,7 @@ export interface TimelineEvent {
   name: string;
 }
 
-/** A rank's timeline (tool 0's counters "events", preload/core/profile.c): the first events it
+/** A rank's timeline (tool 0's counters "events", preload/core/profile_file.c): the first events it
  *  kept, in the order they happened, and how many it dropped. Absent in profiles of mpii before it. */
 export interface RankTimeline {
   /** MPI_Init returned, wall clock (seconds since 1970); null when the rank never got there */

@@ -1,5 +1,7 @@
 // The trace-count table: calls per MPI function, summed over ranks, with the per-rank spread.
-import type { Profile } from '../profile/read.js';
+import type { Profile } from '../../../src/profile-file/read.js';
+import { cell, table } from '../../../src/report/html-kit.js';
+import type { ToolReport } from '../../../src/report/tool-report.js';
 
 export interface CallRow { fn: string; total: bigint; min: bigint; max: bigint; ranks: number }
 
@@ -50,3 +52,22 @@ export function formatTraceCount(p: Profile, top = 15): string[] {
   }
   return out;
 }
+
+// ---------------------------------------------------------------- --html
+
+function traceCountSection(p: Profile, top: number): string {
+  return traceCountTables(p).map(({ tool, rows }) => `<section id="trace-count-${tool}"><h2>MPI calls <small>trace-count, tool ${tool}</small></h2>
+${table(`trace-count-${tool}-calls`, [{ head: 'function' }, { head: 'total', right: true }, { head: 'min / rank', right: true }, { head: 'max / rank', right: true }],
+    rows.slice(0, top).map((r) => [cell(r.fn), cell(Number(r.total)), cell(Number(r.min)), cell(Number(r.max))]))}
+</section>`).join('\n');
+}
+
+const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+
+export const report: ToolReport = {
+  // after mpii run the tool's own `top`; mpii report's --top
+  text: (p, o) => formatTraceCount(p, o.top ?? num(o.options?.top)),
+  json: (p) => traceCountTables(p).map((t) => ({ tool: t.tool,
+    rows: t.rows.map((r) => ({ fn: r.fn, total: Number(r.total), min: Number(r.min), max: Number(r.max) })) })),
+  html: (p, o) => traceCountSection(p, o.top),
+};

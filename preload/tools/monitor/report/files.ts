@@ -2,9 +2,9 @@
 // the profile2mat and aggregate_profile scripts Open MPI installs) and CSV matrices.
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { MpiiError } from '../errors.js';
-import { makeDirs } from '../fsdirs.js';
-import { CLASSES, matrix, type MonitorRun, type RankMonitor } from './monitor.js';
+import { MpiiError } from '../../../../src/errors.js';
+import { makeDirs } from '../../../../src/fsdirs.js';
+import { CLASSES, matrix, type MonitorRun, type RankMonitor } from './data.js';
 
 /** One rank's profile in Open MPI's format (common_monitoring.c): tab-separated, peers in
  *  ascending world rank, only peers with messages; no I lines (a tool above MPI cannot see the

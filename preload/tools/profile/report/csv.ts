@@ -3,12 +3,12 @@
 // "Callsite Time statistics"). Times in seconds, bytes in bytes; --sites, --top and --ranks
 // choose the rows as in the other formats.
 import { writeFileSync } from 'node:fs';
-import { ensureDir } from './monitor-files.js';
+import { ensureDir } from '../../monitor/report/files.js';
 import { join } from 'node:path';
-import { MpiiError } from '../errors.js';
-import { chooseRanks, chooseSites, type ReportFilter } from './filter.js';
-import type { ProfileRun } from './profile.js';
-import { siteRankRows, siteRows } from './profile-stats.js';
+import { MpiiError } from '../../../../src/errors.js';
+import { chooseRanks, chooseSites, type ReportFilter } from '../../../../src/report/filter.js';
+import type { ProfileRun } from './data.js';
+import { siteRankRows, siteRows } from './stats.js';
 
 /** RFC 4180: quoted when it holds a comma, a quote or a line break. */
 export const csvField = (v: string | number) => {

@@ -7,7 +7,7 @@
  *
  * The layout (headers, records, the core's blocks such as the timeline "events") is declared in
  * preload/spec/profile-file.yaml and generated into mpii_profile_format.h, which this file
- * writes and src/profile/read.ts reads (docs/profile-file.md). An image is a header and records
+ * writes and src/profile-file/read.ts reads (docs/profile-file.md). An image is a header and records
  * up to `used`: `used` covers whole records only. profile.mpii is a profile header and every
  * rank's image, counter records that are mostly zeros stored sparse (per-peer tables are
  * mostly zeros at scale). */

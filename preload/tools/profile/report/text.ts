@@ -2,28 +2,20 @@
 // time per rank, the spread of MPI time across ranks, the call sites that take the most time,
 // and message sizes per call site.
 import { Chalk } from 'chalk';
-import type { Profile } from '../profile/read.js';
-import { humanBytes } from './monitor-text.js';
-import { imbalance, pct, profileRuns, runTotals, type ProfileRun } from './profile.js';
-import { describe } from './addr2line.js';
-import { chooseRanks, chooseSites, DEFAULT_TOP, siteMatches, type ReportFilter } from './filter.js';
-import { rankRanges, wrap } from './header.js';
-import { siteRankRows, siteRows, type SiteRow } from './profile-stats.js';
-import { cut, table, WIDTH } from './text-table.js';
+import type { Profile } from '../../../../src/profile-file/read.js';
+import { humanBytes } from '../../monitor/report/text.js';
+import { imbalance, pct, profileRuns, runTotals, type ProfileRun } from './data.js';
+import { describe } from '../../../../src/report/addr2line.js';
+import { chooseRanks, chooseSites, DEFAULT_TOP, siteMatches, type ReportFilter } from '../../../../src/report/filter.js';
+import { rankRanges, wrap } from '../../../../src/report/header.js';
+import { siteRankRows, siteRows, type SiteRow } from './stats.js';
+import { cut, table, WIDTH } from '../../../../src/report/text-table.js';
+import { humanTime } from '../../../../src/report/units.js';
+export { humanTime };
 
 export interface ProfileTextOptions { top?: number; color?: boolean; ranks?: number; filter?: ReportFilter; width?: number }
 
 const chalk = new Chalk({ level: 2 });
-
-/** Seconds with a unit that keeps 3–4 significant digits. */
-export function humanTime(s: number): string {
-  if (s === 0) return '0';
-  if (s >= 100) return `${s.toFixed(1)} s`;
-  if (s >= 1) return `${s.toFixed(3)} s`;
-  if (s >= 1e-3) return `${(s * 1e3).toFixed(3)} ms`;
-  if (s >= 1e-6) return `${(s * 1e6).toFixed(2)} µs`;
-  return `${(s * 1e9).toFixed(0)} ns`;
-}
 
 function formatRun(run: ProfileRun, o: Required<ProfileTextOptions>): string[] {
   const bold = o.color ? (s: string) => chalk.bold(s) : (s: string) => s;

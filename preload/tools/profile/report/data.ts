@@ -2,13 +2,13 @@
 // the application and MPI time, per call site and rank the calls, times and bytes. Call sites are
 // the same across ranks when they are the same place in the same object file (addresses differ
 // between ranks under address-space randomisation); they are named with function and file:line.
-import type { CounterSection, Profile, RankProfile } from '../profile/read.js';
-import { MpiiError } from '../errors.js';
-import { CONSTANTS } from '../profile/format.gen.js';
-import { describe, parseModules, placeKey, placeOf, Symbolizer, type Location, type Place } from './addr2line.js';
-import { pythonSites } from './python-sites.js';
-import { chooseRanks, chooseSites, siteMatches, type ReportFilter } from './filter.js';
-import { siteRankRows, siteRows } from './profile-stats.js';
+import type { CounterSection, Profile, RankProfile } from '../../../../src/profile-file/read.js';
+import { MpiiError } from '../../../../src/errors.js';
+import { describe, parseModules, placeKey, placeOf, Symbolizer, type Location, type Place } from '../../../../src/report/addr2line.js';
+import { pythonSites } from '../../../../src/report/python-sites.js';
+import { chooseRanks, chooseSites, siteMatches, type ReportFilter } from '../../../../src/report/filter.js';
+import { siteRankRows, siteRows } from './stats.js';
+import { CONSTANTS } from '../../../../src/profile-file/format.gen.js';
 
 export interface SiteStats {
   count: number;

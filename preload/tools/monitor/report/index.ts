@@ -1,0 +1,40 @@
+// The monitor tool's report module (tool.yaml `report.module`): what it adds to each output of
+// `mpii run` and `mpii report` (src/report/tool-report.ts).
+import type { ToolReport } from '../../../../src/report/tool-report.js';
+import { communicators, monitorRuns, totals } from './data.js';
+import { csvPaths, profPaths, writeCsv, writeProf } from './files.js';
+import { monitorSection } from './html.js';
+import { formatMonitor } from './text.js';
+
+const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+
+export const report: ToolReport = {
+  // after mpii run its own `top` and `matrix`; mpii report's --top and --no-matrix
+  text: (p, o) => formatMonitor(p, { top: num(o.options?.top) ?? o.top, matrix: o.options ? o.options.matrix !== false : o.matrix, color: o.color }),
+  json: (p) => monitorRuns(p).map((run) => ({
+    tool: run.tool,
+    size: run.size,
+    totals: totals(run),
+    communicators: communicators(run),
+    ranks: run.ranks.map((r) => ({
+      rank: r.rank,
+      peers: [...r.peers.entries()].sort((a, b) => a[0] - b[0]).map(([peer, s]) => ({ peer, ...s })),
+      communicators: r.comms,
+    })),
+  })),
+  html: (p, o) => monitorRuns(p).map((run) => monitorSection(run, o.pairsTop, o.data)),
+  files: (p) => {
+    const runs = monitorRuns(p);
+    // several monitor instances in one stack: number the outputs after the first
+    const suffix = (i: number) => (i === 0 ? '' : `-tool${runs[i].tool}`);
+    return {
+      has: { csv: runs.length > 0, prof: runs.length > 0 },
+      provides: ['csv', 'prof'],
+      planned: (o) => runs.flatMap((run, i) => [...(o.csv ? csvPaths(o.csv + suffix(i)) : []), ...(o.prof ? profPaths(run, o.prof + suffix(i)) : [])]),
+      write: (o) => runs.flatMap((run, i) => [
+        ...(o.csv ? writeCsv(run, o.csv + suffix(i)).map((f) => `wrote ${f}`) : []),
+        ...(o.prof ? [`wrote ${writeProf(run, o.prof + suffix(i)).length} .prof file(s): ${o.prof + suffix(i)}.<rank>.prof`] : []),
+      ]),
+    };
+  },
+};
