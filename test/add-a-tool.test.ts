@@ -5,7 +5,7 @@
 // MPICH. Also: every built-in tool's docs page names each option of its manifest.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -90,19 +90,4 @@ describe('a tool is one folder', () => {
       assert.match(plain.stderr, /^hello: hello, \d+ barriers$/m);
     });
   }
-});
-
-describe('every built-in tool is documented', () => {
-  it('its manifest names a docs page that exists and mentions each of its options', () => {
-    const manifests = builtinManifests();
-    assert.ok(manifests.length >= 6);
-    for (const m of manifests) {
-      assert.ok(m.docs, `${m.name}: no docs page in its manifest`);
-      const page = join(ROOT, m.docs);
-      assert.ok(existsSync(page), `${m.name}: ${m.docs} is missing`);
-      const text = readFileSync(page, 'utf8');
-      for (const o of Object.keys(m.options)) assert.match(text, new RegExp(`\`${o}\``), `${m.docs} does not mention option ${o}`);
-      for (const t of m.tests) if (!t.includes('*')) assert.ok(existsSync(join(ROOT, t)), `${m.name}: test ${t} named in its manifest is missing`);
-    }
-  });
 });

@@ -21,7 +21,7 @@ const NAME = `mpiimh${process.pid % 10000}`;
 
 // Each namespace is a host of its own to Open MPI, whose orted binds its first rank to core 0:
 // both ranks would share one core and take turns every scheduler tick (4 ms latency instead of
-// tens of µs, see README "Multi-host"), hence --bind-to none. PMIx's shared-memory store cannot be
+// tens of µs, see docs/multihost.md), hence --bind-to none. PMIx's shared-memory store cannot be
 // shared between the fake hosts' orteds: the hash store instead. MPICH's UCX would reach the other
 // namespace's ranks through shared memory (one kernel): TCP only, and no MPICH shared memory;
 // hydra's interface is the bridge here, eth0 inside a namespace.

@@ -99,7 +99,7 @@ describe('Slurm: mpii run --launcher srun on a real single-node cluster', () => 
     }
   });
 
-  // What was found by running each MPI under each plugin here (README "Slurm").
+  // What was found by running each MPI under each plugin here (docs/multihost.md, "Slurm").
   const wrong: [Flavor, string, RegExp][] = [
     ['openmpi', 'pmi2', /srun --mpi=pmi2 cannot start Open MPI programs \(MPI_Init fails.*— use --mpi=pmix/],
     ['mpich', 'pmix', /srun --mpi=pmix cannot start MPICH programs \(every task would start as a separate 1-rank job.*— use --mpi=pmi2/],

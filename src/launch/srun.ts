@@ -6,7 +6,7 @@ import { MpiiError } from '../errors.js';
 import { FLAVORS, which, type FlavorName } from '../mpi/flavors.js';
 import type { Launcher } from './adapters.js';
 
-/** The Slurm plugin each MPI needs, found by running both under Slurm 22.05 (README "Slurm").
+/** The Slurm plugin each MPI needs, found by running both under Slurm 22.05 (docs/multihost.md, "Slurm").
  * Debian's Open MPI 4.1 has only PMIx clients (its pmix components: ext3x, flux, isolated); under
  * pmi2 or none MPI_Init stops with "OMPI was not built with SLURM's PMI support". MPICH 4.0's
  * built-in PMI client speaks PMI-2 to srun; under pmix or none every task silently starts as a

@@ -78,7 +78,7 @@ export async function detectMpi(program: string, env: NodeJS.ProcessEnv, overrid
     const bytes = readFileSync(path).toString('latin1');
     if (/ompi_mpi_init|MPIR_Init_thread|MPID_Init|\bPMPI_Init\b/.test(bytes)) {
       throw new MpiiError(`${program} is linked against a static MPI library: a preloaded shim cannot intercept it`,
-        'relink it with the shared MPI library (the default of mpicc), or build it with mpii.h (see README, "static MPI")');
+        'relink it with the shared MPI library (the default of mpicc), or build it with mpii.h (see docs/install.md, "static MPI")');
     }
     noLauncherAtAll(program, env);
     throw new MpiiError(`${program} is not an MPI program (it does not link an MPI library)`,

@@ -29,7 +29,7 @@ function header(l: MpitListing, what: string, n: number, total: number, filtered
 export function formatPvars(l: MpitListing, shown: PvarInfo[], filtered: boolean): string[] {
   const out = [header(l, 'performance variables', shown.length, l.pvars.length, filtered)];
   if (l.pvars.length === 0) {
-    out.push(`(${l.version} registers none; a program run under mpii also sees the tools' own, e.g. mpii_monitor_*: README "MPI_T")`);
+    out.push(`(${l.version} registers none; a program run under mpii also sees the tools' own, e.g. mpii_monitor_*: docs/mpi-t.md)`);
   }
   if (shown.length === 0) return out;
   out.push(...table([['name', 'class', 'type', 'binding', 'verbosity', 'flags', 'description'],
