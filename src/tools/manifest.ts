@@ -6,15 +6,13 @@
  * and which report module draws its part of the report (src/report/tools.ts).
  * The format is documented in docs/writing-a-tool.md.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 // yaml is loaded only when a manifest is parsed (not on a warm run: see the cache below)
 import type { Node as YamlNode, Pair } from 'yaml';
 import { MpiiError } from '../errors.js';
-import { makeDirs } from '../fsdirs.js';
+import { cacheRoot, memoized } from '../memo.js';
 import { FileLoader, isMap, isScalar, isSeq, type OptionSchema, type OptionValue } from '../config/load.js';
 
 /** mpii's install root: dist/src/tools/manifest.js → three levels up. */
@@ -203,54 +201,29 @@ export function loadManifest(dir: string, display?: string): ToolManifest {
 
 const known = new Map<string, ToolManifest[]>();
 
-/** Where checked manifests are kept between runs: parsing YAML with line numbers costs more than
- *  the rest of `mpii run`'s start, and the manifests change only when mpii does. */
-function cacheFile(toolsDir: string, env: NodeJS.ProcessEnv): string {
-  const root = path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'mpii');
-  return path.join(root, `manifests-${createHash('sha256').update(toolsDir).digest('hex').slice(0, 16)}.json`);
-}
+/** The files a manifest's checked form depends on besides the manifests: this loader and the
+ *  option checker it uses (a changed mpii re-parses). */
+const LOADER_FILES = ['./manifest.js', '../config/load.js'].map((f) => fileURLToPath(new URL(f, import.meta.url)));
 
 /** Every built-in tool: the folders of `toolsDir` that hold a tool.yaml, in their `order`. Read
- *  once per process; parsed and checked once per change of the files (kept as JSON in mpii's
- *  cache directory, keyed by the manifests' paths, sizes and times). */
+ *  once per process; parsed and checked once per change of the files: parsing YAML with line
+ *  numbers costs more than the rest of `mpii run`'s start, so the checked list is kept in mpii's
+ *  cache (memo.ts: valid while the folder, each tool.yaml and the loader are as they were). */
 export function builtinManifests(toolsDir: string = BUILTIN_TOOLS_DIR, env: NodeJS.ProcessEnv = process.env): ToolManifest[] {
   const have = known.get(toolsDir);
   if (have) return have;
-  let entries: string[] = [];
-  try {
-    entries = fs.readdirSync(toolsDir).sort();
-  } catch {
-    entries = []; // no built-in tools here (a defaults file outside an mpii installation)
-  }
-  const found = entries.map((e) => path.join(toolsDir, e)).flatMap((dir) => {
+  const list = memoized(cacheRoot(env), 'manifests', toolsDir, () => {
+    let entries: string[] = [];
     try {
-      const st = fs.statSync(path.join(dir, 'tool.yaml'));
-      return [{ dir, stamp: `${dir}:${st.size}:${st.mtimeMs}:${st.ino}` }];
+      entries = fs.readdirSync(toolsDir).sort();
     } catch {
-      return []; // not a tool's folder
+      entries = []; // no built-in tools here (a defaults file outside an mpii installation)
     }
+    const dirs = entries.map((e) => path.join(toolsDir, e)).filter((dir) => fs.existsSync(path.join(dir, 'tool.yaml')));
+    const value = dirs.map((dir) => loadManifest(dir)).sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
+    // each folder too: a tool.yaml added to an existing folder changes the folder, not toolsDir
+    return { value, deps: [toolsDir, ...entries.map((e) => path.join(toolsDir, e)), ...dirs.map((d) => path.join(d, 'tool.yaml')), ...LOADER_FILES] };
   });
-  const stamp = found.map((f) => f.stamp).join('\n');
-  const cached = cacheFile(toolsDir, env);
-  let list: ToolManifest[] | undefined;
-  try {
-    const c = JSON.parse(fs.readFileSync(cached, 'utf8')) as { stamp: string; manifests: ToolManifest[] };
-    if (c.stamp === stamp) list = c.manifests;
-  } catch {
-    list = undefined; // none yet, or unreadable: parse
-  }
-  if (!list) {
-    list = found.map((f) => loadManifest(f.dir))
-      .sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
-    try {
-      makeDirs(path.dirname(cached)); // one component at a time: mkdirSync's recursive mode spins for ever under /proc
-      const tmp = `${cached}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, JSON.stringify({ stamp, manifests: list }));
-      fs.renameSync(tmp, cached); // atomic for a concurrent run
-    } catch {
-      /* a cache that cannot be written: parse again next time */
-    }
-  }
   known.set(toolsDir, list);
   return list;
 }
