@@ -9,12 +9,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readProfile } from '../src/profile-file/read.js';
 import { SYNTH_SITES, synthMessageBytes, synthMessages, synthRank, synthSiteCalls, writeGathered, writeSyntheticJob } from '../src/profile-file/synthetic.js';
-import { diffRuns } from '../src/report/diff.js';
+import { diffRuns, toolChange, type RunDiff } from '../src/report/diff.js';
+import type { ProfileDiff } from '../preload/tools/profile/report/diff.js';
+import type { MonitorDiff } from '../preload/tools/monitor/report/diff.js';
 import { formatDiff } from '../src/report/diff-text.js';
 import { diffHtml } from '../src/report/diff-html.js';
 import { profileRuns, runTotals, siteTotals } from '../preload/tools/profile/report/data.js';
 import { writeRunInfo, type RunInfo } from '../src/report/run-info.js';
 import { mpii } from './helpers.js';
+
+/** The profile's and the monitor's comparisons (both runs of these tests have both). */
+const profileOf = (d: RunDiff) => toolChange<ProfileDiff>(d, 'profile')!;
+const monitorOf = (d: RunDiff) => toolChange<MonitorDiff>(d, 'monitor')!;
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'mpii-diff-'));
 function job(n: number, tools?: string[]): string {
@@ -48,41 +54,41 @@ describe('mpii report A B (synthetic jobs)', () => {
   it('totals, imbalance and ranks: B has 4 more ranks, listed with no A value', () => {
     const ta = runTotals(profileRuns(pa)[0]);
     const tb = runTotals(profileRuns(pb)[0]);
-    assert.equal(d.profile!.totals.a!.mpi, ta.mpi);
-    assert.equal(d.profile!.totals.b!.mpi, tb.mpi);
-    assert.equal(d.profile!.ranks.length, 12);
-    const only = d.profile!.ranks.filter((r) => r.a === null).map((r) => r.rank).sort((x, y) => x - y);
+    assert.equal(profileOf(d).totals.a!.mpi, ta.mpi);
+    assert.equal(profileOf(d).totals.b!.mpi, tb.mpi);
+    assert.equal(profileOf(d).ranks.length, 12);
+    const only = profileOf(d).ranks.filter((r) => r.a === null).map((r) => r.rank).sort((x, y) => x - y);
     assert.deepEqual(only, [8, 9, 10, 11]);
     // ranks 0-7 did the same in both: no change
-    for (const r of d.profile!.ranks) if (r.rank < 8) assert.equal(r.change, 0, `rank ${r.rank}`);
-    const changes = d.profile!.ranks.map((r) => Math.abs(r.change));
+    for (const r of profileOf(d).ranks) if (r.rank < 8) assert.equal(r.change, 0, `rank ${r.rank}`);
+    const changes = profileOf(d).ranks.map((r) => Math.abs(r.change));
     assert.deepEqual(changes, [...changes].sort((x, y) => y - x), 'largest change first');
     assert.match(d.notes.join('\n'), /A has 8 ranks, B 12/);
   });
 
   it('call sites matched by call and location; counts change by the new ranks\' calls; sorted by change of time', () => {
-    assert.equal(d.profile!.sites.length, SYNTH_SITES.length);
-    assert.ok(d.profile!.sites.every((s) => s.status === 'both'));
-    for (const s of d.profile!.sites) {
+    assert.equal(profileOf(d).sites.length, SYNTH_SITES.length);
+    assert.ok(profileOf(d).sites.every((s) => s.status === 'both'));
+    for (const s of profileOf(d).sites) {
       const i = SYNTH_SITES.findIndex((x) => s.location === `app+0x${x.addr.toString(16)}`);
       assert.ok(i >= 0, s.location);
       let extra = 0;
       for (let r = 8; r < 12; r++) extra += synthSiteCalls(r, i);
       assert.equal(s.count, extra, `${s.call} ${s.location}`);
     }
-    const t = d.profile!.sites.map((s) => Math.abs(s.time));
+    const t = profileOf(d).sites.map((s) => Math.abs(s.time));
     assert.deepEqual(t, [...t].sort((x, y) => y - x));
   });
 
   it('a call site that moved: the old one vanished, the new one appeared, both listed', () => {
     const m = diffRuns(pa, readProfile(moved(8)));
-    const gone = m.profile!.sites.filter((s) => s.status === 'vanished');
-    const came = m.profile!.sites.filter((s) => s.status === 'appeared');
+    const gone = profileOf(m).sites.filter((s) => s.status === 'vanished');
+    const came = profileOf(m).sites.filter((s) => s.status === 'appeared');
     assert.deepEqual(gone.map((s) => [s.call, s.location]), [['MPI_Comm_rank', 'app+0x401400']]);
     assert.deepEqual(came.map((s) => [s.call, s.location]), [['MPI_Comm_rank', 'app+0x401480']]);
     assert.equal(came[0].a, null);
     assert.equal(came[0].b!.count, siteTotals(profileRuns(pa)[0]).find((t) => t.site.fn === 'MPI_Comm_rank')!.count);
-    assert.equal(m.profile!.sites.filter((s) => s.status === 'both' && (s.count !== 0 || s.time !== 0)).length, 0, 'nothing else changed');
+    assert.equal(profileOf(m).sites.filter((s) => s.status === 'both' && (s.count !== 0 || s.time !== 0)).length, 0, 'nothing else changed');
     const text = formatDiff(m);
     assert.match(text, /call sites only in B \(appeared\) \(1\):\n {4}MPI_Comm_rank {2}app\+0x401480\n/);
     assert.match(text, /call sites only in A \(vanished\) \(1\):\n {4}MPI_Comm_rank {2}app\+0x401400\n/);
@@ -91,12 +97,12 @@ describe('mpii report A B (synthetic jobs)', () => {
   });
 
   it('communication matrix difference: the pairs of the new ranks, exact bytes and messages', () => {
-    const pairs = d.monitor!.pairs;
+    const pairs = monitorOf(d).pairs;
     // in A every rank sends to every other of 8; in B of 12: every pair changed (the bytes of
     // a pair depend on the ranks only, so pairs within 0-7 are the same and are left out)
     const expect = 12 * 11 - 0;
     const same = 8 * 7;
-    assert.equal(d.monitor!.pairsChanged, expect - same);
+    assert.equal(monitorOf(d).pairsChanged, expect - same);
     for (const x of pairs) {
       assert.ok(x.from >= 8 || x.to >= 8, `${x.from}→${x.to}`);
       assert.equal(x.a.count, 0);

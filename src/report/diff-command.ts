@@ -23,9 +23,8 @@ export async function diffCommand(a: string, b: string, o: { json?: boolean; htm
     if (!o.json) console.error(`wrote ${o.html} (${(html.length / 1024).toFixed(0)} KiB)`);
   }
   if (o.json) {
-    const cut = <T>(xs: T[]) => xs.slice(0, f.top ?? DEFAULT_TOP); // the rows of the text and the page
-    const j = { ...d, profile: d.profile && { ...d.profile, ranks: cut(d.profile.ranks.filter((r) => r.change !== 0)), sites: cut(d.profile.sites) },
-      monitor: d.monitor && { ...d.monitor, pairs: cut(d.monitor.pairs) }, traceCount: d.traceCount && cut(d.traceCount) };
+    const top = f.top ?? DEFAULT_TOP; // the rows of the text and the page
+    const j = { a: d.a, b: d.b, notes: d.notes, ...Object.fromEntries(d.tools.map((t) => [t.key, t.diff.json(t.data, top)])) };
     console.log(JSON.stringify(j, null, 2));
   } else {
     console.log(formatDiff(d, { top: f.top, color: wantColor(process.stdout) }));

@@ -38,6 +38,29 @@ export interface FileOutputs {
   write(o: { csv?: string; prof?: string }, filter: ReportFilter): string[];
 }
 
+/** What `mpii report A B` gives a tool's comparison for its terminal lines. */
+export interface DiffTextContext {
+  /** rows listed per table (--top) */
+  top: number;
+  width: number;
+  bold(s: string): string;
+  /** an aligned table at the report's width; `shrink`: the column that gives way */
+  table(head: string[], rows: string[][], right: boolean[], shrink?: number): string[];
+}
+
+/** `mpii report A B`: a tool's comparison of two runs of the same program. `D` is the tool's own
+ *  comparison; the generic part (src/report/diff*.ts) only passes it from `compute` to the rest. */
+export interface ToolDiff<D> {
+  /** its comparison, or undefined when a run has none of its data */
+  compute(a: Profile, b: Profile, filter: ReportFilter): D | undefined;
+  /** its lines of the terminal comparison, heading included */
+  text(d: D, o: DiffTextContext): string[];
+  /** its section of the comparison's page, `top` rows per table */
+  html(d: D, top: number): string;
+  /** its part of `--json` (under the manifest's `report.json` key), `top` rows per list */
+  json(d: D, top: number): unknown;
+}
+
 export interface ToolReport {
   /** lines of the terminal report (`mpii run`, `mpii report`) */
   text?(p: Profile, o: TextContext): string[];
@@ -49,4 +72,6 @@ export interface ToolReport {
   checkFilter?(p: Profile, filter: ReportFilter): void;
   /** --csv / --prof */
   files?(p: Profile): FileOutputs;
+  /** `mpii report A B` */
+  diff?: ToolDiff<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool's own type
 }

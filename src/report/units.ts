@@ -21,3 +21,12 @@ export function humanTime(s: number): string {
   if (s >= 1e-6) return `${(s * 1e6).toFixed(2)} µs`;
   return `${(s * 1e9).toFixed(0)} ns`;
 }
+
+/** A change of time with its sign: "+1.234 ms", "-12.00 µs", "0" (`mpii report A B`). */
+export const signedTime = (s: number) => (s === 0 ? '0' : `${s > 0 ? '+' : '-'}${humanTime(Math.abs(s))}`);
+/** A change of bytes with its sign: "+1.50 KiB", "-512 B", "0". */
+export const signedBytes = (n: number) => (n === 0 ? '0' : `${n > 0 ? '+' : '-'}${humanBytes(Math.abs(n))}`);
+/** A change of a count with its sign: "+3", "-1", "0". */
+export const signedCount = (n: number) => (n > 0 ? `+${n}` : String(n));
+/** A relative change: "+12.5 %", or "new" when there was nothing before. */
+export const signedPercent = (p: number | null) => (p === null ? 'new' : `${p > 0 ? '+' : ''}${p.toFixed(1)} %`);

@@ -1,7 +1,8 @@
 // The trace-count table: calls per MPI function, summed over ranks, with the per-rank spread.
 import type { Profile } from '../../../src/profile-file/read.js';
 import { cell, table } from '../../../src/report/html-kit.js';
-import type { ToolReport } from '../../../src/report/tool-report.js';
+import type { ToolDiff, ToolReport } from '../../../src/report/tool-report.js';
+import { signedCount } from '../../../src/report/units.js';
 
 export interface CallRow { fn: string; total: bigint; min: bigint; max: bigint; ranks: number }
 
@@ -62,6 +63,30 @@ ${table(`trace-count-${tool}-calls`, [{ head: 'function' }, { head: 'total', rig
 </section>`).join('\n');
 }
 
+export interface CallChange { fn: string; a: number; b: number; change: number }
+
+/** `mpii report A B`: the MPI functions whose call count changed, largest change first. */
+const traceCountDiff: ToolDiff<CallChange[]> = {
+  compute(a, b) {
+    const ca = traceCountTables(a)[0];
+    const cb = traceCountTables(b)[0];
+    if (!ca || !cb) return undefined;
+    const m = new Map<string, CallChange>();
+    for (const r of ca.rows) m.set(r.fn, { fn: r.fn, a: Number(r.total), b: 0, change: 0 });
+    for (const r of cb.rows) m.set(r.fn, { ...(m.get(r.fn) ?? { fn: r.fn, a: 0, b: 0, change: 0 }), b: Number(r.total) });
+    return [...m.values()].map((x) => ({ ...x, change: x.b - x.a })).filter((x) => x.change !== 0)
+      .sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || x.fn.localeCompare(y.fn));
+  },
+  text: (d, o) => [o.bold('trace-count:'), ...(d.length ? o.table(['function', 'calls A', 'calls B', 'change'],
+    d.slice(0, o.top).map((x) => [x.fn, String(x.a), String(x.b), signedCount(x.change)]), [false, true, true, true])
+    : ['  the same number of calls of every MPI function'])],
+  html: (d, top) => `<section id="trace-count"><h2>MPI calls <small>trace-count</small></h2>
+${table('diff-calls', [{ head: 'function' }, { head: 'calls A', right: true }, { head: 'calls B', right: true }, { head: 'change', right: true }],
+    d.slice(0, top).map((x) => [cell(x.fn), cell(x.a), cell(x.b), cell(x.change)]))}
+</section>`,
+  json: (d, top) => d.slice(0, top),
+};
+
 const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
 
 export const report: ToolReport = {
@@ -70,4 +95,5 @@ export const report: ToolReport = {
   json: (p) => traceCountTables(p).map((t) => ({ tool: t.tool,
     rows: t.rows.map((r) => ({ fn: r.fn, total: Number(r.total), min: Number(r.min), max: Number(r.max) })) })),
   html: (p, o) => traceCountSection(p, o.top),
+  diff: traceCountDiff,
 };

@@ -1,6 +1,7 @@
 // The monitor tool's report module (tool.yaml `report.module`): what it adds to each output of
 // `mpii run` and `mpii report` (src/report/tool-report.ts).
 import type { ToolReport } from '../../../../src/report/tool-report.js';
+import { monitorDiffReport } from './diff.js';
 import { communicators, monitorRuns, totals } from './data.js';
 import { csvPaths, profPaths, writeCsv, writeProf } from './files.js';
 import { monitorSection } from './html.js';
@@ -37,4 +38,5 @@ export const report: ToolReport = {
       ]),
     };
   },
+  diff: monitorDiffReport,
 };

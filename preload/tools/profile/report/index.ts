@@ -2,6 +2,7 @@
 // `mpii run` and `mpii report` (src/report/tool-report.ts).
 import { checkFilter } from '../../../../src/report/filter.js';
 import type { ToolReport } from '../../../../src/report/tool-report.js';
+import { profileDiffReport } from './diff.js';
 import { writeProfileCsv } from './csv.js';
 import { profileJson, profileRuns, siteTotals } from './data.js';
 import { profileSection } from './html.js';
@@ -24,4 +25,5 @@ export const report: ToolReport = {
       write: (o, filter) => (o.csv ? writeProfileCsv(runs, o.csv, filter).map((f) => `wrote ${f}`) : []),
     };
   },
+  diff: profileDiffReport,
 };
