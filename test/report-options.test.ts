@@ -32,7 +32,7 @@ test('the recorded options are read back; unknown keys, wrong types and damaged 
   assert.deepEqual(recordedReportOptions(readProfile(job())), {});
 });
 
-test('mpii report DIR starts from the recorded options; --top, --matrix and --no-matrix win', async () => {
+test("mpii report DIR starts from the recorded options; --top and the monitor's own --matrix and --no-matrix (its manifest's report flags) win", async () => {
   const dir = job(JSON.stringify(RECORDED));
   const p = readProfile(dir);
   const asRun = formatSummary(p, { toolOptions: RECORDED, color: false, filter: { top: RECORDED.profile.top } });
@@ -43,13 +43,16 @@ test('mpii report DIR starts from the recorded options; --top, --matrix and --no
   assert.match(plain.stdout, /busiest/);
   // explicit options win: every table's rows from --top, the matrix with --matrix
   const top = await mpii(['report', dir, '--top', '5', '--matrix']);
-  assert.equal(top.stdout, formatSummary(p, { top: 5, matrix: true, color: false, filter: { top: 5 }, toolOptions: { 'trace-count': {}, monitor: {}, profile: {} } }));
+  assert.equal(top.stdout, formatSummary(p, { top: 5, color: false, filter: { top: 5 }, toolOptions: { 'trace-count': {}, monitor: { matrix: true }, profile: {} } }));
   assert.match(top.stdout, /sender ↓/);
   assert.notEqual(top.stdout, plain.stdout);
   // and a profile that recorded nothing reports as before
   const none = job();
   assert.equal((await mpii(['report', none])).stdout, formatSummary(readProfile(none), { color: false, filter: {} }));
-  assert.equal((await mpii(['report', dir, '--no-matrix', '--top', '2'])).stdout, formatSummary(p, { top: 2, matrix: false, color: false, filter: { top: 2 }, toolOptions: { 'trace-count': {}, monitor: {}, profile: {} } }));
+  // the last of --matrix and --no-matrix wins
+  assert.match((await mpii(['report', dir, '--no-matrix', '--matrix'])).stdout, /sender ↓/);
+  assert.doesNotMatch((await mpii(['report', dir, '--matrix', '--no-matrix'])).stdout, /sender ↓/);
+  assert.equal((await mpii(['report', dir, '--no-matrix', '--top', '2'])).stdout, formatSummary(p, { top: 2, color: false, filter: { top: 2 }, toolOptions: { 'trace-count': {}, monitor: { matrix: false }, profile: {} } }));
 });
 
 test('--json takes the recorded call-site rows unless --top is given', async () => {

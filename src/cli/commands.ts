@@ -1,4 +1,5 @@
 // The small commands: build, tools, doctor, report.
+import type { OptionValue } from '../config/load.js';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { execa } from 'execa';
@@ -139,7 +140,9 @@ function jsonText(value: unknown): string {
   }
 }
 
-export interface ReportFlags { json?: boolean; top?: number; matrix?: boolean; csv?: string; prof?: string; html?: string; force?: boolean; ranks?: string | boolean; sites?: string }
+export interface ReportFlags { json?: boolean; top?: number; csv?: string; prof?: string; html?: string; force?: boolean; ranks?: string | boolean; sites?: string;
+  /** the tools' options their own flags set (`--no-matrix`: the monitor's matrix=false), by tool */
+  toolOptions?: Record<string, Record<string, OptionValue>> }
 
 export async function reportCommand(dir: string, o: ReportFlags, dir2?: string): Promise<number> {
   if (o.top !== undefined && !(Number.isInteger(o.top) && o.top >= 0)) {
@@ -167,8 +170,8 @@ async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promis
   // only as a spinner on a terminal, never as lines in a script's log
   const mode = progressMode(process.stderr, process.env, { lines: !o.json });
   const p = await readWithProgress(dir, mode, !!o.json);
-  // the options the run was given (in its profile) are the defaults; --top and --matrix win
-  const toolOptions = withoutAsked(recordedReportOptions(p), o);
+  // the options the run was given (in its profile) are the defaults; --top and the tools' flags win
+  const toolOptions = withoutAsked(recordedReportOptions(p), { top: o.top, toolOptions: o.toolOptions });
   const { TOOL_REPORTS } = await import('../report/tools.js');
   // call-site rows in every format: the recorded `top` of the tool whose report takes the filter
   for (const t of TOOL_REPORTS) {
@@ -197,7 +200,7 @@ async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promis
     else if (!o.json) console.error(wrote);
   }
   if (o.json) console.log(jsonText(summaryJson(p, filter)));
-  else console.log(formatSummary(p, { top: o.top, matrix: o.matrix, color: wantColor(process.stdout), filter, toolOptions }));
+  else console.log(formatSummary(p, { top: o.top, color: wantColor(process.stdout), filter, toolOptions }));
   return 0;
 }
 

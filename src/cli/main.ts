@@ -7,7 +7,8 @@ import type { Command as CommandType } from 'commander';
 import { MpiiError, formatError } from '../errors.js';
 import { runCommand } from './run.js';
 import { parseRunArgs, VERSION_FLAGS } from '../launch/args.js';
-import { builtinManifests } from '../tools/manifest.js';
+import { builtinManifests, type RunFlag } from '../tools/manifest.js';
+import type { OptionValue } from '../config/load.js';
 
 /** mpii's version, from its package.json. */
 export function version(): string {
@@ -122,21 +123,21 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
   program.command('doctor').description('check MPIs, compilers, cache and LD_PRELOAD')
     .option('--json', 'machine-readable output: every check with its status and fix')
     .action(async (o) => { setCode(await doctorCommand(o)); });
-  program.command('report').description('print the report of a finished (or crashed) run; with two runs, what changed from the first to the second')
+  const reportFlags = builtinManifests().flatMap((m) => (m.report?.flags ?? []).map((f) => ({ tool: m.name, ...f })));
+  const report = program.command('report').description('print the report of a finished (or crashed) run; with two runs, what changed from the first to the second')
     .argument('<dir>', 'the --out directory of the run (or its profile.mpii)')
     .argument('[dir2]', 'a second run of the same program: report what changed from <dir> to it')
     .option('--json', 'machine-readable output')
     .option('--top <n>', 'rows per table in every format: text, --json, --csv, --html (default: the tools\' top the run was given, else 15; 0: every row)', (v) => Number.parseInt(v, 10))
-    .option('--ranks [list]', 'profile: each call site per rank (mpiP\'s Callsite Time statistics), of these ranks (0,2-5; all without a list)')
-    .option('--sites <list>', 'profile: only these call sites (numbers as printed, MPI functions, file:line)')
-    .option('--matrix', 'draw the monitor communication matrix (default: as the run was told, monitor[matrix=…]; else drawn)')
-    .option('--no-matrix', 'do not draw the monitor communication matrix')
-    .option('--csv <dir>', 'write the monitor count and byte matrices per class as CSV files into <dir>')
-    .option('--prof <prefix>', "write the monitor data as Open MPI .prof files: <prefix>.<rank>.prof")
+    .option('--ranks [list]', 'each call site per rank (mpiP\'s Callsite Time statistics), of these ranks (0,2-5; all without a list)')
+    .option('--sites <list>', 'only these call sites (numbers as printed, MPI functions, file:line)')
+    .option('--csv <dir>', 'write the tools\' tables as CSV files into <dir> (what each writes: mpii tools)')
+    .option('--prof <prefix>', "write the per-peer traffic as Open MPI .prof files: <prefix>.<rank>.prof")
     .option('--html <file>', 'write every tool\'s results as one self-contained HTML page')
     .option('--force', 'replace the files --html, --csv or --prof would write when they exist')
     .addHelpText('after', `\nExamples:\n${examples('report')}`)
-    .action(async (dir, dir2, o) => { setCode(await reportCommand(dir, o, dir2)); });
+    .action(async (dir, dir2, o, cmd: CommandType) => { setCode(await reportCommand(dir, { ...o, toolOptions: askedToolOptions(cmd, reportFlags) }, dir2)); });
+  for (const f of reportFlags) report.option(f.flag, f.help); // the tools' own (--no-matrix)
   program.command('install').description('install the shim for every user: a library the MPI compiler wrappers link (sysadmin)')
     .option('--prefix <dir>', 'where the library, headers, defaults and the manual page go (default /usr/local)')
     .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
@@ -236,4 +237,18 @@ export async function main(argv: string[]): Promise<number> {
     if (typeof ce.code === 'string' && ce.code.startsWith('commander.')) return ce.exitCode === 0 ? 0 : 2;
     throw e;
   }
+}
+
+/** The tools' options set by their own flags of `mpii report` (manifest `report.flags`), by tool
+ *  name. Commander pairs `--x` with `--no-x` into one value (the last given wins); a flag counts
+ *  when that value came from the command line and is the one the flag gives. */
+function askedToolOptions(cmd: CommandType, flags: (RunFlag & { tool: string })[]): Record<string, Record<string, OptionValue>> {
+  const out: Record<string, Record<string, OptionValue>> = {};
+  for (const f of flags) {
+    const negated = f.flag.startsWith('--no-');
+    const key = f.flag.replace(/^--(no-)?/, '').replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    if (cmd.getOptionValueSource(key) !== 'cli' || cmd.getOptionValue(key) !== !negated) continue;
+    out[f.tool] = { ...out[f.tool], ...f.sets };
+  }
+  return out;
 }

@@ -43,13 +43,15 @@ export function recordedReportOptions(p: Profile): RecordedReportOptions {
   return {};
 }
 
-/** The recorded options without those mpii report was given (`--top`, `--matrix`/`--no-matrix`
- * win over every tool's). */
-export function withoutAsked(recorded: RecordedReportOptions, asked: { top?: number; matrix?: boolean }): RecordedReportOptions {
+/** The recorded options with those mpii report was given: `--top` drops every tool's recorded
+ * `top`; a tool's own flags (`--no-matrix`) set its options over the recorded ones. */
+export function withoutAsked(recorded: RecordedReportOptions,
+  asked: { top?: number; toolOptions?: RecordedReportOptions }): RecordedReportOptions {
   const out: RecordedReportOptions = {};
   for (const [tool, options] of Object.entries(recorded)) {
-    const { top, matrix, ...rest } = options;
-    out[tool] = { ...rest, ...(asked.top === undefined && top !== undefined ? { top } : {}), ...(asked.matrix === undefined && matrix !== undefined ? { matrix } : {}) };
+    const { top, ...rest } = options;
+    out[tool] = { ...rest, ...(asked.top === undefined && top !== undefined ? { top } : {}) };
   }
+  for (const [tool, options] of Object.entries(asked.toolOptions ?? {})) out[tool] = { ...out[tool], ...options };
   return out;
 }

@@ -14,8 +14,6 @@ const TIMELINE_ORDER = 40;
 export interface ReportOptions {
   /** rows of each table (mpii report --top); after mpii run, each tool's own `top` */
   top?: number;
-  /** mpii report --no-matrix */
-  matrix?: boolean;
   color?: boolean;
   /** --sites, --ranks (and --top) */
   filter?: ReportFilter;
@@ -45,7 +43,7 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
       timeline = true;
     }
     if (t.report.text) {
-      lines.push(...t.report.text(p, { top: opts.top, matrix: opts.matrix, color: opts.color, filter: opts.filter, options: opts.toolOptions?.[t.name] }));
+      lines.push(...t.report.text(p, { top: opts.top, color: opts.color, filter: opts.filter, options: opts.toolOptions?.[t.name] }));
     }
   }
   if (!timeline) lines.push(...formatTimeline(p));

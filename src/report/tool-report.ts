@@ -9,12 +9,11 @@ import type { PageData } from './html-kit.js';
 export interface TextContext {
   /** --top of `mpii report` (undefined after `mpii run`: the tool's own options decide) */
   top?: number;
-  /** --no-matrix of `mpii report` */
-  matrix?: boolean;
   color?: boolean;
   /** --sites, --ranks (and --top) */
   filter?: ReportFilter;
-  /** after `mpii run`: the options the run gave the tool (its first instance) */
+  /** the options the run gave the tool (its first instance; recorded in the profile), with
+   *  those its own flags of `mpii report` set */
   options?: Record<string, OptionValue>;
 }
 

@@ -23,6 +23,7 @@ export const BUILTIN_TOOLS_DIR = path.join(ROOT, 'preload', 'tools');
 export const THREAD_NEEDS = ['any', 'init-thread', 'single'] as const;
 
 /** A flag of `mpii run` a tool adds: given, it sets options of every instance of the tool. */
+/** A tool's own flag of `mpii run` or `mpii report`: the options of the tool it sets. */
 export interface RunFlag {
   flag: string;
   sets: Record<string, OptionValue>;
@@ -57,6 +58,8 @@ export interface ToolManifest {
     htmlOrder: number;
     /** MPI_Pcontrol switches its recording (the timeline shows when it was off) */
     pcontrol: boolean;
+    /** flags of `mpii report` that set its options for the report (over those the run recorded) */
+    flags: RunFlag[];
     /** what it adds to the report, in words (`mpii tools`, the docs) */
     adds: string;
   };
@@ -102,6 +105,26 @@ class ManifestLoader {
     if (!v) return [];
     if (!isSeq(v.value)) this.f.fail(v.value, `${what} must be a list`, `write ${what}: [a, b]`, v.pair);
     return v.value.items.map((it) => String(this.f.scalarValue(this.f.deref(it), v.pair, `each of ${what}`, `write ${what}: [a, b]`)));
+  }
+
+  /** The tool's own flags of `mpii run` (`run-flags`) or `mpii report` (`report.flags`): each sets
+   *  options of the tool. */
+  private flags(m: ToolManifest, node: YamlNode | null, pair: Pair, command: 'run' | 'report'): RunFlag[] {
+    const f = this.f;
+    const out: RunFlag[] = [];
+    for (const [flag, v] of this.map(node, pair, command === 'run' ? '`run-flags`' : '`report.flags`')) {
+      if (!/^--[a-z][a-z0-9-]*$/.test(flag)) f.fail(v.pair, `${command} flag '${flag}' of tool '${this.name}' is not --lower-case-words`, 'write it as --name');
+      const spec = this.map(v.value, v.pair, `${command} flag '${flag}'`, ['sets', 'help']);
+      const sets: Record<string, OptionValue> = {};
+      const setsNode = spec.get('sets');
+      for (const [opt, val] of this.map(setsNode?.value ?? null, setsNode?.pair as Pair, `\`sets\` of ${flag}`)) {
+        if (!m.options[opt]) f.fail(val.pair, `${command} flag '${flag}' sets '${opt}', which is not an option of tool '${this.name}'`, `declare it under \`options:\` or fix the name`);
+        sets[opt] = f.scalarValue(val.value, val.pair, `\`${opt}\` of ${flag}`, 'give a single value');
+      }
+      if (!Object.keys(sets).length) f.fail(v.pair, `${command} flag '${flag}' sets nothing`, 'write `sets: { option: value }`');
+      out.push({ flag, sets, help: this.text(spec.get('help'), `\`help\` of ${flag}`) ?? '' });
+    }
+    return out;
   }
 
   load(dir: string): ToolManifest {
@@ -155,21 +178,10 @@ class ManifestLoader {
       for (const [other, why] of this.map(v.value, v.pair, '`stack.before`')) m.before[other] = this.text(why, `\`stack.before.${other}\``) as string;
     }
     const flags = top.get('run-flags');
-    for (const [flag, v] of this.map(flags?.value ?? null, flags?.pair as Pair, '`run-flags`')) {
-      if (!/^--[a-z][a-z0-9-]*$/.test(flag)) f.fail(v.pair, `run flag '${flag}' of tool '${this.name}' is not --lower-case-words`, 'write it as --name');
-      const spec = this.map(v.value, v.pair, `run flag '${flag}'`, ['sets', 'help']);
-      const sets: Record<string, OptionValue> = {};
-      const setsNode = spec.get('sets');
-      for (const [opt, val] of this.map(setsNode?.value ?? null, setsNode?.pair as Pair, `\`sets\` of ${flag}`)) {
-        if (!m.options[opt]) f.fail(val.pair, `run flag '${flag}' sets '${opt}', which is not an option of tool '${this.name}'`, `declare it under \`options:\` or fix the name`);
-        sets[opt] = f.scalarValue(val.value, val.pair, `\`${opt}\` of ${flag}`, 'give a single value');
-      }
-      if (!Object.keys(sets).length) f.fail(v.pair, `run flag '${flag}' sets nothing`, 'write `sets: { option: value }`');
-      m.runFlags.push({ flag, sets, help: this.text(spec.get('help'), `\`help\` of ${flag}`) ?? '' });
-    }
+    m.runFlags = this.flags(m, flags?.value ?? null, flags?.pair as Pair, 'run');
     const report = top.get('report');
     if (report) {
-      const r = this.map(report.value, report.pair, '`report`', ['module', 'json', 'html-order', 'pcontrol', 'adds']);
+      const r = this.map(report.value, report.pair, '`report`', ['module', 'json', 'html-order', 'pcontrol', 'flags', 'adds']);
       const module = this.text(r.get('module'), '`report.module`');
       if (!module) f.fail(report.pair, `\`report\` of tool '${this.name}' has no \`module\``, 'name its report module: `module: report.ts`');
       if (!/\.ts$/.test(module) || module.startsWith('/') || module.split('/').includes('..')) {
@@ -181,6 +193,7 @@ class ManifestLoader {
         json: this.text(r.get('json'), '`report.json`'),
         htmlOrder: this.number(r.get('html-order'), '`report.html-order`') ?? m.order,
         pcontrol: pc ? f.scalarValue(pc.value, pc.pair, '`report.pcontrol`', 'true or false') === true : false,
+        flags: this.flags(m, r.get('flags')?.value ?? null, r.get('flags')?.pair as Pair, 'report'),
         adds: this.text(r.get('adds'), '`report.adds`') ?? '',
       };
     }

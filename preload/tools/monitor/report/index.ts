@@ -10,8 +10,8 @@ import { formatMonitor } from './text.js';
 const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
 
 export const report: ToolReport = {
-  // after mpii run its own `top` and `matrix`; mpii report's --top and --no-matrix
-  text: (p, o) => formatMonitor(p, { top: num(o.options?.top) ?? o.top, matrix: o.options ? o.options.matrix !== false : o.matrix, color: o.color }),
+  // its own `top` and `matrix` (as the run was told, or mpii report's --top, --matrix, --no-matrix)
+  text: (p, o) => formatMonitor(p, { top: num(o.options?.top) ?? o.top, matrix: o.options?.matrix !== false, color: o.color }),
   json: (p) => monitorRuns(p).map((run) => ({
     tool: run.tool,
     size: run.size,
