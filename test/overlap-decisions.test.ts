@@ -1,69 +1,16 @@
-// overlap's adaptive decisions (issue 22), by counted events and a made-up clock, never timings:
-// - adaptive.c alone, driven by test/programs/overlap_adaptive_unit.c: a RandomAccess-like site
-//   (receives touched at once, background 1.2x plain) is given up after three background calls
-//   and stays cheap over 100 000 calls; a halo-like site (2 ms of computation before the touch,
-//   background faster) and SOR's first shift (another call before the touch) stay on; a site
-//   whose background is no faster goes off;
-// - on a real mpirun, both MPIs: the RandomAccess pattern (test/programs/overlap_randomaccess.c)
+// overlap's adaptive decisions (issue 22) by counted events, never timings, on a real mpirun, both
+// MPIs (adaptive.c alone with a made-up clock: overlap-adaptive.unit.test.ts): the RandomAccess pattern (test/programs/overlap_randomaccess.c)
 //   under adaptive gives the plain table, converts only a handful of receives and reports the
 //   site given up; the 2-D halo (bench/halo.c) keeps its receives in the background and does not
 //   wait at the chain end (the interior computation follows it), bit-identical to plain.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { execa, execaSync } from 'execa';
-import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
+import { execa } from 'execa';
+import { FLAVORS, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { overlapRuns, overlapTotals } from '../preload/tools/overlap/report.js';
 
 const LAUNCHER: Record<Flavor, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpiexec.mpich' };
-
-function unit(): (scenario: string, calls: number) => Record<string, number> {
-  const dir = mkdtempSync(join(tmpdir(), 'mpii-adaptive-unit-'));
-  const bin = join(dir, 'unit');
-  const ov = join(ROOT, 'preload', 'tools', 'overlap');
-  execaSync('cc', ['-O1', '-Wall', '-Werror', '-I', ov, '-o', bin, join(ROOT, 'test', 'programs', 'overlap_adaptive_unit.c'), join(ov, 'adaptive.c')]);
-  return (scenario, calls) => {
-    const out = execaSync(bin, [scenario, String(calls)]).stdout.trim();
-    return Object.fromEntries(out.split(' ').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)]));
-  };
-}
-
-describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
-  const run = unit();
-
-  it('a RandomAccess-like site (touched at once, nothing between) is given up after 3 background calls', () => {
-    const r = run('randomaccess', 100_000);
-    assert.equal(r.first_off, 4, 'the 4th call already runs plain');
-    assert.equal(r.on, 0);
-    // every re-check (after 256 calls, then doubling) pays 3 background calls again, no more
-    assert.equal(r.background % 3, 0, JSON.stringify(r));
-    assert.ok(r.background <= 3 * r.decisions, JSON.stringify(r));
-    assert.equal(r.unhidden_giveups, r.decisions, 'every decision was the give-up rule');
-    // without the rule the same site pays whole explorations: 16 background calls each
-    const old = run('randomaccess-unreported', 100_000);
-    assert.equal(old.unhidden_giveups, 0);
-    assert.ok(old.background >= 4 * r.background, `${old.background} vs ${r.background}`);
-  });
-
-  it('a site whose receives hide computation or another call stays in the background', () => {
-    for (const sc of ['halo', 'between']) {
-      const r = run(sc, 100_000);
-      assert.equal(r.on, 1, sc);
-      assert.equal(r.unhidden_giveups, 0, sc);
-      assert.ok(r.background > 99_000, `${sc}: ${JSON.stringify(r)}`);
-    }
-  });
-
-  it('a site where the background hides something but is no faster goes back to plain', () => {
-    const r = run('tie', 100_000);
-    assert.equal(r.on, 0);
-    assert.equal(r.unhidden_giveups, 0, 'decided by the periods, not the give-up rule');
-    assert.ok(r.background < 200, JSON.stringify(r));
-  });
-});
 
 async function plain(f: Flavor, prog: string, args: string[]): Promise<string> {
   const r = await execa(LAUNCHER[f], [...launcherArgs(f, 2), prog, ...args], { env: TEST_ENV, reject: false, timeout: 120_000 });

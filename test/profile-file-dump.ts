@@ -1,6 +1,6 @@
 // What a profile file says, as plain JSON: every rank's header fields, tools, counter sections
 // (non-zero entries), texts and timeline, and the numbers each tool's report takes from them.
-// test/profile-file-versions.test.ts compares it with test/fixtures/profile-file/*/expected.json,
+// test/profile-file-versions.unit.test.ts compares it with test/fixtures/profile-file/*/expected.json,
 // which the reader before the generated contract (commit 481544f) produced: a reader that reads an
 // older file differently fails there. Call-site locations (addr2line of the fixture's program,
 // absent elsewhere) are left out; the addresses themselves are in the dump.

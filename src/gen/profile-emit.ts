@@ -1,7 +1,7 @@
 // The files made from the profile file's contract (src/gen/profile-spec.ts): the writer's C
 // header (structs with compile-time checks of every offset, enums, the blocks' field indices
 // and label strings) and the reader's TypeScript layout. `npm run gen` writes them; the test
-// test/profile-format.test.ts checks that the committed ones are what this makes.
+// test/profile-format.unit.test.ts checks that the committed ones are what this makes.
 import { join } from 'node:path';
 import { loadProfileSpec, type Block, type FieldGroup, type ProfileSpec, type Struct, type ToolBlocks } from './profile-spec.js';
 

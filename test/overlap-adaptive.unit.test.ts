@@ -1,0 +1,59 @@
+// overlap's adaptive decisions (issue 22) with a made-up clock, never timings: adaptive.c alone,
+// driven by test/programs/overlap_adaptive_unit.c (compiled with cc, no MPI): a RandomAccess-like
+// site (receives touched at once, background 1.2x plain) is given up after three background calls
+// and stays cheap over 100 000 calls; a halo-like site (2 ms of computation before the touch,
+// background faster) and SOR's first shift (another call before the touch) stay on; a site whose
+// background is no faster goes off. The same decisions on real jobs: overlap-decisions.test.ts.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execaSync } from 'execa';
+import { ROOT } from './helpers.js';
+
+function unit(): (scenario: string, calls: number) => Record<string, number> {
+  const dir = mkdtempSync(join(tmpdir(), 'mpii-adaptive-unit-'));
+  const bin = join(dir, 'unit');
+  const ov = join(ROOT, 'preload', 'tools', 'overlap');
+  execaSync('cc', ['-O1', '-Wall', '-Werror', '-I', ov, '-o', bin, join(ROOT, 'test', 'programs', 'overlap_adaptive_unit.c'), join(ov, 'adaptive.c')]);
+  return (scenario, calls) => {
+    const out = execaSync(bin, [scenario, String(calls)]).stdout.trim();
+    return Object.fromEntries(out.split(' ').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)]));
+  };
+}
+
+describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
+  const run = unit();
+
+  it('a RandomAccess-like site (touched at once, nothing between) is given up after 3 background calls', () => {
+    const r = run('randomaccess', 100_000);
+    assert.equal(r.first_off, 4, 'the 4th call already runs plain');
+    assert.equal(r.on, 0);
+    // every re-check (after 256 calls, then doubling) pays 3 background calls again, no more
+    assert.equal(r.background % 3, 0, JSON.stringify(r));
+    assert.ok(r.background <= 3 * r.decisions, JSON.stringify(r));
+    assert.equal(r.unhidden_giveups, r.decisions, 'every decision was the give-up rule');
+    // without the rule the same site pays whole explorations: 16 background calls each
+    const old = run('randomaccess-unreported', 100_000);
+    assert.equal(old.unhidden_giveups, 0);
+    assert.ok(old.background >= 4 * r.background, `${old.background} vs ${r.background}`);
+  });
+
+  it('a site whose receives hide computation or another call stays in the background', () => {
+    for (const sc of ['halo', 'between']) {
+      const r = run(sc, 100_000);
+      assert.equal(r.on, 1, sc);
+      assert.equal(r.unhidden_giveups, 0, sc);
+      assert.ok(r.background > 99_000, `${sc}: ${JSON.stringify(r)}`);
+    }
+  });
+
+  it('a site where the background hides something but is no faster goes back to plain', () => {
+    const r = run('tie', 100_000);
+    assert.equal(r.on, 0);
+    assert.equal(r.unhidden_giveups, 0, 'decided by the periods, not the give-up rule');
+    assert.ok(r.background < 200, JSON.stringify(r));
+  });
+});
+
