@@ -26,8 +26,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { MPII, ROOT, env, flavorHeader, installedFlavors, log, lpad, median, pad, run, shuffle } from './common.mjs';
-import { readProfile } from '../dist/src/profile/read.js';
-import { overlapRuns, overlapTotals } from '../dist/src/report/overlap.js';
+import { readProfile } from '../dist/src/profile-file/read.js';
+import { overlapRuns, overlapTotals } from '../dist/preload/tools/overlap/report.js';
 
 const HOSTS = join(ROOT, 'scripts', 'netns-hosts.sh');
 const NAME = `mpiiov${process.pid % 10000}`;
