@@ -100,9 +100,11 @@ export function firstCodeLine(src: string): number {
 /** Top-level statements of C text without comments and preprocessor lines: declarations end
  *  with `;`, definitions of functions with their body (given as `{}`). */
 function topLevel(src: string): { text: string; body: boolean }[] {
-  const code = stripComments(src).split('\n').filter((l, i, all) => {
-    const t = l.trim();
-    return !(t.startsWith('#') || (i > 0 && all[i - 1].trim().startsWith('#') && all[i - 1].trimEnd().endsWith('\\')));
+  let continued = false; // inside a directive continued with a backslash (a macro's body)
+  const code = stripComments(src).split('\n').filter((l) => {
+    const directive = continued || l.trim().startsWith('#');
+    continued = directive && l.trimEnd().endsWith('\\');
+    return !directive;
   }).join('\n');
   const out: { text: string; body: boolean }[] = [];
   let cur = '';

@@ -3,7 +3,7 @@
 #ifndef MPII_EXTENT_H
 #define MPII_EXTENT_H
 #include <stdint.h>
-#include "mpii_core.h"
+#include "mpii_gen.h"
 
 typedef struct {
     MPI_Datatype type;
