@@ -37,6 +37,15 @@ static inline void (*mpii_next(int tool_id, int id, int *next_id))(void)
         ((QTYPE *) mpii_fn_)(context, mpii_nid_, __VA_ARGS__);            \
     })
 
+/* The same for wrappers written with MPII_FOREACH_FUNC, whose NEXTARGS name `context` and
+ * `next_id`: ((QTYPE *) next) NEXTARGS. */
+#define MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS)                  \
+    ({                                                                    \
+        int next_id;                                                      \
+        void (*mpii_fn_)(void) = mpii_next((tool_id), (ID), &next_id);    \
+        ((QTYPE *) mpii_fn_) NEXTARGS;                                    \
+    })
+
 /* Per-instance tool storage, indexed by tool id (0 = the MPI library). */
 extern void **mpii_storage __attribute__((visibility("hidden")));
 
