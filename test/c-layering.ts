@@ -35,8 +35,10 @@ export const SHIM_OPTIONS: Options = {
   // The public API for tools (what an external tool gets), and the generated MPI layer (mpi.h's
   // types, function ids and the table of the library's functions, from the wrappers' generator)
   facades: ['preload/include/mpii_tool.h', 'gen/mpii_gen.h', 'gen/mpii_objects.h', 'gen/qmpi.h'],
-  // each tool's typed options (mpii_options_<tool>.h) are defined by the generated registration
-  sameModule: [[/^gen\/mpii_options_\w+\.h$/, 'gen/mpii_tools']],
+  // the generated registration (mpii_tools.c) defines the table builtin_tools.h declares and each
+  // tool's typed options (mpii_options_<tool>.h): one module. It names the tools' init functions
+  // itself, so the core reaches the tools only through this table, at link time.
+  sameModule: [[/^(gen\/mpii_options_\w+|preload\/core\/builtin_tools)\.h$/, 'gen/mpii_tools']],
   // the Python call-site helper is a library of its own, built for one interpreter
   separate: /^preload\/python\//,
   coreDir: 'preload/core',
@@ -113,7 +115,7 @@ function topLevel(src: string): { text: string; body: boolean }[] {
     if (c === '{') {
       // a function body when the statement so far ends with `)` (maybe `__attribute__((…))`) and
       // has no `=` (an initializer's braces belong to the statement)
-      const head = cur.replace(/__attribute__\s*\(\(.*?\)\)/gs, '').trim();
+      const head = stripAttributes(cur).trim();
       let depth = 1, j = i + 1;
       for (; j < code.length && depth; j++) depth += code[j] === '{' ? 1 : code[j] === '}' ? -1 : 0;
       if (head.endsWith(')') && !head.includes('=')) {
@@ -135,7 +137,7 @@ function topLevel(src: string): { text: string; body: boolean }[] {
 
 /** The names a top-level statement declares or defines (functions, variables); none for types. */
 function namesOf(stmt: string): string[] {
-  const s = stmt.replace(/__attribute__\s*\(\(.*?\)\)/gs, '').replace(/\s+/g, ' ').trim();
+  const s = stripAttributes(stmt).replace(/\s+/g, ' ').trim();
   if (/^(typedef|static)\b/.test(s) || /^(struct|union|enum)\b[^(=]*(\{\}|$)/.test(s) || s === '') return [];
   if (/^extern\s*""/.test(s)) return []; // extern "C" (the literal was blanked)
   const fp = /\(\s*\*\s*(?:const\s+)?(\w+)\s*\)/.exec(s); // a pointer to a function
@@ -145,6 +147,21 @@ function namesOf(stmt: string): string[] {
   // variables: `T a, b[N] = {...}`: each declarator's name
   const parts = s.replace(/=[^,]*/g, '').split(',');
   return parts.map((p) => /(\w+)\s*(\[[^\]]*\]\s*)*$/.exec(p.trim())?.[1]).filter((n): n is string => !!n);
+}
+
+/** Without `__attribute__((…))` (balanced parentheses). */
+function stripAttributes(s: string): string {
+  let out = s;
+  for (let i = out.indexOf('__attribute__'); i >= 0; i = out.indexOf('__attribute__')) {
+    let j = out.indexOf('(', i);
+    if (j < 0) break;
+    for (let depth = 0; j < out.length; j++) {
+      depth += out[j] === '(' ? 1 : out[j] === ')' ? -1 : 0;
+      if (depth === 0) break;
+    }
+    out = `${out.slice(0, i)} ${out.slice(j + 1)}`;
+  }
+  return out;
 }
 
 // not names of functions or variables: keywords (a macro's body seen at the top level) and macros
