@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mpii_core.h"
 #include "builtin_tools.h"
+#include "dispatch.h"
+#include "log.h"
+#include "profile_file.h"
 
 mpii_slot_t mpii_first[MPII_NFUNCS];
 void **mpii_storage;

@@ -14,7 +14,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <string.h>
-#include "mpii_core.h"
+#include "dlsym.h"
+#include "mpii_gen.h"
 
 #if defined(__x86_64__)
 

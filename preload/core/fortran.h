@@ -3,7 +3,8 @@
 #ifndef MPII_FORTRAN_H
 #define MPII_FORTRAN_H
 #include <stdlib.h>
-#include "mpii_core.h"
+#include "mpii_gen.h"
+#include "log.h"
 
 /* Addresses the Fortran side passes for MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE.
  * [0]: mpif.h / `use mpi` (and Open MPI's mpi_f08, which shares them); [1]: MPICH's mpi_f08. */

@@ -12,7 +12,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 #include "guard.h"
-#include "mpii_core.h"
+#include "log.h"
+#include "util.h"
 
 volatile size_t mpii_guarded_pages;
 __thread void *mpii_fault_context;
@@ -24,6 +25,9 @@ static const mpii_guard_client_t *clients[MAX_CLIENTS];
 static uint16_t *counts(mpii_block_t *b)
 {
     if (!b->guard) {
+        /* the heap drops this block's guards when it is freed (once, before any block has them:
+         * a store of the same pointer after that) */
+        mpii_heap_on_forget(mpii_guard_forget);
         void *p = mmap(NULL, b->pages * 2 * sizeof(uint16_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) return NULL;
         b->guard = p;

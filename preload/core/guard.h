@@ -34,7 +34,8 @@ unsigned mpii_guard_count(const mpii_block_t *b, uintptr_t addr);
 /* Make [lo, hi) read/write for a moment (a tool packing or unpacking), then restore. */
 void mpii_guard_open(mpii_block_t *b, uintptr_t lo, uintptr_t hi);
 void mpii_guard_close(mpii_block_t *b, uintptr_t lo, uintptr_t hi);
-/* The block goes back to the allocator: open its pages, drop its counts (heap.c calls it). */
+/* The block goes back to the allocator: open its pages, drop its counts (the heap calls it
+ * through mpii_heap_on_forget, set with a block's first guard). */
 void mpii_guard_forget(mpii_block_t *b);
 
 enum { MPII_FAULT_NOT_MINE = 0, MPII_FAULT_RELEASED = 1, MPII_FAULT_STEP = 2 };

@@ -17,7 +17,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "heap.h"
-#include "guard.h"
 
 #define MPII_HEAP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -207,6 +206,12 @@ static mpii_block_t *take(void *p)
 }
 
 static void (*release_hooks[4])(mpii_block_t *);
+static void (*forget_hook)(mpii_block_t *);
+
+void mpii_heap_on_forget(void (*fn)(mpii_block_t *block))
+{
+    forget_hook = fn;
+}
 
 void mpii_heap_on_release(void (*fn)(mpii_block_t *block))
 {
@@ -221,7 +226,7 @@ void mpii_heap_on_release(void (*fn)(mpii_block_t *block))
 static void release(mpii_block_t *b)
 {
     for (int i = 0; i < 4 && release_hooks[i]; i++) release_hooks[i](b);
-    mpii_guard_forget(b);
+    if (forget_hook) forget_hook(b); /* set before any block has a guard (guard.c) */
     take((void *) b->start);
     if (b->size < mpii_page_size) __atomic_sub_fetch(&small_blocks, 1, __ATOMIC_RELAXED);
     void *raw = b->raw;

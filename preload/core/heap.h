@@ -34,4 +34,7 @@ mpii_block_t *mpii_heap_find(const void *addr);
 extern volatile size_t mpii_heap_blocks;
 /* Called before a block is freed or moved by realloc, so a tool can finish what uses it. */
 void mpii_heap_on_release(void (*fn)(mpii_block_t *block));
+/* Called last, after those: guard.c's, to drop the block's page protection (a hook rather than a
+ * call so that the heap, below the guards, does not depend on them). */
+void mpii_heap_on_forget(void (*fn)(mpii_block_t *block));
 #endif

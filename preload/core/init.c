@@ -8,13 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "mpii_core.h"
+#include "mpii_gen.h"
 #include "mpii_objects.h"
-#include "mpit.h"
+#include "dispatch.h"
+#include "init.h"
+#include "log.h"
+#include "mpit_sample.h"
+#include "profile_file.h"
+#include "site.h"
 
-int mpii_active;
-int mpii_debug_rank = -1;
-int mpii_rank = -1, mpii_size = -1;
 static int ignore_flag;
 static int stack_built;
 
@@ -37,54 +39,6 @@ static int launcher_rank(void)
     }
     return -1;
 }
-
-static int debug_here(void)
-{
-    return mpii_debug_rank == -2 || (mpii_debug_rank >= 0 && mpii_debug_rank == mpii_rank);
-}
-
-static void vprint(const char *fmt, va_list ap)
-{
-    char line[1024];
-    int n = snprintf(line, sizeof line, "MPII %d: ", mpii_rank);
-    vsnprintf(line + n, sizeof line - (size_t) n, fmt, ap);
-    size_t len = strlen(line);
-    if (len < sizeof line - 1) line[len++] = '\n';
-    /* one write per line so ranks do not interleave mid-line */
-    ssize_t w = write(2, line, len);
-    (void) w;
-}
-
-void mpii_log(const char *fmt, ...)
-{
-    if (!debug_here()) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vprint(fmt, ap);
-    va_end(ap);
-}
-
-void mpii_debug(const char *fmt, ...) __attribute__((alias("mpii_log")));
-
-void mpii_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vprint(fmt, ap);
-    va_end(ap);
-}
-
-int mpii_world_rank(void) { return mpii_rank; }
-
-void mpii_missing(const char *name)
-{
-    mpii_error("%s is not provided by the MPI library below the shim (is the program an MPI program, "
-               "and was the shim built for the same MPI?)", name);
-    abort();
-}
-
-uint64_t (*mpii_python_site)(uint64_t return_address);
-__thread int mpii_init_thread;
 
 /* A Python rank: load the call-site helper mpii run built for this interpreter (MPII_PYSITE). Only
  * where the interpreter's API is in the process: a C rank of the same job ignores the variable. */
@@ -156,7 +110,7 @@ static const char *spawned_job_dir(void)
 /* The original design's banner, on every rank that has debug output on. */
 static void banner(const char *what)
 {
-    if (!debug_here()) return;
+    if (!mpii_debug_here()) return;
     char line[128];
     int n = snprintf(line, sizeof line, "MPII Init (debug %d, ignore %d) rank %d%s\n", mpii_debug_rank,
                      ignore_flag, mpii_rank, what);

@@ -17,8 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mpii_core.h"
-#include "mpii_tool.h"
+#include "log.h"
 #include "mpit.h"
 
 /* ---- the library ---- */

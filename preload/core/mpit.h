@@ -2,8 +2,8 @@
  * links libmpi) for the provider (mpit.c) and the sampler of library variables (mpit_sample.c). */
 #ifndef MPII_MPIT_H
 #define MPII_MPIT_H
-#include "mpii_core.h"
-#include "mpii_tool.h" /* mpii_pvar_sample */
+#include "mpii_gen.h"
+#include "mpii_tool.h" /* mpii_pvar_t, mpii_pvar_register, mpii_pvar_counters */
 
 typedef struct {
     int (*init_thread)(int required, int *provided);
@@ -57,7 +57,4 @@ int mpii_mpit_lib_pvar(const char *name, MPI_Datatype *type, int *bind, int *con
  * variables accept both. 0, or -1 when it names no communicator. */
 int mpii_mpit_comm(void *obj_handle, MPI_Comm *comm);
 
-/* mpit_sample.c: the library variables of `mpii run --pvar` (MPII_PVARS) */
-void mpii_pvar_sampling_start(void);
-void mpii_pvar_sampling_end(void);
 #endif

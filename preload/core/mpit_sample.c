@@ -9,9 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mpii_core.h"
-#include "mpii_tool.h"
+#include "log.h"
 #include "mpit.h"
+#include "mpit_sample.h"
+#include "profile_file.h"
 
 enum { K_INT, K_UNSIGNED, K_LONG, K_ULONG, K_LLONG, K_ULLONG, K_COUNT, K_DOUBLE, K_NONE };
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "mpii_core.h"
-#include "mpii_tool.h"
+#include "log.h"
+#include "mpii_tool.h" /* mpii_tool_option */
 #include "options.h"
 
 /* The value of `key` in this instance's MPII_OPT_<id>: a pointer into the environment and its

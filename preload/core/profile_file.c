@@ -21,10 +21,13 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "mpii_core.h"
-#include "mpii_tool.h"
+#include "mpii_gen.h"
 #include "mpii_objects.h"
+#include "mpii_tool.h" /* MPII_EVENT_*, MPII_EVENTS_KEPT */
+#include "log.h"
 #include "mpii_profile_format.h"
+#include "profile_file.h"
+#include "util.h"
 
 #define IMAGE_CAPACITY ((uint64_t) 64 << 20) /* sparse: only touched pages cost memory/disk */
 

@@ -13,12 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mpii_core.h"
+#include "mpii_gen.h"
+#include "dlsym.h"
+#include "log.h"
 
 /* The C library's dlsym: the shim's own (dlsym.c) hands out its wrappers for MPI_ names asked
  * through a library handle, and here the library's own functions are wanted. */
 #if defined(__x86_64__)
-extern void *(*mpii_real_dlsym)(void *, const char *);
 #define library_dlsym(h, n) (mpii_real_dlsym ? mpii_real_dlsym(h, n) : dlsym(h, n))
 #else
 #define library_dlsym dlsym

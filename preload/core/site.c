@@ -12,9 +12,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "mpii_core.h"
-
-void mpii_profile_attach_dir(const char *dir);
+#include "mpii_gen.h"
+#include "mpii_objects.h"
+#include "log.h"
+#include "profile_file.h"
+#include "site.h"
+#include "site_path.h"
 
 /* every copy of the shim exports this; the first one in the search order runs the tools. The
  * comparison uses the local name: a reference to the exported one would bind to the first copy. */
@@ -41,7 +44,6 @@ void mpii_site_defaults(void)
     if (getenv("MPII_OUT")) return; /* launched by mpii run (or told where to write) */
     int user_tools = getenv("TOOLS") != NULL; /* TOOLS=… mpirun ./app: that stack, without the defaults' options */
     char path[PATH_MAX];
-    extern const char mpii_site_defaults_path[]; /* site_path.c */
     const char *file = getenv("MPII_DEFAULTS");
     if (!file && mpii_site_defaults_path[0]) file = mpii_site_defaults_path;
     if (!file) {

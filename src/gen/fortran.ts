@@ -140,8 +140,6 @@ export function emitFortran(inp: FortranInput): string {
     '',
     '/* ---- Fortran entry points (src/gen/fortran.ts): converted, then the same stack as MPI_X ---- */',
     '#ifndef MPII_STATIC /* the compile-time (mpii.h) mode is for C programs */',
-    '#include <string.h>',
-    '#include "fortran.h"',
     '',
   ];
   for (const name of inp.list) {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "memcheck.h"
 #include "mpii_tool.h"
+#include "profile_file.h" /* mpii_profile_mark_aborted */
 
 
 static uint64_t *table;      /* MC_MAX_FINDINGS × MC_FIELDS, in the profile */

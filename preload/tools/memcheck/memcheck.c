@@ -263,12 +263,7 @@ static void poison_status(MPI_Status *st)
 
 /* ---- the generic wrapper ---- */
 
-#define CALL_NEXT(ID, QTYPE, NEXTARGS)                                                              \
-    ({                                                                                              \
-        int next_id;                                                                                \
-        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                                      \
-        ((QTYPE *) next) NEXTARGS;                                                                  \
-    })
+#define CALL_NEXT(ID, QTYPE, NEXTARGS) MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS)
 
 static void *call_site(QMPI_Context context)
 {
@@ -345,12 +340,7 @@ MPII_FOREACH_FUNC(MC_WRAPPER)
 
 /* ---- calls whose results matter: completions, starts, receives, synchronisation ---- */
 
-#define NEXT(ID, QTYPE, ...)                                                                        \
-    ({                                                                                              \
-        int next_id_;                                                                               \
-        void (*next_)(void) = mpii_next(tool_id, ID, &next_id_);                                    \
-        ((QTYPE *) next_)(context, next_id_, __VA_ARGS__);                                          \
-    })
+#define NEXT(ID, QTYPE, ...) MPII_CALL_NEXT(tool_id, ID, QTYPE, __VA_ARGS__)
 
 static void lift(void)
 {

@@ -39,9 +39,9 @@ COLL_INLINE sizes_t sizes_of(int kind, const mpii_args_t *a)
     int in_place = a->send_buffer == MPI_IN_PLACE;
     int send = kind == MPII_KIND_COLL_O2A || (kind != MPII_KIND_COLL_A2O && !in_place);
     int recv = kind == MPII_KIND_COLL_A2O || (kind != MPII_KIND_COLL_O2A && in_place);
-    return (sizes_t){ send && a->send_datatype ? mon_type_size(a->send_datatype) : 0,
-                      recv && a->recv_datatype ? mon_type_size(a->recv_datatype) : 0,
-                      a->datatype ? mon_type_size(a->datatype) : 0 };
+    return (sizes_t){ send && a->send_datatype ? mpii_type_size(a->send_datatype) : 0,
+                      recv && a->recv_datatype ? mpii_type_size(a->recv_datatype) : 0,
+                      a->datatype ? mpii_type_size(a->datatype) : 0 };
 }
 
 /* The peers of a collective: the remote group of an inter-communicator, else the local one. */

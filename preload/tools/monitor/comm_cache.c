@@ -8,6 +8,7 @@
 #include <string.h>
 #include "mpii_core.h"
 #include "mpii_tool.h"
+#include "profile_file.h" /* mpii_json_string */
 #include "handle_map.h"
 #include "monitor.h"
 

@@ -33,17 +33,6 @@ static inline int hist_bin(uint64_t bytes)
     return bytes ? 64 - __builtin_clzll(bytes) : 0; /* 1 + floor(log2(bytes)), exact */
 }
 
-mon_type_slot_t mon_type_cache[MON_TYPE_SLOTS];
-
-uint64_t mon_type_size_slow(MPI_Datatype type, mon_type_slot_t *slot)
-{
-    if (type == MPI_DATATYPE_NULL) return 0; /* legal with zero counts; MPI would call it an error */
-    MPI_Count size = 0;
-    MPII_PMPI(MPI_Type_size_x, MPI_TYPE_SIZE_X_T)(type, &size);
-    *slot = (mon_type_slot_t){ MON_KEY(type), size > 0 ? (uint64_t) size : 0 };
-    return slot->size;
-}
-
 static inline uint64_t times(MPI_Count count, uint64_t size)
 {
     return count > 0 ? (uint64_t) count * size : 0;
@@ -51,7 +40,7 @@ static inline uint64_t times(MPI_Count count, uint64_t size)
 
 static inline uint64_t bytes_of(MPI_Count count, MPI_Datatype type)
 {
-    return count > 0 ? (uint64_t) count * mon_type_size(type) : 0;
+    return count > 0 ? (uint64_t) count * mpii_type_size(type) : 0;
 }
 
 /* Everything a wrapper runs is inlined into it, so the compiler keeps the few fields of
@@ -164,7 +153,7 @@ MON_INLINE void before(mpii_kind_t kind, int id, const mpii_args_t *a)
     case MPII_KIND_COMM_FREE: if (a->comm_ref) mon_comm_freeing(*a->comm_ref); break;
     default:
         /* a freed handle may come back as another type: forget every cached size */
-        if (id == MPI_TYPE_FREE_T) memset(mon_type_cache, 0, sizeof mon_type_cache);
+        if (id == MPI_TYPE_FREE_T) mpii_types_forget_all();
         break;
     }
 }
@@ -277,9 +266,7 @@ static void stop_recording(void)
             before(KIND, ID, &a);                                                          \
             if (threaded) pthread_mutex_unlock(&lock);                                     \
         }                                                                                  \
-        int next_id;                                                                       \
-        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                             \
-        RET rc = ((QTYPE *) next) NEXTARGS;                                                \
+        RET rc = MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);                        \
         if (KIND == MPII_KIND_INIT && rc == MPI_SUCCESS) start_recording();                \
         else if (recording && (KIND == MPII_KIND_SEND_INIT || KIND == MPII_KIND_COMM_CREATE || \
                                KIND == MPII_KIND_COMM_FREE || KIND == MPII_KIND_WIN_FREE ||  \

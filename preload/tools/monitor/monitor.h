@@ -7,6 +7,7 @@
 #define MPII_MONITOR_H
 #include <stdint.h>
 #include "mpii_gen.h" /* mpi.h, mpii_args_t */
+#include "extent.h" /* mpii_type_size: the core's datatype cache */
 
 #include "monitor_blocks.h" /* MON_* fields and labels: generated from blocks.yaml */
 
@@ -23,24 +24,6 @@ typedef struct {
 } mon_group_t;
 
 /* monitor.c */
-/* Datatype sizes, cached by handle: asking MPI costs a call per message. Emptied whenever a
- * type is freed (its handle may then name another type). */
-#define MON_TYPE_SLOTS 64
-typedef struct {
-    uintptr_t key;
-    uint64_t size;
-} mon_type_slot_t;
-extern mon_type_slot_t mon_type_cache[MON_TYPE_SLOTS] __attribute__((visibility("hidden")));
-uint64_t mon_type_size_slow(MPI_Datatype type, mon_type_slot_t *slot);
-
-static inline uint64_t mon_type_size(MPI_Datatype type)
-{
-    uintptr_t key = (uintptr_t) type;
-    mon_type_slot_t *slot = &mon_type_cache[(key ^ (key >> 6) ^ (key >> 12)) & (MON_TYPE_SLOTS - 1)];
-    if (__builtin_expect(slot->key == key && key != 0, 1)) return slot->size;
-    return mon_type_size_slow(type, slot);
-}
-
 /* comm_cache.c */
 int mon_cache_init(int tool_id);                  /* after MPI_Init; 0 or -1 */
 mon_group_t *mon_comm(MPI_Comm comm);            /* created on first use; NULL if not usable */

@@ -23,6 +23,7 @@
 #include <string.h>
 #include "mpii_core.h"
 #include "mpii_tool.h"
+#include "profile_file.h" /* mpii_json_string */
 #include "mpii_options_monitor.h" /* generated from tool.yaml */
 #include "monitor.h"
 

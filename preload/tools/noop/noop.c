@@ -6,9 +6,7 @@
 #define NOOP_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                 \
     static RET noop_##NAME QPARAMS                                                  \
     {                                                                               \
-        int next_id;                                                                \
-        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                      \
-        return ((QTYPE *) next) NEXTARGS;                                           \
+        return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);                   \
     }
 MPII_FOREACH_FUNC(NOOP_WRAPPER)
 

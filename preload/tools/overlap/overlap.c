@@ -75,12 +75,7 @@ static void *call_site(QMPI_Context context)
 
 /* ---- the converted functions ---- */
 
-#define NEXT(ID, QTYPE, ...)                                   \
-    ({                                                         \
-        int next_id_;                                          \
-        void (*next_)(void) = mpii_next(tool_id, ID, &next_id_); \
-        ((QTYPE *) next_)(context, next_id_, __VA_ARGS__);     \
-    })
+#define NEXT(ID, QTYPE, ...) MPII_CALL_NEXT(tool_id, ID, QTYPE, __VA_ARGS__)
 
 static void release_buffer(const void *buf, MPI_Count count, MPI_Datatype type)
 {
@@ -361,9 +356,7 @@ static void before_call(int id, const mpii_args_t *a)
             before_call(ID, &a);                                                        \
         }                                                                               \
         if (ID == MPI_FINALIZE_T) stop();                                               \
-        int next_id;                                                                    \
-        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                          \
-        return ((QTYPE *) next) NEXTARGS;                                               \
+        return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);                       \
     }
 MPII_FOREACH_FUNC(OV_WRAPPER)
 

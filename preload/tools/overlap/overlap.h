@@ -13,6 +13,7 @@
 #include "adaptive.h"
 
 extern uint64_t *ov_stats;
+extern int ov_tool;           /* this instance's tool id (overlap runs once per process) */
 extern int ov_mode;
 extern int ov_threshold;       /* chain confidence */
 extern uint64_t ov_max_bytes;  /* larger messages pass through */

@@ -52,7 +52,6 @@ static int guarded_recvs;
 
 /* ---- the library below us, through QMPI (tools under overlap see the background calls) ---- */
 
-extern int ov_tool;
 #define OV_NEXT(ID, QTYPE, ...)                                                  \
     ({                                                                           \
         int nid_;                                                                \

@@ -3,11 +3,12 @@
  * buffers (the posted size: an upper bound when a message is shorter). For collectives that is
  * every block of the buffer, this process's own included (Alltoall sends count × size × n);
  * MPI_IN_PLACE drops the send side; the root's side of a rooted collective is counted at the
- * root only. All MPI calls here go to PMPI: they are the tool's, not the program's. Included by
- * profile.c only (after pf_type_size). */
+ * root only. All MPI calls here go to PMPI: they are the tool's, not the program's. Static inline:
+ * inlined into profile.c's wrappers. */
 #ifndef MPII_PROFILE_BYTES_H
 #define MPII_PROFILE_BYTES_H
 #include "mpii_core.h"
+#include "extent.h" /* mpii_type_size: the core's datatype cache */
 
 #define PB(name, id) MPII_PMPI(name, id)
 
@@ -38,7 +39,7 @@ static uint64_t pf_sum(const int *c, const MPI_Count *cc, int n, uint64_t size)
 static uint64_t pf_sum_w(const int *c, const MPI_Count *cc, const MPI_Datatype *types, int n)
 {
     uint64_t t = 0;
-    for (int i = 0; i < n; i++) t += pf_times(pf_at(c, cc, i), types ? pf_type_size(types[i]) : 0);
+    for (int i = 0; i < n; i++) t += pf_times(pf_at(c, cc, i), types ? mpii_type_size(types[i]) : 0);
     return t;
 }
 
@@ -86,9 +87,9 @@ static __attribute__((noinline)) pf_bytes_t pf_collective(int kind, int alltoall
     if (kind == MPII_KIND_COLL_BARRIER) return b;
     pf_group_t g = pf_group(a->comm);
     int in_place = a->send_buffer == MPI_IN_PLACE;
-    uint64_t ss = a->send_datatype && !in_place ? pf_type_size(a->send_datatype) : 0;
-    uint64_t rs = a->recv_datatype ? pf_type_size(a->recv_datatype) : 0;
-    uint64_t ds = a->datatype ? pf_type_size(a->datatype) : 0;
+    uint64_t ss = a->send_datatype && !in_place ? mpii_type_size(a->send_datatype) : 0;
+    uint64_t rs = a->recv_datatype ? mpii_type_size(a->recv_datatype) : 0;
+    uint64_t ds = a->datatype ? mpii_type_size(a->datatype) : 0;
     int root = g.inter ? a->root == MPI_ROOT : a->root == g.me;
     int leaf = !g.inter || (a->root != MPI_ROOT && a->root != MPI_PROC_NULL); /* not the root's group */
     int v_send = pf_has_counts(a->send_counts, a->send_counts_c), v_recv = pf_has_counts(a->recv_counts, a->recv_counts_c);

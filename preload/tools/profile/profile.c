@@ -28,6 +28,7 @@
 #include "../monitor/handle_map.h" /* persistent requests, as the monitor keeps them */
 #include "profile.h"
 #include "process_barrier.h"
+#include "bytes.h" /* the bytes a call moves */
 
 #define PF_INLINE static inline __attribute__((always_inline))
 #define PF_MAX_MODULES 64
@@ -107,38 +108,11 @@ static int tsc_trusted(void)
 #endif
 }
 
-/* ---- datatype sizes, cached per handle (emptied when the program frees a type) ---- */
-
-#define PF_TYPE_SLOTS 64
-static struct {
-    uintptr_t key;
-    uint64_t size;
-} pf_types[PF_TYPE_SLOTS];
-
-static __attribute__((noinline)) uint64_t pf_type_size_slow(MPI_Datatype type, size_t slot)
-{
-    if (type == MPI_DATATYPE_NULL) return 0;
-    MPI_Count size = 0;
-    MPII_PMPI(MPI_Type_size_x, MPI_TYPE_SIZE_X_T)(type, &size);
-    pf_types[slot].key = (uintptr_t) type;
-    pf_types[slot].size = size > 0 ? (uint64_t) size : 0;
-    return pf_types[slot].size;
-}
-
-static inline uint64_t pf_type_size(MPI_Datatype type)
-{
-    uintptr_t key = (uintptr_t) type;
-    size_t slot = (key ^ (key >> 6) ^ (key >> 12)) & (PF_TYPE_SLOTS - 1);
-    if (MPII_LIKELY(pf_types[slot].key == key && key != 0)) return pf_types[slot].size;
-    return pf_type_size_slow(type, slot);
-}
-
-#include "bytes.h" /* collectives; uses pf_type_size */
 
 /* A freed type's handle may come back as another type: forget every size known by handle. */
 static __attribute__((noinline)) void pf_forget_types(pf_state_t *s)
 {
-    memset(pf_types, 0, sizeof pf_types);
+    mpii_types_forget_all(); /* the core's cache (extent.h): the freed handle may come back */
     for (int i = 0; i < MPII_NFUNCS; i++) s->latest[i].sig_type = 0;
 }
 
@@ -331,17 +305,17 @@ PF_INLINE pf_bytes_t pf_bytes(pf_state_t *s, int kind, int id, const mpii_args_t
     pf_bytes_t b = { 0, 0 };
     switch (kind) {
     case MPII_KIND_SEND:
-        if (a->peer != MPI_PROC_NULL) b.sent = pf_times(a->count, pf_type_size(a->datatype));
+        if (a->peer != MPI_PROC_NULL) b.sent = pf_times(a->count, mpii_type_size(a->datatype));
         break;
     case MPII_KIND_RECV:
-        if (a->peer != MPI_PROC_NULL) b.recv = pf_times(a->count, pf_type_size(a->datatype));
+        if (a->peer != MPI_PROC_NULL) b.recv = pf_times(a->count, mpii_type_size(a->datatype));
         break;
     case MPII_KIND_SENDRECV:
         if (a->send_datatype) { /* Sendrecv */
-            if (a->peer != MPI_PROC_NULL) b.sent = pf_times(a->send_count, pf_type_size(a->send_datatype));
-            if (a->recv_peer != MPI_PROC_NULL) b.recv = pf_times(a->recv_count, pf_type_size(a->recv_datatype));
+            if (a->peer != MPI_PROC_NULL) b.sent = pf_times(a->send_count, mpii_type_size(a->send_datatype));
+            if (a->recv_peer != MPI_PROC_NULL) b.recv = pf_times(a->recv_count, mpii_type_size(a->recv_datatype));
         } else { /* Sendrecv_replace */
-            uint64_t n = pf_times(a->count, pf_type_size(a->datatype));
+            uint64_t n = pf_times(a->count, mpii_type_size(a->datatype));
             if (a->peer != MPI_PROC_NULL) b.sent = n;
             if (a->recv_peer != MPI_PROC_NULL) b.recv = n;
         }
@@ -351,17 +325,17 @@ PF_INLINE pf_bytes_t pf_bytes(pf_state_t *s, int kind, int id, const mpii_args_t
         else if (a->request) started(s, a->request, 1, &b);
         break;
     case MPII_KIND_RMA_PUT:
-        b.sent = pf_times(a->send_count, pf_type_size(a->send_datatype));
+        b.sent = pf_times(a->send_count, mpii_type_size(a->send_datatype));
         break;
     case MPII_KIND_RMA_GET:
-        b.recv = pf_times(a->recv_count, pf_type_size(a->recv_datatype));
+        b.recv = pf_times(a->recv_count, mpii_type_size(a->recv_datatype));
         break;
     case MPII_KIND_RMA_ACC:
         if (a->send_datatype) { /* Accumulate, Get_accumulate */
-            b.sent = pf_times(a->send_count, pf_type_size(a->send_datatype));
-            if (a->recv_datatype) b.recv = pf_times(a->recv_count, pf_type_size(a->recv_datatype));
+            b.sent = pf_times(a->send_count, mpii_type_size(a->send_datatype));
+            if (a->recv_datatype) b.recv = pf_times(a->recv_count, mpii_type_size(a->recv_datatype));
         } else { /* Fetch_and_op: one element each way; Compare_and_swap sends the compare value too */
-            uint64_t z = pf_type_size(a->datatype);
+            uint64_t z = mpii_type_size(a->datatype);
             b.sent = id == MPI_COMPARE_AND_SWAP_T ? 2 * z : z;
             b.recv = z;
         }
@@ -425,7 +399,7 @@ PF_INLINE uint64_t pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const 
     if (moves_data(kind) && rc == MPI_SUCCESS) b = pf_bytes(s, kind, id, a);
     if (MPII_UNLIKELY(kind == MPII_KIND_SEND_INIT || kind == MPII_KIND_RECV_INIT) && rc == MPI_SUCCESS && a->request) {
         pf_bytes_t p = { 0, 0 };
-        uint64_t n = a->peer != MPI_PROC_NULL ? pf_times(a->count, pf_type_size(a->datatype)) : 0;
+        uint64_t n = a->peer != MPI_PROC_NULL ? pf_times(a->count, mpii_type_size(a->datatype)) : 0;
         if (kind == MPII_KIND_SEND_INIT) p.sent = n;
         else p.recv = n;
         remember(s, *a->request, p);

@@ -10,9 +10,7 @@
     {                                                                               \
         (void) context;                                                             \
         ((uint64_t *) mpii_tool_storage(tool_id))[ID]++;                            \
-        int next_id;                                                                \
-        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                      \
-        return ((QTYPE *) next) NEXTARGS;                                           \
+        return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);                   \
     }
 MPII_FOREACH_FUNC(TC_WRAPPER)
 

@@ -1,0 +1,70 @@
+/* The QMPI stack (dispatch.c): the chains of every MPI function, per-instance storage, and the
+ * one way a built-in tool calls the layer below it (MPII_CALL_NEXT). */
+#ifndef MPII_DISPATCH_H
+#define MPII_DISPATCH_H
+#include <stdint.h>
+#include "mpii_gen.h"
+#include "log.h"
+#include "util.h"
+
+/* One step of a chain: the function to call and the tool id to hand it. */
+typedef struct {
+    void (*fn)(void);
+    int id;
+} mpii_slot_t;
+
+/* First tool per MPI function; fn == NULL means "no tool: call the next layer directly". */
+extern mpii_slot_t mpii_first[MPII_NFUNCS] __attribute__((visibility("hidden")));
+/* mpii_chain[f][t]: the layer after tool t for function f (built before any tool runs). */
+extern mpii_slot_t *mpii_chain[MPII_NFUNCS] __attribute__((visibility("hidden")));
+
+/* QMPI_Get_function, inlined for the built-in tools that live inside the shim: the same table,
+ * without a call per layer. External tools call QMPI_Get_function. */
+static inline void (*mpii_next(int tool_id, int id, int *next_id))(void)
+{
+    const mpii_slot_t *s = &mpii_chain[id][tool_id];
+    *next_id = s->id;
+    return s->fn;
+}
+
+/* The layer below tool `tool_id` for function ID (QMPI typedef QTYPE), called with the wrapper's
+ * `context` and the arguments after it; the value is what that layer returned. Every built-in
+ * tool calls on through this macro: one table load and one indirect call. */
+#define MPII_CALL_NEXT(tool_id, ID, QTYPE, ...)                           \
+    ({                                                                    \
+        int mpii_nid_;                                                    \
+        void (*mpii_fn_)(void) = mpii_next((tool_id), (ID), &mpii_nid_);  \
+        ((QTYPE *) mpii_fn_)(context, mpii_nid_, __VA_ARGS__);            \
+    })
+
+/* The same for wrappers written with MPII_FOREACH_FUNC, whose NEXTARGS name `context` and
+ * `next_id`: ((QTYPE *) next) NEXTARGS. */
+#define MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS)                  \
+    ({                                                                    \
+        int next_id;                                                      \
+        void (*mpii_fn_)(void) = mpii_next((tool_id), (ID), &next_id);    \
+        ((QTYPE *) mpii_fn_) NEXTARGS;                                    \
+    })
+
+/* Per-instance tool storage, indexed by tool id (0 = the MPI library). */
+extern void **mpii_storage __attribute__((visibility("hidden")));
+
+/* QMPI_Get_tool_storage, inlined for built-in tools. */
+static inline void *mpii_tool_storage(int tool_id)
+{
+    return mpii_storage[tool_id];
+}
+
+/* QMPI_Get_calling_address, inlined for built-in tools: the top-level wrapper keeps the
+ * application's return address in the context; a layer always gets that context. */
+static inline uint64_t mpii_calling_address(QMPI_Context context)
+{
+    uint64_t ra = (uint64_t) (uintptr_t) context.storage_stack[1];
+    return MPII_UNLIKELY(mpii_python_site != NULL) ? mpii_python_site(ra) : ra;
+}
+
+int mpii_build_stack(const char *tools);      /* returns 0 or -1 (message printed) */
+void mpii_disable_stack(void);
+int mpii_tool_count(void);
+const char *mpii_tool_name(int tool_id);
+#endif
