@@ -35,7 +35,11 @@ for (const f of FLAVORS) {
       const r = await adaptive(f, prog, ['3000']);
       assert.equal(r.lines, want);
       const t = r.totals;
-      assert.ok(t['call sites given up: nothing to hide behind'] >= 2, JSON.stringify(t)); // a site per rank at least
+      // a site per rank, switched off; by the give-up rule (counted: touched at once), unless the
+      // periods' comparison, which runs on the machine's clock, decided first (seen on MPICH at
+      // load 10) — the rule alone, with a made-up clock: overlap-adaptive.unit.test.ts
+      assert.ok(t['call sites switched off'] >= 2, JSON.stringify(t));
+      assert.ok(t['call sites given up: nothing to hide behind'] >= 1, JSON.stringify(t));
       // 3000 calls per rank: the first look and the re-checks (256, 512, 1024 calls later) at a few
       // each; 30 on Open MPI, ~50 on MPICH (its give-up fires again at more re-checks): under 1 %
       assert.ok(t['receives converted'] <= 6000 / 100, JSON.stringify(t));
