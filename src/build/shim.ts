@@ -1,7 +1,7 @@
 // Builds the preload shim for one MPI: generate wrappers from the installed mpi.h, compile with
 // the MPI's compiler wrapper, link WITHOUT libmpi, and cache the result so a warm run builds nothing.
 import type { Hash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MpiiError } from '../errors.js';
@@ -187,6 +187,40 @@ export interface BuildOptions {
   beforeBuild?: () => Promise<void>;
   /** progress messages (an ora spinner in the CLI) */
   onStep?: (text: string) => void;
+  /** also the static archive libmpii.a (`mpii install`): made the first time it is asked for,
+   *  not with every shim, as most builds are for `mpii run` */
+  archive?: boolean;
+}
+
+/** The compiler's flags for one source of the shim: the generated wrappers (hundreds of
+ *  functions) with line tables only, as full debug information nearly doubled their compile
+ *  time, the longest step of a build. */
+function compileArgs(src: string, obj: string, genDir: string, extra: string[] = []): string[] {
+  const debug = src.startsWith(`${genDir}/`) ? '-g1' : '-g';
+  return ['-c', '-fPIC', '-O2', debug, '-std=gnu11', '-fno-semantic-interposition', '-Wall', ...ARCH_FLAGS, ...extra,
+    '-I', genDir, '-I', join(PRELOAD, 'core'), '-I', join(PRELOAD, 'include'), src, '-o', obj];
+}
+
+/** libmpii.a in the built shim `dir`, for programs linked against a static MPI (mpii.h): the
+ *  wrappers' static variant (entry points MPII_MPI_X, next layer by address), mpii_static.c,
+ *  site_path.o and the shim's other objects. Made in a private directory and renamed into place,
+ *  so concurrent installs see none or a whole one. */
+async function ensureArchive(dir: string, pr: Probe, env: NodeJS.ProcessEnv, step: (text: string) => void): Promise<void> {
+  if (existsSync(join(dir, 'libmpii.a'))) return;
+  const execa = await loadExeca();
+  const tmp = mkdtempSync(join(dir, '.archive-'));
+  try {
+    const genDir = join(dir, 'gen');
+    step('compiling the static archive');
+    const statics = [join(genDir, 'mpii_wrappers.c'), join(genDir, 'mpii_static.c')].map((src) => ({ src, obj: join(tmp, `static-${src.split('/').pop()!.replace(/\.c$/, '.o')}`) }));
+    await Promise.all(statics.map(({ src, obj }) => execa(pr.compiler, compileArgs(src, obj, genDir, ['-DMPII_STATIC']), { env })));
+    // the shim's own objects (numbered), all but the dynamic wrappers
+    const objects = readdirSync(dir).filter((f) => /^\d+-.*\.o$/.test(f) && !f.endsWith('-mpii_wrappers.o')).map((f) => join(dir, f));
+    await execa('ar', ['rcs', join(tmp, 'libmpii.a'), ...statics.map((x) => x.obj), join(dir, 'site_path.o'), ...objects], { env });
+    renameSync(join(tmp, 'libmpii.a'), join(dir, 'libmpii.a'));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Promise<Shim> {
@@ -196,7 +230,11 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
   const pr = await probe(flavor, cache, env);
   const key = cacheKey(flavor, pr, cache);
   const final = join(cache, key);
-  if (!opts.force && existsSync(join(final, 'shim.json'))) return readShim(final, flavor, true);
+  const step = opts.onStep ?? (() => {});
+  if (!opts.force && existsSync(join(final, 'shim.json'))) {
+    if (opts.archive) await ensureArchive(final, pr, env, step);
+    return readShim(final, flavor, true);
+  }
 
   // Build in a private directory and rename it into place: concurrent builds of the same key
   // each produce a complete directory and the first rename wins; nobody sees a half-built one.
@@ -208,7 +246,6 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
   try {
     const execa = await loadExeca();
     await opts.beforeBuild?.();
-    const step = opts.onStep ?? (() => {});
     step(`reading ${FLAVORS[flavor].label} mpi.h`);
     writeFileSync(join(work, 'mpi_header.c'), '#include <mpi.h>\n');
     const pre = await execa(pr.compiler, ['-E', '-P', join(work, 'mpi_header.c')], { env });
@@ -228,37 +265,27 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     const sources = [join(work, 'gen', 'mpii_wrappers.c'), join(work, 'gen', 'mpii_tools.c'), ...listFiles(join(PRELOAD, 'core')),
       ...tools.flatMap((t) => listFiles(t.dir))]
       .filter((f) => f.endsWith('.c') && !f.endsWith('site_path.c'));
-    // the archive's own variants: entry points MPII_MPI_X for mpii.h, next layer by address
-    const staticSources = [join(work, 'gen', 'mpii_wrappers.c'), join(work, 'gen', 'mpii_static.c'), join(PRELOAD, 'core', 'site_path.c')];
-    const includes = ['-I', join(work, 'gen'), '-I', join(PRELOAD, 'core'), '-I', join(PRELOAD, 'include')];
+    // site_path.o keeps its plain name: `mpii install` replaces that archive member
+    const queue = [...sources, join(PRELOAD, 'core', 'site_path.c')];
+    const total = queue.length;
     const objects: string[] = [];
     let done = 0;
-    step(`compiling ${sources.length} files with ${pr.compiler}`);
+    step(`compiling ${total} files with ${pr.compiler}`);
+    const genDir = join(work, 'gen');
     // two at a time: the machines this runs on are small
-    const staticObjects: string[] = [];
-    const queue = [...sources.map((src) => ({ src, isStatic: false })), ...staticSources.map((src) => ({ src, isStatic: true }))];
-    const total = queue.length;
     const worker = async () => {
-      for (let job = queue.shift(); job; job = queue.shift()) {
-        const base = job.src.split('/').pop()!.replace(/\.c$/, '.o');
-        // site_path.o keeps its plain name: `mpii install` replaces that archive member
-        const obj = join(work, job.isStatic ? (base === 'site_path.o' ? base : `static-${base}`) : `${objects.length}-${base}`);
-        (job.isStatic ? staticObjects : objects).push(obj);
-        // the generated wrappers (hundreds of functions) with line tables only: full debug
-        // information nearly doubled their compile time, the longest step of a build
-        const debug = job.src.includes(`${join(work, 'gen')}/`) ? '-g1' : '-g';
-        await execa(pr.compiler, ['-c', '-fPIC', '-O2', debug, '-std=gnu11', '-fno-semantic-interposition', '-Wall', ...ARCH_FLAGS,
-          ...(job.isStatic ? ['-DMPII_STATIC'] : []), ...includes, job.src, '-o', obj], { env });
+      for (let src = queue.shift(); src; src = queue.shift()) {
+        const base = src.split('/').pop()!.replace(/\.c$/, '.o');
+        const obj = join(work, base === 'site_path.o' ? base : `${objects.length}-${base}`);
+        if (base !== 'site_path.o') objects.push(obj);
+        await execa(pr.compiler, compileArgs(src, obj, genDir), { env });
         step(`compiled ${++done}/${total}`);
       }
     };
     await Promise.all([worker(), worker()]);
     step('linking (without libmpi)');
-    const sitePath = join(work, 'site_path.o');
-    await execa(pr.cc, ['-shared', '-o', join(work, 'libmpii.so'), ...objects, sitePath, '-ldl', '-lpthread',
+    await execa(pr.cc, ['-shared', '-o', join(work, 'libmpii.so'), ...objects, join(work, 'site_path.o'), '-ldl', '-lpthread',
       '-Wl,-Bsymbolic-functions', '-Wl,-soname,libmpii.so'], { env });
-    const dynamicWrappers = objects.find((o) => o.endsWith('-mpii_wrappers.o'))!;
-    await execa('ar', ['rcs', join(work, 'libmpii.a'), ...staticObjects, ...objects.filter((o) => o !== dynamicWrappers)], { env });
     mkdirSync(join(work, 'include'));
     copyFileSync(join(work, 'gen', 'qmpi.h'), join(work, 'include', 'qmpi.h'));
     copyFileSync(join(work, 'gen', 'mpii_gen.h'), join(work, 'include', 'mpii_gen.h'));
@@ -277,6 +304,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
       rmSync(work, { recursive: true, force: true });
     }
     if (old) rmSync(old, { recursive: true, force: true });
+    if (opts.archive) await ensureArchive(final, pr, env, step);
     return readShim(final, flavor, false);
   } catch (e) {
     rmSync(work, { recursive: true, force: true });

@@ -121,7 +121,7 @@ async function plan(o: InstallOptions, prefix: string, env: NodeJS.ProcessEnv): 
   const defaults = Buffer.from(defaultsFile(o, env));
   const actions: Action[] = [];
   for (const f of flavors) {
-    const shim = await buildShim(f, { env });
+    const shim = await buildShim(f, { env, archive: true });
     const dir = join(prefix, 'lib', 'mpii', f);
     actions.push({ kind: 'write', path: join(dir, 'libmpii.so'), content: readFileSync(shim.library), mode: 0o755 });
     actions.push({ kind: 'write', path: join(dir, 'libmpii.a'), content: await archiveFor(shim.archive, dir, env) });
