@@ -29,16 +29,43 @@ export interface CounterSection {
   /** the stored entries as 32-bit words, for loops over millions of them: sparse = 4 words per
    *  entry (index low, high, value low, high), else 2 per entry (value low, high) for `length` */
   words(): { sparse: boolean; words: Uint32Array; entries: number };
+  /** Lets go of the values (a reader's onImage hook that took what it needs from them while the
+   *  file was read): asked for again, they are read again from the file (the whole profile once). */
+  drop(): void;
 }
 
+/** What a dropped section's values are read again with (the whole file, nothing dropped). */
+interface Restorer { restore(): void }
+
 const TWO32 = 0x100000000;
+
+const EMPTY = Buffer.alloc(0);
+const NOT_RESTORABLE: Restorer = { restore: () => { throw new Error('a dropped counters section cannot be read again (no file to read it from)'); } };
 
 class Counters implements CounterSection {
   private map?: Map<number, bigint>;
   /** `sparse`: entries stored at `base` as (u64 index, u64 value) pairs; -1: `length` dense values */
+  /** set when dropped: what reads the values again */
+  restorer?: Restorer;
   constructor(public tool: number, public name: string, public labels: string[], public length: number,
     private buf: Buffer, private base: number, private readonly sparse: number) {}
 
+  get dropped(): boolean {
+    return this.restorer !== undefined;
+  }
+
+  drop(): void {
+    this.restorer = NOT_RESTORABLE;
+    this.buf = EMPTY;
+    this.base = 0;
+  }
+
+  /** the values of the same section read again (`from`: in a fresh reading of the file) */
+  adopt(from: Counters): void {
+    this.buf = from.buf;
+    this.base = from.base;
+    this.restorer = undefined;
+  }
 
   /** bytes of its payload in the buffer */
   get bytes(): number {
@@ -53,6 +80,7 @@ class Counters implements CounterSection {
   }
 
   words(): { sparse: boolean; words: Uint32Array; entries: number } {
+    if (this.restorer) this.restorer.restore();
     const sparse = this.sparse >= 0;
     const entries = sparse ? this.sparse : this.length;
     const start = this.base + (sparse ? 8 : 0);
@@ -74,6 +102,7 @@ class Counters implements CounterSection {
 
   get nonzero(): Map<number, bigint> {
     if (this.map) return this.map;
+    if (this.restorer) this.restorer.restore();
     const m = new Map<number, bigint>();
     const b = this.base;
     if (this.sparse < 0) {
@@ -228,18 +257,20 @@ export class Keeper {
   /** the sections in the current chunk, and their bytes */
   private pending: Counters[] = [];
   private pendingBytes = 0;
+  /** called with each image once parsed, while its sections are in the chunk */
+  onImage?: (rank: RankProfile) => void;
   constructor(private arenaBytes = 16 * 1024 * 1024) {}
 
   /** a section in the current chunk */
   hold(c: Counters): void {
     this.pending.push(c);
-    this.pendingBytes += c.bytes;
   }
 
   /** Before the chunk of `bytes` is read over: false when it has to stay (its sections are in it). */
   release(bytes: number): boolean {
+    for (const c of this.pending) if (!c.dropped) this.pendingBytes += c.bytes;
     const stay = this.pendingBytes * 2 >= bytes;
-    if (!stay) for (const c of this.pending) c.moveTo(this);
+    if (!stay) for (const c of this.pending) if (!c.dropped) c.moveTo(this);
     this.pending = [];
     this.pendingBytes = 0;
     return !stay;
@@ -393,6 +424,7 @@ export function* streamGathered(path: string, total: number, chunk = CHUNK_BYTES
     const used = checkImage(win.subarray(start, end), where, left);
     yield* fill(used);
     const { rank, length } = parseImage(win.subarray(start, end), where, keeper);
+    keeper.onImage?.(rank);
     ranks.push(rank);
     start = Math.min(end, start + length);
   }
@@ -452,19 +484,48 @@ function fromGathered(dir: string, gathered: string, ranks: RankProfile[]): Prof
   return { dir, complete: ranks.every((r) => r.state === 'finalized'), source: gathered, ranks, size: ranks.length, spawned: spawnedJobs(dir) };
 }
 
+/** How a profile is read: `onImage` sees each rank as soon as it is read (its sections still in
+ *  the chunk: a tool's report can take what it needs and drop them, see CounterSection.drop);
+ *  `chunk`: the bytes read at a time. */
+export interface ReadOptions { onImage?: (rank: RankProfile) => void; chunk?: number }
+
 /** streamGathered with its reads done by readSync. */
-export function readGathered(path: string, chunk = CHUNK_BYTES): RankProfile[] {
+export function readGathered(path: string, o: ReadOptions = {}): RankProfile[] {
   const fd = openSync(path, 'r');
   try {
-    const steps = streamGathered(path, fstatSync(fd).size, chunk);
+    const keeper = new Keeper();
+    keeper.onImage = o.onImage;
+    const steps = streamGathered(path, fstatSync(fd).size, o.chunk, keeper);
     for (let s = steps.next(); ; ) {
-      if (s.done) return s.value;
+      if (s.done) return restorable(path, s.value);
       const ask = s.value;
       s = steps.next(readSync(fd, ask.buf, ask.offset, ask.length, ask.position));
     }
   } finally {
     closeSync(fd);
   }
+}
+
+/** The sections an onImage hook dropped are read again from `path` when one is asked for: the
+ *  whole file once, nothing dropped (a report that needs more than the hook took: slower, same result). */
+function restorable(path: string, ranks: RankProfile[]): RankProfile[] {
+  const dropped = (c: CounterSection): c is Counters => c instanceof Counters && c.dropped;
+  if (!ranks.some((r) => r.counters.some(dropped))) return ranks;
+  const restorer: Restorer = {
+    restore() {
+      const again = readGathered(path);
+      ranks.forEach((r, i) => r.counters.forEach((c, j) => {
+        if (!dropped(c)) return;
+        const from = again[i]?.counters[j];
+        if (!(from instanceof Counters) || from.name !== c.name || from.length !== c.length) {
+          throw new MpiiError(`${path} changed while it was read`, 'run mpii report again once the job has finished writing it');
+        }
+        c.adopt(from);
+      }));
+    },
+  };
+  for (const r of ranks) for (const c of r.counters) if (dropped(c)) c.restorer = restorer;
+  return ranks;
 }
 
 function fromLive(dir: string, live: string[], images: Buffer[]): Profile {
@@ -476,9 +537,9 @@ function fromLive(dir: string, live: string[], images: Buffer[]): Profile {
   return { dir, complete, source: `${live.length} per-rank file(s)`, ranks, size, spawned: spawnedJobs(dir) };
 }
 
-export function readProfile(path: string): Profile {
+export function readProfile(path: string, o: ReadOptions = {}): Profile {
   const { dir, gathered, live } = locate(path);
-  return gathered ? fromGathered(dir, gathered, readGathered(gathered)) : fromLive(dir, live, live.map(readLive));
+  return gathered ? fromGathered(dir, gathered, readGathered(gathered, o)) : fromLive(dir, live, live.map(readLive));
 }
 
 /** The bytes readProfile would read for `path` (0 when there is no profile: readProfile says why). */
@@ -498,15 +559,17 @@ export function profileBytes(path: string): number {
 
 /** readProfile, reading in chunks with a turn of the event loop between them (a spinner keeps
  * turning) and telling `onBytes` how far it got. */
-export async function readProfileAsync(path: string, onBytes: (done: number, total: number) => void = () => {}): Promise<Profile> {
+export async function readProfileAsync(path: string, onBytes: (done: number, total: number) => void = () => {}, o: ReadOptions = {}): Promise<Profile> {
   const { dir, gathered, live } = locate(path);
   if (gathered) {
     const fh = await open(gathered, 'r');
     try {
       const total = (await fh.stat()).size;
-      const steps = streamGathered(gathered, total);
+      const keeper = new Keeper();
+      keeper.onImage = o.onImage;
+      const steps = streamGathered(gathered, total, o.chunk, keeper);
       for (let s = steps.next(); ; ) {
-        if (s.done) return fromGathered(dir, gathered, s.value);
+        if (s.done) return fromGathered(dir, gathered, restorable(gathered, s.value));
         const ask = s.value;
         const { bytesRead } = await fh.read(ask.buf, ask.offset, ask.length, ask.position);
         onBytes(Math.min(total, ask.position + bytesRead), total);

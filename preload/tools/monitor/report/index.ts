@@ -1,14 +1,16 @@
 // The monitor tool's report module (tool.yaml `report.module`): what it adds to each output of
 // `mpii run` and `mpii report` (src/report/tool-report.ts).
 import type { ToolReport } from '../../../../src/report/tool-report.js';
-import { communicators, monitorRuns, totals } from './data.js';
+import { communicators, monitorDigest, monitorRuns, totals } from './data.js';
 import { csvPaths, profPaths, writeCsv, writeProf } from './files.js';
 import { monitorSection } from './html.js';
-import { formatMonitor } from './text.js';
+import { formatMonitor, TEXT_CELLS } from './text.js';
 
 const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
 
 export const report: ToolReport = {
+  // the terminal report alone: each rank's per-peer table digested as it is read, then dropped
+  digest: (o) => monitorDigest({ top: o.top ?? 10, cells: TEXT_CELLS }),
   // after mpii run its own `top` and `matrix`; mpii report's --top and --no-matrix
   text: (p, o) => formatMonitor(p, { top: num(o.options?.top) ?? o.top, matrix: o.options ? o.options.matrix !== false : o.matrix, color: o.color }),
   json: (p) => monitorRuns(p).map((run) => ({
