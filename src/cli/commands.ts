@@ -17,7 +17,8 @@ import { reportFilter, type ReportFilter } from '../report/filter.js';
 import type { ToolReportModule } from '../report/tools.js';
 import { recordedReportOptions, withoutAsked } from '../profile-file/report-options.js';
 import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
-import { progressMode, progressWorthIt, startProgress, type ProgressMode } from './progress.js';
+import { BIG_PROFILE_BYTES, progressMode, progressWorthIt, startProgress, type ProgressMode } from './progress.js';
+import { blockWriter, writeJson } from '../report/json-stream.js';
 import { askMpit, findInstall } from '../mpit/library.js';
 import { formatCvars, formatPvars, nameFilter } from '../mpit/vars.js';
 
@@ -200,8 +201,13 @@ async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promis
     else if (progress) progress.stop();
     else if (!o.json) console.error(wrote);
   }
-  if (o.json) console.log(jsonText(summaryJson(p, filter)));
-  else console.log(formatSummary(p, { top: o.top, matrix: o.matrix, color: wantColor(process.stdout), filter, toolOptions }));
+  if (o.json) {
+    // indented, as JSON.stringify(…, null, 2), but on one line from a big profile on (a big job's
+    // per-peer rows take a few lines each when indented); written as it is made
+    const out = blockWriter(1);
+    writeJson(summaryJson(p, filter), out.write, profileBytes(dir) <= BIG_PROFILE_BYTES);
+    out.end();
+  } else console.log(formatSummary(p, { top: o.top, matrix: o.matrix, color: wantColor(process.stdout), filter, toolOptions }));
   return 0;
 }
 

@@ -79,6 +79,13 @@ export class RankData implements RankMonitor {
 
   get peers(): Map<number, PeerStats> {
     if (this.peerMap) return this.peerMap;
+    this.peerMap = this.readPeers();
+    return this.peerMap;
+  }
+
+  /** `peers` made again, not kept (--json writes a rank's and forgets them) */
+  readPeers(): Map<number, PeerStats> {
+    if (this.peerMap) return this.peerMap;
     const peers = new Map<number, PeerStats>();
     this.section?.forEach((i, v) => {
       const peer = Math.floor(i / ROW);
@@ -88,8 +95,7 @@ export class RankData implements RankMonitor {
       if (f >= HIST) s.hist[f - HIST] = v;
       else s[CLASSES[f >> 1].name][f & 1 ? 'bytes' : 'count'] = v;
     });
-    this.peerMap = new Map([...peers.entries()].sort((a, b) => a[0] - b[0]));
-    return this.peerMap;
+    return new Map([...peers.entries()].sort((a, b) => a[0] - b[0]));
   }
 }
 
@@ -320,6 +326,12 @@ export function totals(run: MonitorRun): Record<ClassName, Flow> {
   CLASSES.forEach((c, j) => { t[c.name] = { count: sum[2 * j], bytes: sum[2 * j + 1] }; });
   totalsOf.set(run, t);
   return structuredClone(t);
+}
+
+/** A rank's peers as --json lists them: { peer, p2p, osc_sent, osc_recv, coll, hist }, by peer. */
+export function peerRows(r: RankMonitor): ({ peer: number } & PeerStats)[] {
+  const peers = r instanceof RankData ? r.readPeers() : r.peers;
+  return [...peers.entries()].sort((a, b) => a[0] - b[0]).map(([peer, s]) => ({ peer, ...s }));
 }
 
 /** Communicators merged over ranks (same name and members), with their summed totals. */

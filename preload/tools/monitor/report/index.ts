@@ -1,7 +1,8 @@
 // The monitor tool's report module (tool.yaml `report.module`): what it adds to each output of
 // `mpii run` and `mpii report` (src/report/tool-report.ts).
 import type { ToolReport } from '../../../../src/report/tool-report.js';
-import { communicators, monitorDigest, monitorRuns, totals } from './data.js';
+import { communicators, monitorDigest, monitorRuns, peerRows, totals } from './data.js';
+import { JsonStream } from '../../../../src/report/json-stream.js';
 import { csvPaths, profPaths, writeCsv, writeProf } from './files.js';
 import { monitorSection } from './html.js';
 import { formatMonitor, TEXT_CELLS } from './text.js';
@@ -18,11 +19,11 @@ export const report: ToolReport = {
     size: run.size,
     totals: totals(run),
     communicators: communicators(run),
-    ranks: run.ranks.map((r) => ({
-      rank: r.rank,
-      peers: [...r.peers.entries()].sort((a, b) => a[0] - b[0]).map(([peer, s]) => ({ peer, ...s })),
-      communicators: r.comms,
-    })),
+    // made rank by rank as --json is written (src/report/json-stream.ts): a big job's peers are
+    // millions of rows, never all in memory at once
+    ranks: new JsonStream(function* () {
+      for (const r of run.ranks) yield { rank: r.rank, peers: peerRows(r), communicators: r.comms };
+    }),
   })),
   html: (p, o) => monitorRuns(p).map((run) => monitorSection(run, o.pairsTop, o.data)),
   files: (p) => {
