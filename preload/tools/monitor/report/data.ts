@@ -174,36 +174,92 @@ export function monitorDigest(o: { top: number; cells: number }): (r: RankProfil
 }
 
 function digest(c: CounterSection, rank: number, n: number, top: number, cells: number): Digest {
-  const { ids, values } = readFlows(c);
   const block = Math.max(1, Math.ceil(n / Math.max(1, cells)));
   const side = Math.ceil(n / block);
-  const row = new Float64Array(side);
-  const col = new Float64Array(side);
-  const sums = new Float64Array(8);
-  const best: number[] = []; // to, bytes, count; best first
-  let pairCount = 0;
-  for (let k = 0, b = 0; k < ids.length; k++, b += 8) {
-    for (let j = 0; j < 8; j++) sums[j] += values[b + j];
-    const peer = ids[k];
-    if (peer < n) { // binnedMatrix's cells of all bytes
-      const cell = (peer / block) | 0;
-      if (values[b + 1] !== 0) row[cell] += values[b + 1];
-      if (values[b + 3] !== 0) row[cell] += values[b + 3];
-      if (values[b + 5] !== 0) col[cell] += values[b + 5];
-      if (values[b + 7] !== 0) row[cell] += values[b + 7];
+  const d: Digest = { n, cells, top, sums: new Float64Array(8), pairs: new Float64Array(0), pairCount: 0, row: new Float64Array(side), col: new Float64Array(side) };
+  const st: PairState = { d, rank, top, best: [], worstBytes: -1 };
+  const size = Math.ceil(c.length / ROW);
+  const { sparse, words: w, entries } = c.words();
+  let ordered = sparse && c.length < 2 ** 31;
+  if (ordered) { // readFlows's loop, each entry added where it goes: no table in between
+    const { sums, row, col } = d;
+    let last = -1;
+    let rowStart = 0;
+    let rowEnd = 0;
+    let cell = 0;
+    let inMatrix = false;
+    let count = 0; // the current peer's point-to-point messages and bytes
+    let bytes = 0;
+    for (let q = 0; q < 4 * entries; q += 4) {
+      const i = w[q];
+      if (i >= rowEnd || i < rowStart) {
+        const peer = (i / ROW) | 0;
+        if (peer <= last || peer >= size || w[q + 1] !== 0) { // not mpii's order: the slow way
+          ordered = false;
+          break;
+        }
+        if (count !== 0) pair(st, last, count, bytes);
+        count = 0;
+        bytes = 0;
+        last = peer;
+        rowStart = peer * ROW;
+        rowEnd = rowStart + ROW;
+        cell = (peer / block) | 0;
+        inMatrix = peer < n;
+      }
+      const f = i - rowStart;
+      if (f >= HIST) continue;
+      const v = w[q + 3] === 0 ? w[q + 2] : w[q + 3] * 4294967296 + w[q + 2];
+      sums[f] += v;
+      if (f === 0) count = v;
+      else if (f & 1) {
+        if (f === 1) bytes = v;
+        if (inMatrix && v !== 0) { // binnedMatrix's cells of all bytes (one-sided reads: the column)
+          if (f === 5) col[cell] += v;
+          else row[cell] += v;
+        }
+      }
     }
-    const count = values[b];
-    if (!count) continue;
-    pairCount++;
-    const bytes = values[b + 1];
-    const m = best.length / 3;
-    if (m === top && !pairBefore(bytes, count, rank, peer, best[3 * m - 2], best[3 * m - 1], rank, best[3 * m - 3])) continue;
-    let at = m;
-    while (at > 0 && pairBefore(bytes, count, rank, peer, best[3 * at - 2], best[3 * at - 1], rank, best[3 * at - 3])) at--;
-    best.splice(3 * at, 0, peer, bytes, count);
-    if (best.length > 3 * top) best.length = 3 * top;
+    if (ordered && count !== 0) pair(st, last, count, bytes);
   }
-  return { n, cells, top, sums, pairs: Float64Array.from(best), pairCount, row, col };
+  if (!ordered) { // start again from the table readFlows makes
+    d.sums.fill(0); d.row.fill(0); d.col.fill(0);
+    d.pairCount = 0;
+    st.best.length = 0;
+    st.worstBytes = -1;
+    const { ids, values: v } = readFlows(c);
+    for (let k = 0, b = 0; k < ids.length; k++, b += 8) {
+      const peer = ids[k];
+      for (let j = 0; j < 8; j++) d.sums[j] += v[b + j];
+      if (peer < n) {
+        const cell = (peer / block) | 0;
+        if (v[b + 1] !== 0) d.row[cell] += v[b + 1];
+        if (v[b + 3] !== 0) d.row[cell] += v[b + 3];
+        if (v[b + 5] !== 0) d.col[cell] += v[b + 5];
+        if (v[b + 7] !== 0) d.row[cell] += v[b + 7];
+      }
+      if (v[b] !== 0) pair(st, peer, v[b], v[b + 1]);
+    }
+  }
+  d.pairs = Float64Array.from(st.best);
+  return d;
+}
+
+/** A rank's busiest pairs while digested: to, bytes, count, best first; while full, the last one's bytes. */
+interface PairState { d: Digest; rank: number; top: number; best: number[]; worstBytes: number }
+
+/** A peer with point-to-point messages: among the rank's busiest? (most are below the last one's bytes) */
+function pair(st: PairState, peer: number, count: number, bytes: number): void {
+  st.d.pairCount++;
+  const { best, top, rank } = st;
+  if (bytes < st.worstBytes || top <= 0) return;
+  const m = best.length / 3;
+  if (m === top && !pairBefore(bytes, count, rank, peer, best[3 * m - 2], best[3 * m - 1], rank, best[3 * m - 3])) return;
+  let at = m;
+  while (at > 0 && pairBefore(bytes, count, rank, peer, best[3 * at - 2], best[3 * at - 1], rank, best[3 * at - 3])) at--;
+  best.splice(3 * at, 0, peer, bytes, count);
+  if (best.length > 3 * top) best.length = 3 * top;
+  if (best.length === 3 * top) st.worstBytes = best[3 * top - 2];
 }
 
 /** What readFlows decodes a rank's peers into: one table for every rank, grown to the most peers. */
