@@ -15,7 +15,8 @@
 // Usage (after `npm run build`): node bench/report.mjs
 // Knobs (environment): SIZES (64,256,1024,4096,16384), REPS (5), PEERS_DENSE (1024), DENSE_MAX
 // (1024), PEERS_SPARSE (64), HTML_MAX (4096), FORMS (text,json,html), KEEP=1 keeps the profiles
-// (printed paths), MPII=/other/tree/bin/mpii.js times another build (a before/after comparison),
+// (printed paths), MPII=/other/tree/bin/mpii.js times another build instead, BASE=/other/tree/bin/mpii.js
+// times that one too, interleaved run by run, with the ratios (before/after),
 // JOBS=DIR writes (or reuses) the profiles there, kept.
 // CPU_PROF=DIR: one more run of each form with `node --cpu-prof --cpu-prof-dir DIR`.
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -41,21 +42,24 @@ const tmp = process.env.JOBS ?? mkdtempSync(join(tmpdir(), 'mpii-bench-report-')
 const keep = !!(process.env.KEEP || process.env.JOBS);
 const peersAt = (n) => Math.min(n - 1, n <= DENSE_MAX ? PEERS_DENSE : PEERS_SPARSE);
 
-/** Wall clock (s) and peak RSS (MiB, when /usr/bin/time is there) of one `mpii` command. */
-function timed(args, node = []) {
-  const cmd = [process.execPath, ...node, BIN, ...args];
-  const argv = TIME ? [TIME, '-f', 'MAXRSS %M', ...cmd] : cmd;
+/** Wall clock (s), CPU time (user + system, s) and peak RSS (MiB; those two when /usr/bin/time is
+ *  there) of one `mpii` command of build `bin`. */
+function timed(bin, args, node = []) {
+  const cmd = [process.execPath, ...node, bin, ...args];
+  const argv = TIME ? [TIME, '-f', 'MAXRSS %M CPU %U %S', ...cmd] : cmd;
   const t0 = process.hrtime.bigint();
   const r = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
   if (r.status !== 0) { // counted as a failure (an older mpii's --json at 16,384 ranks), not the end of the bench
-    log(`mpii ${args.join(' ')} failed after ${s.toFixed(1)} s: ${r.stderr.split('\n').find((l) => l.startsWith('mpii:')) ?? r.stderr.trim().split('\n').pop()}`);
-    return { s: NaN, mib: NaN };
+    log(`${bin} ${args.join(' ')} failed after ${s.toFixed(1)} s: ${r.stderr.split('\n').find((l) => l.startsWith('mpii:')) ?? r.stderr.trim().split('\n').pop()}`);
+    return { s: NaN, cpu: NaN, mib: NaN };
   }
-  const rss = /MAXRSS (\d+)/.exec(r.stderr);
-  return { s, mib: rss ? Number(rss[1]) / 1024 : NaN };
+  const m = /MAXRSS (\d+) CPU ([\d.]+) ([\d.]+)/.exec(r.stderr);
+  return { s, cpu: m ? Number(m[2]) + Number(m[3]) : NaN, mib: m ? Number(m[1]) / 1024 : NaN };
 }
 
+// this build, and with BASE=/other/tree/bin/mpii.js the one to compare with, run interleaved
+const BUILDS = [{ name: 'this', bin: BIN }, ...(process.env.BASE ? [{ name: 'base', bin: process.env.BASE }] : [])];
 const rows = [];
 const loads = [];
 try {
@@ -65,23 +69,30 @@ try {
     const g0 = Date.now();
     const file = existsSync(join(dir, 'profile.mpii')) && process.env.JOBS ? join(dir, 'profile.mpii') : writeSyntheticJob(dir, n, { peers });
     const mb = statSync(file).size / 2 ** 20;
-    log(`${n} ranks × ${peers} peers: wrote ${mb.toFixed(1)} MiB in ${((Date.now() - g0) / 1000).toFixed(1)} s`);
+    log(`${n} ranks × ${peers} peers: ${mb.toFixed(1)} MiB (${((Date.now() - g0) / 1000).toFixed(1)} s)`);
     const all = { text: ['report', dir], json: ['report', dir, '--json'], html: ['report', dir, '--html', join(tmp, `report-${n}.html`), '--force'] };
-    const forms = Object.fromEntries(Object.entries(all).filter(([k]) => FORMS.includes(k) && (k !== 'html' || n <= HTML_MAX)));
-    const got = Object.fromEntries(Object.keys(forms).map((k) => [k, []]));
-    timed(['report', dir]); // the file into the page cache
+    const forms = Object.entries(all).filter(([k]) => FORMS.includes(k) && (k !== 'html' || n <= HTML_MAX));
+    const got = {};
+    for (const b of BUILDS) for (const [k] of forms) got[`${b.name} ${k}`] = [];
+    timed(BIN, ['report', dir]); // the file into the page cache
     for (let i = 0; i < REPS; i++) {
       loads.push(loadavg()[0]);
-      for (const [k, args] of Object.entries(forms)) got[k].push(timed(args));
-      log(`${n} ranks: rep ${i + 1}/${REPS}: ${Object.keys(forms).map((k) => `${k} ${got[k][i].s.toFixed(2)} s ${got[k][i].mib.toFixed(0)} MiB`).join(', ')} (load ${loadavg()[0].toFixed(1)})`);
+      for (const [k, args] of forms) {
+        for (const b of BUILDS) {
+          const key = `${b.name} ${k}`;
+          // a form that failed is not run again (an older build's --json at 16,384 ranks: a minute each)
+          got[key].push(got[key].some((x) => Number.isNaN(x.s)) ? { s: NaN, cpu: NaN, mib: NaN } : timed(b.bin, args));
+        }
+      }
+      log(`${n} ranks: rep ${i + 1}/${REPS}: ${Object.entries(got).map(([k, x]) => `${k} ${x[i].s.toFixed(2)} s ${x[i].mib.toFixed(0)} MiB`).join(', ')} (load ${loadavg()[0].toFixed(1)})`);
     }
     if (process.env.CPU_PROF) {
-      for (const [k, args] of Object.entries(forms)) timed(args, ['--cpu-prof', '--cpu-prof-dir', process.env.CPU_PROF, '--cpu-prof-name', `report-${n}-${k}.cpuprofile`]);
+      for (const [k, args] of forms) timed(BIN, args, ['--cpu-prof', '--cpu-prof-dir', process.env.CPU_PROF, '--cpu-prof-name', `report-${n}-${k}.cpuprofile`]);
     }
     const row = { n, peers, mb };
-    // a form that failed once is shown as failed
-    for (const k of Object.keys(forms)) {
-      row[k] = got[k].some((x) => Number.isNaN(x.s)) ? { s: NaN, mib: NaN } : { s: median(got[k].map((x) => x.s)), mib: median(got[k].map((x) => x.mib)) };
+    for (const [key, xs] of Object.entries(got)) {
+      row[key] = xs.some((x) => Number.isNaN(x.s)) ? { s: NaN, cpu: NaN, mib: NaN }
+        : { s: median(xs.map((x) => x.s)), cpu: median(xs.map((x) => x.cpu)), mib: median(xs.map((x) => x.mib)) };
     }
     rows.push(row);
     if (keep) log(`kept ${dir}`);
@@ -91,21 +102,27 @@ try {
   if (!keep) rmSync(tmp, { recursive: true, force: true });
 }
 
-const cell = (x) => (!x ? lpad('-', 17) : Number.isNaN(x.s) ? lpad('failed', 17)
-  : `${lpad(x.s.toFixed(2) + ' s', 8)} ${lpad(Number.isNaN(x.mib) ? '?' : x.mib.toFixed(0) + ' MiB', 8)}`);
-console.log(`mpii report on synthetic jobs, median of ${REPS} runs each (wall clock of the whole command, peak RSS), `
-  + `load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`);
-console.log(`  ${lpad('ranks', 6)} ${lpad('peers', 6)} ${lpad('profile', 11)}   ${lpad('terminal', 17)}   ${lpad('--json', 17)}   ${lpad('--html', 17)}   ${lpad('terminal ns/pair', 16)}`);
-for (const r of rows) {
-  console.log(`  ${lpad(r.n, 6)} ${lpad(r.peers, 6)} ${lpad(r.mb.toFixed(1) + ' MiB', 11)}   ${cell(r.text)}   ${cell(r.json)}   ${cell(r.html)}   `
-    + `${r.text ? lpad(((r.text.s * 1e9) / (r.n * r.peers)).toFixed(0), 16) : ''}`);
+const cell = (x) => (!x ? lpad('-', 24) : Number.isNaN(x.s) ? lpad('failed', 24)
+  : `${lpad(x.s.toFixed(2) + ' s', 8)} ${lpad(x.cpu.toFixed(2), 5)} ${lpad(Number.isNaN(x.mib) ? '?' : x.mib.toFixed(0) + ' MiB', 9)}`);
+console.log(`mpii report on synthetic jobs, median of ${REPS} runs each: wall clock, CPU seconds, peak RSS; load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`);
+const keys = Object.keys(rows[0] ?? {}).filter((k) => / /.test(k));
+console.log(`  ${lpad('ranks', 6)} ${lpad('peers', 6)} ${lpad('profile', 11)}   ${keys.map((k) => lpad(k, 24)).join('   ')}`);
+for (const r of rows) console.log(`  ${lpad(r.n, 6)} ${lpad(r.peers, 6)} ${lpad(r.mb.toFixed(1) + ' MiB', 11)}   ${keys.map((k) => cell(r[k])).join('   ')}`);
+if (BUILDS.length > 1) {
+  console.log('this / base, wall clock (and peak RSS):');
+  for (const r of rows) {
+    console.log(`  ${lpad(r.n, 6)}   ${FORMS.filter((k) => r[`this ${k}`]).map((k) => {
+      const a = r[`this ${k}`];
+      const b = r[`base ${k}`];
+      return `${k} ${Number.isNaN(b.s) ? 'base failed' : `${(a.s / b.s).toFixed(2)}x (${(a.mib / b.mib).toFixed(2)}x)`}`;
+    }).join(', ')}`);
+  }
 }
 let failed = false;
 for (const [n, limit] of Object.entries(TARGETS)) {
-  const r = rows.find((x) => x.n === Number(n));
+  const r = rows.find((x) => x.n === Number(n))?.['this text'];
   if (!r) continue;
-  if (!r.text) continue;
-  failed ||= r.text.s > limit;
-  console.log(`${n} ranks × ${r.peers} peers: terminal report ${r.text.s.toFixed(2)} s, peak ${r.text.mib.toFixed(0)} MiB (target <= ${limit} s)${r.text.s > limit ? '  <-- ABOVE TARGET' : ''}`);
+  failed ||= !(r.s <= limit);
+  console.log(`${n} ranks: terminal report ${r.s.toFixed(2)} s, peak ${r.mib.toFixed(0)} MiB (target <= ${limit} s)${r.s <= limit ? '' : '  <-- ABOVE TARGET'}`);
 }
 process.exitCode = failed ? 1 : 0;

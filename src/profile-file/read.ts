@@ -261,6 +261,11 @@ export class Keeper {
   onImage?: (rank: RankProfile) => void;
   constructor(private arenaBytes = 16 * 1024 * 1024) {}
 
+  /** the file has `bytes`: no shared buffer bigger than that */
+  atMost(bytes: number): void {
+    this.arenaBytes = Math.max(4096, Math.min(this.arenaBytes, bytes));
+  }
+
   /** a section in the current chunk */
   hold(c: Counters): void {
     this.pending.push(c);
@@ -387,7 +392,9 @@ export const CHUNK_BYTES = 8 * 1024 * 1024;
  *  (Keeper): the file is not held whole, and no counter twice. The caller does the reads (readSync,
  *  or a file handle's read with turns of the event loop between them). */
 export function* streamGathered(path: string, total: number, chunk = CHUNK_BYTES, keeper = new Keeper()): Generator<ReadAsk, RankProfile[], number> {
-  let win = Buffer.allocUnsafeSlow(Math.max(chunk, PROFILE_HEADER_SIZE, IMAGE_HEADER_SIZE));
+  chunk = Math.max(Math.min(chunk, total), PROFILE_HEADER_SIZE, IMAGE_HEADER_SIZE); // a small file: a window its size
+  keeper.atMost(total);
+  let win = Buffer.allocUnsafeSlow(chunk);
   let start = 0; // the first byte not parsed yet
   let end = 0; // the end of what was read
   let pos = 0; // the file position of win[end]
