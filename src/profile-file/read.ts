@@ -339,7 +339,8 @@ function parseImage(buf: Buffer, where: string, keeper?: Keeper): { rank: RankPr
       : r.kind === RECORD_KIND.sparse ? SPARSE_HEAD_SIZE + SPARSE_ENTRY_SIZE * sparse : 0;
     if (p + payload > used) throw corrupt(where, off);
     if (r.kind === RECORD_KIND.counters || r.kind === RECORD_KIND.sparse) {
-      const labels = keeper ? keeper.labelsOf(`${r.tool_id}\n${name}`, buf, l0, l1) : l1 > l0 ? buf.toString('utf8', l0, l1).split('\n') : [];
+      // by the record's place too: a rank's several communicators each repeat the same labels rank after rank
+      const labels = keeper ? keeper.labelsOf(`${r.tool_id}\n${name}\n${rank.counters.length}`, buf, l0, l1) : l1 > l0 ? buf.toString('utf8', l0, l1).split('\n') : [];
       const c = new Counters(r.tool_id, name, labels, r.count, buf, p, r.kind === RECORD_KIND.sparse ? sparse : -1);
       keeper?.hold(c);
       rank.counters.push(c);

@@ -83,6 +83,16 @@ export class RankData implements RankMonitor {
     return this.peerMap;
   }
 
+  /** Adds its peers' size histograms to `sum` (false when its peers are not read from a section). */
+  addHistograms(sum: Float64Array): boolean {
+    if (this.peerMap || !this.section) return false;
+    this.section.forEach((i, v) => {
+      const f = i % ROW;
+      if (f >= HIST && v !== 0) sum[f - HIST] += v;
+    });
+    return true;
+  }
+
   /** `peers` made again, not kept (--json writes a rank's and forgets them) */
   readPeers(): Map<number, PeerStats> {
     if (this.peerMap) return this.peerMap;
@@ -382,6 +392,17 @@ export function totals(run: MonitorRun): Record<ClassName, Flow> {
   CLASSES.forEach((c, j) => { t[c.name] = { count: sum[2 * j], bytes: sum[2 * j + 1] }; });
   totalsOf.set(run, t);
   return structuredClone(t);
+}
+
+/** The size histograms of every rank's peers summed, bin by bin: from the stored entries where
+ *  they are (no per-peer objects with 66 bins each: a gigabyte at 1024 ranks × 1024 peers). */
+export function histogramSums(run: MonitorRun): Float64Array {
+  const sum = new Float64Array(HIST_BINS);
+  for (const r of run.ranks) {
+    if (r instanceof RankData && r.addHistograms(sum)) continue;
+    for (const s of r.peers.values()) s.hist.forEach((v, b) => { if (v) sum[b] += v; });
+  }
+  return sum;
 }
 
 /** A rank's peers as --json lists them: { peer, p2p, osc_sent, osc_recv, coll, hist }, by peer. */
