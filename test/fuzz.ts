@@ -15,6 +15,7 @@ import { execaSync } from 'execa';
 import { rankImage, synthRank, writeSyntheticJob } from '../src/profile-file/synthetic.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { formatSummary, summaryJson } from '../src/report/summary.js';
+import { writeJson } from '../src/report/json-stream.js';
 import { listStacks, listTools, resolveStack } from '../src/config/resolve.js';
 import { DEFAULTS_FILE } from '../src/cli/run.js';
 import { MpiiError } from '../src/errors.js';
@@ -107,7 +108,7 @@ function readAll(dir: string, report: boolean): void {
     }
   }
   if (report) {
-    summaryJson(p);
+    writeJson(summaryJson(p), () => {}, true); // as mpii report --json: the monitor's rows are made as written
     formatSummary(p, {});
   }
 }

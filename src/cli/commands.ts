@@ -12,13 +12,14 @@ import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, which, type FlavorName } from '../mpi/flavors.js';
 import { SRUN_PLUGIN, srunPlugins } from '../launch/srun.js';
 import { launcherFlavor } from '../mpi/detect.js';
-import { profileBytes, readProfile, readProfileAsync, type Profile } from '../profile-file/read.js';
+import { profileBytes, readProfile, readProfileAsync, type Profile, type RankProfile, type ReadOptions } from '../profile-file/read.js';
 import { formatSummary, summaryJson, wantColor } from '../report/summary.js';
 import { reportFilter, type ReportFilter } from '../report/filter.js';
 import type { ToolReportModule } from '../report/tools.js';
 import { recordedReportOptions, withoutAsked } from '../profile-file/report-options.js';
 import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
-import { progressMode, progressWorthIt, startProgress, type ProgressMode } from './progress.js';
+import { BIG_PROFILE_BYTES, progressMode, progressWorthIt, startProgress, type ProgressMode } from './progress.js';
+import { blockWriter, writeJson } from '../report/json-stream.js';
 import { askMpit, findInstall } from '../mpit/library.js';
 import { formatCvars, formatPvars, nameFilter } from '../mpit/vars.js';
 
@@ -169,10 +170,14 @@ async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promis
   // long work (a big profile, the page of many ranks) shows progress on stderr; with --json,
   // only as a spinner on a terminal, never as lines in a script's log
   const mode = progressMode(process.stderr, process.env, { lines: !o.json });
-  const p = await readWithProgress(dir, mode, !!o.json);
+  const { TOOL_REPORTS } = await import('../report/tools.js');
+  // the terminal report alone: the tools take what it needs of each rank while it is read (a
+  // big job's per-peer tables are then not kept)
+  const hooks = o.json || o.html || o.csv || o.prof ? [] : TOOL_REPORTS.flatMap((t) => (t.report.digest ? [t.report.digest({ top: o.top })] : []));
+  const onImage = hooks.length ? (r: RankProfile) => { for (const h of hooks) h(r); } : undefined;
+  const p = await readWithProgress(dir, mode, !!o.json, { onImage });
   // the options the run was given (in its profile) are the defaults; --top and the tools' flags win
   const toolOptions = withoutAsked(recordedReportOptions(p), { top: o.top, toolOptions: o.toolOptions });
-  const { TOOL_REPORTS } = await import('../report/tools.js');
   // call-site rows in every format: the recorded `top` of the tool whose report takes the filter
   for (const t of TOOL_REPORTS) {
     const top = toolOptions[t.name]?.top;
@@ -199,8 +204,13 @@ async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promis
     else if (progress) progress.stop();
     else if (!o.json) console.error(wrote);
   }
-  if (o.json) console.log(jsonText(summaryJson(p, filter)));
-  else console.log(formatSummary(p, { top: o.top, color: wantColor(process.stdout), filter, toolOptions }));
+  if (o.json) {
+    // indented, as JSON.stringify(…, null, 2), but on one line from a big profile on (a big job's
+    // per-peer rows take a few lines each when indented); written as it is made
+    const out = blockWriter(1);
+    writeJson(summaryJson(p, filter), out.write, profileBytes(dir) <= BIG_PROFILE_BYTES);
+    out.end();
+  } else console.log(formatSummary(p, { top: o.top, color: wantColor(process.stdout), filter, toolOptions }));
   return 0;
 }
 
@@ -227,14 +237,14 @@ function writeToolFiles(dir: string, p: Profile, o: ReportFlags, filter: ReportF
 
 /** The profile of `dir`; one bigger than BIG_PROFILE_BYTES is read with progress shown (the
  * spinner leaves a last line, except with --json). */
-async function readWithProgress(dir: string, mode: ProgressMode, json: boolean): Promise<Profile> {
+async function readWithProgress(dir: string, mode: ProgressMode, json: boolean, ro: ReadOptions = {}): Promise<Profile> {
   const bytes = profileBytes(dir);
-  if (mode === 'off' || !progressWorthIt({ profileBytes: bytes })) return readProfile(dir);
+  if (mode === 'off' || !progressWorthIt({ profileBytes: bytes })) return readProfile(dir, ro);
   const size = `${(bytes / 1048576).toFixed(0)} MiB`;
   const what = `mpii: reading the profile of ${dir} (${size})`;
   const progress = await startProgress(what, mode);
   try {
-    const p = await readProfileAsync(dir, (done, total) => progress.update(`${what}: ${Math.floor((100 * done) / Math.max(1, total))}%`));
+    const p = await readProfileAsync(dir, (done, total) => progress.update(`${what}: ${Math.floor((100 * done) / Math.max(1, total))}%`), ro);
     if (json) progress.stop();
     else progress.succeed(`mpii: read the profile of ${dir} (${size}, ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'})`);
     return p;

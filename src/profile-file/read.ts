@@ -1,7 +1,7 @@
 // Reads a run's profile: the gathered profile.mpii, or the per-rank .live files a crashed run
 // left behind (then the profile is marked incomplete). The layout is the contract in
 // preload/spec/profile-file.yaml (generated: format.gen.ts, parsed in layout.ts; docs/profile-file.md).
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MpiiError } from '../errors.js';
@@ -29,17 +29,58 @@ export interface CounterSection {
   /** the stored entries as 32-bit words, for loops over millions of them: sparse = 4 words per
    *  entry (index low, high, value low, high), else 2 per entry (value low, high) for `length` */
   words(): { sparse: boolean; words: Uint32Array; entries: number };
+  /** Lets go of the values (a reader's onImage hook that took what it needs from them while the
+   *  file was read): asked for again, they are read again from the file (the whole profile once). */
+  drop(): void;
 }
 
+/** What a dropped section's values are read again with (the whole file, nothing dropped). */
+interface Restorer { restore(): void }
+
 const TWO32 = 0x100000000;
+
+const EMPTY = Buffer.alloc(0);
+const NOT_RESTORABLE: Restorer = { restore: () => { throw new Error('a dropped counters section cannot be read again (no file to read it from)'); } };
 
 class Counters implements CounterSection {
   private map?: Map<number, bigint>;
   /** `sparse`: entries stored at `base` as (u64 index, u64 value) pairs; -1: `length` dense values */
+  /** set when dropped: what reads the values again */
+  restorer?: Restorer;
   constructor(public tool: number, public name: string, public labels: string[], public length: number,
-    private buf: Buffer, private base: number, private sparse: number) {}
+    private buf: Buffer, private base: number, private readonly sparse: number) {}
+
+  get dropped(): boolean {
+    return this.restorer !== undefined;
+  }
+
+  drop(): void {
+    this.restorer = NOT_RESTORABLE;
+    this.buf = EMPTY;
+    this.base = 0;
+  }
+
+  /** the values of the same section read again (`from`: in a fresh reading of the file) */
+  adopt(from: Counters): void {
+    this.buf = from.buf;
+    this.base = from.base;
+    this.restorer = undefined;
+  }
+
+  /** bytes of its payload in the buffer */
+  get bytes(): number {
+    return this.sparse >= 0 ? 8 + 16 * this.sparse : 8 * this.length;
+  }
+
+  /** its payload copied into the keeper's buffers: the one it was in can be read over */
+  moveTo(keeper: Keeper): void {
+    const at = keeper.keep(this.buf, this.base, this.base + this.bytes);
+    this.buf = at.buf;
+    this.base = at.base;
+  }
 
   words(): { sparse: boolean; words: Uint32Array; entries: number } {
+    if (this.restorer) this.restorer.restore();
     const sparse = this.sparse >= 0;
     const entries = sparse ? this.sparse : this.length;
     const start = this.base + (sparse ? 8 : 0);
@@ -61,6 +102,7 @@ class Counters implements CounterSection {
 
   get nonzero(): Map<number, bigint> {
     if (this.map) return this.map;
+    if (this.restorer) this.restorer.restore();
     const m = new Map<number, bigint>();
     const b = this.base;
     if (this.sparse < 0) {
@@ -188,16 +230,86 @@ function checkVersion(version: number, where: string): void {
 
 const corrupt = (where: string, off: number) => new MpiiError(`${where} has a corrupt record at byte ${off}`, 're-run the job');
 
-function parseImage(buf: Buffer, where: string): { rank: RankProfile; length: number } {
+/** The image header's checks (magic, version, `used` within the `avail` bytes there are): `used`. */
+function checkImage(buf: Buffer, where: string, avail: number): number {
   if (buf.length < IMAGE_HEADER_SIZE || buf.toString('latin1', 0, IMAGE_MAGIC.length) !== IMAGE_MAGIC) {
     throw new MpiiError(`${where} is not an mpii rank profile (bad magic)`, 'point mpii report at a directory written by mpii run');
   }
   const head = imageHeader(buf);
   checkVersion(head.version, where);
   const used = head.used;
-  if (used < IMAGE_HEADER_SIZE || used > buf.length) {
-    throw new MpiiError(`${where} is truncated (${buf.length} of ${used} bytes)`, 'the file was cut short; re-run the job');
+  if (used < IMAGE_HEADER_SIZE || used > avail) {
+    throw new MpiiError(`${where} is truncated (${avail} of ${used} bytes)`, 'the file was cut short; re-run the job');
   }
+  return used;
+}
+
+/** Where a streamed file's counters go. Each section stays in the chunk it was read in when
+ *  counters fill at least half of that chunk (a dense job's per-peer tables: no copy, and no more
+ *  memory than the counters take); otherwise (most of the chunk is labels and texts: the
+ *  COMM_WORLD record lists every member, 90 KB a rank at 16,384 ranks) they are copied into big
+ *  shared buffers and the chunk is read over. Each record's labels are decoded once for as long as
+ *  the ranks repeat them. */
+export class Keeper {
+  private arena = Buffer.alloc(0);
+  private at = 0;
+  private labels = new Map<string, { bytes: Buffer; labels: string[] }>();
+  /** the sections in the current chunk, and their bytes */
+  private pending: Counters[] = [];
+  private pendingBytes = 0;
+  /** called with each image once parsed, while its sections are in the chunk */
+  onImage?: (rank: RankProfile) => void;
+  constructor(private arenaBytes = 16 * 1024 * 1024) {}
+
+  /** the file has `bytes`: no shared buffer bigger than that */
+  atMost(bytes: number): void {
+    this.arenaBytes = Math.max(4096, Math.min(this.arenaBytes, bytes));
+  }
+
+  /** a section in the current chunk */
+  hold(c: Counters): void {
+    this.pending.push(c);
+  }
+
+  /** Before the chunk of `bytes` is read over: false when it has to stay (its sections are in it). */
+  release(bytes: number): boolean {
+    for (const c of this.pending) if (!c.dropped) this.pendingBytes += c.bytes;
+    const stay = this.pendingBytes * 2 >= bytes;
+    if (!stay) for (const c of this.pending) if (!c.dropped) c.moveTo(this);
+    this.pending = [];
+    this.pendingBytes = 0;
+    return !stay;
+  }
+
+  /** buf[start, end) copied: the buffer and offset it is at now (8-byte aligned). */
+  keep(buf: Buffer, start: number, end: number): { buf: Buffer; base: number } {
+    const n = end - start;
+    if (this.at + n > this.arena.length) {
+      this.arena = Buffer.allocUnsafeSlow(Math.max(this.arenaBytes, n));
+      this.at = 0;
+    }
+    const base = this.at;
+    buf.copy(this.arena, base, start, end);
+    this.at = pad8(base + n);
+    return { buf: this.arena, base };
+  }
+
+  /** The labels in buf[start, end) of the record `key`: the last ones made when the bytes are the same. */
+  labelsOf(key: string, buf: Buffer, start: number, end: number): string[] {
+    if (end <= start) return [];
+    const bytes = buf.subarray(start, end);
+    const last = this.labels.get(key);
+    if (last && last.bytes.equals(bytes)) return last.labels;
+    const labels = bytes.toString('utf8').split('\n');
+    this.labels.set(key, { bytes: Buffer.from(bytes), labels });
+    return labels;
+  }
+}
+
+/** One rank's image at the start of `buf`; its counters stay in it (a keeper is told of them). */
+function parseImage(buf: Buffer, where: string, keeper?: Keeper): { rank: RankProfile; length: number } {
+  const used = checkImage(buf, where, buf.length);
+  const head = imageHeader(buf);
   const rank: RankProfile = {
     state: STATES[head.state] ?? 'running',
     rank: head.rank,
@@ -213,19 +325,29 @@ function parseImage(buf: Buffer, where: string): { rank: RankProfile; length: nu
   };
   let off = IMAGE_HEADER_SIZE;
   while (off + RECORD_HEADER_SIZE <= used) {
-    const r = recordHeader(buf, off, used);
+    // the header's numbers only (its name and labels cut at its end: nothing decoded), then the
+    // name and labels as the generated reader would cut them at `used`
+    const r = recordHeader(buf, off, off + RECORD_HEADER_SIZE);
     const p = off + r.end; // the payload, after the name and labels
     if (p > used) throw corrupt(where, off);
+    const n0 = off + RECORD_HEADER_SIZE;
+    const name = buf.toString('utf8', n0, Math.min(n0 + r.name_len, used));
+    const l0 = n0 + pad8(r.name_len);
+    const l1 = Math.min(l0 + r.labels_len, used);
     const sparse = r.kind === RECORD_KIND.sparse && p + SPARSE_HEAD_SIZE <= used ? sparseHead(buf, p).nnz : 0;
     const payload = r.kind === RECORD_KIND.counters ? r.count * 8 : r.kind === RECORD_KIND.text ? r.count
       : r.kind === RECORD_KIND.sparse ? SPARSE_HEAD_SIZE + SPARSE_ENTRY_SIZE * sparse : 0;
     if (p + payload > used) throw corrupt(where, off);
     if (r.kind === RECORD_KIND.counters || r.kind === RECORD_KIND.sparse) {
-      rank.counters.push(new Counters(r.tool_id, r.name, r.labels ? r.labels.split('\n') : [], r.count, buf, p, r.kind === RECORD_KIND.sparse ? sparse : -1));
+      // by the record's place too: a rank's several communicators each repeat the same labels rank after rank
+      const labels = keeper ? keeper.labelsOf(`${r.tool_id}\n${name}\n${rank.counters.length}`, buf, l0, l1) : l1 > l0 ? buf.toString('utf8', l0, l1).split('\n') : [];
+      const c = new Counters(r.tool_id, name, labels, r.count, buf, p, r.kind === RECORD_KIND.sparse ? sparse : -1);
+      keeper?.hold(c);
+      rank.counters.push(c);
     } else if (r.kind === RECORD_KIND.text) {
-      rank.texts.push({ tool: r.tool_id, name: r.name, text: buf.toString('utf8', p, p + r.count) });
+      rank.texts.push({ tool: r.tool_id, name, text: buf.toString('utf8', p, p + r.count) });
     } else if (r.kind === RECORD_KIND.tool) {
-      rank.tools.set(r.tool_id, r.name);
+      rank.tools.set(r.tool_id, name);
     } else {
       throw new MpiiError(`${where} has an unknown record kind ${r.kind} at byte ${off}`, 'upgrade mpii to read it');
     }
@@ -235,13 +357,19 @@ function parseImage(buf: Buffer, where: string): { rank: RankProfile; length: nu
   return { rank, length: pad8(used) };
 }
 
-function readGathered(path: string, buf: Buffer = readFileSync(path)): RankProfile[] {
+function profileHead(buf: Buffer, path: string): number {
   if (buf.length < PROFILE_HEADER_SIZE || buf.toString('latin1', 0, PROFILE_MAGIC.length) !== PROFILE_MAGIC) {
     throw new MpiiError(`${path} is not an mpii profile (bad magic)`, 'point mpii report at a directory written by mpii run');
   }
   const head = profileHeader(buf);
   checkVersion(head.version, path);
-  const n = head.nranks;
+  return head.nranks;
+}
+
+/** The ranks of a gathered file held whole in `buf` (the counters stay in it): how files were
+ *  read before streamGathered, kept for the tests that compare the two. */
+export function parseGathered(path: string, buf: Buffer): RankProfile[] {
+  const n = profileHead(buf, path);
   const ranks: RankProfile[] = [];
   let off = PROFILE_HEADER_SIZE;
   for (let r = 0; r < n; r++) {
@@ -250,6 +378,65 @@ function readGathered(path: string, buf: Buffer = readFileSync(path)): RankProfi
     ranks.push(rank);
     off += length;
   }
+  return ranks;
+}
+
+/** A read the streaming parser asks for: into buf at `offset`, at most `length` bytes from the
+ *  file's `position`; it is given back the bytes read (0 at the end of the file). */
+export interface ReadAsk { buf: Buffer; offset: number; length: number; position: number }
+
+/** The bytes read at a time (and the least the window holds). */
+export const CHUNK_BYTES = 8 * 1024 * 1024;
+
+/** The ranks of a gathered file of `total` bytes, parsed as it is read: a window of `chunk` bytes
+ *  (more only for an image bigger than that) is read over and over unless it is mostly counters
+ *  (Keeper): the file is not held whole, and no counter twice. The caller does the reads (readSync,
+ *  or a file handle's read with turns of the event loop between them). */
+export function* streamGathered(path: string, total: number, chunk = CHUNK_BYTES, keeper = new Keeper()): Generator<ReadAsk, RankProfile[], number> {
+  chunk = Math.max(Math.min(chunk, total), PROFILE_HEADER_SIZE, IMAGE_HEADER_SIZE); // a small file: a window its size
+  keeper.atMost(total);
+  let win = Buffer.allocUnsafeSlow(chunk);
+  let start = 0; // the first byte not parsed yet
+  let end = 0; // the end of what was read
+  let pos = 0; // the file position of win[end]
+  let eof = false;
+  /** win[start, end) holds at least `need` bytes, or all the file has left */
+  function* fill(need: number): Generator<ReadAsk, void, number> {
+    if (end - start >= need || eof) return;
+    if (start + need > win.length) { // move the rest to the front, into a bigger window when needed
+      const into = !keeper.release(win.length) || need > win.length ? Buffer.allocUnsafeSlow(Math.max(need, chunk)) : win;
+      win.copy(into, 0, start, end);
+      end -= start;
+      start = 0;
+      win = into;
+    }
+    while (end - start < need) {
+      const got = yield { buf: win, offset: end, length: win.length - end, position: pos };
+      if (got <= 0) {
+        eof = true;
+        return;
+      }
+      end += got;
+      pos += got;
+    }
+  }
+  yield* fill(PROFILE_HEADER_SIZE);
+  const n = profileHead(win.subarray(start, end), path);
+  start += PROFILE_HEADER_SIZE;
+  const ranks: RankProfile[] = [];
+  for (let r = 0; r < n; r++) {
+    yield* fill(IMAGE_HEADER_SIZE);
+    if (end <= start) throw new MpiiError(`${path} is truncated: ${r} of ${n} ranks present`, 're-run the job');
+    const where = `${path} (rank ${r})`;
+    const left = Math.max(end - start, total - (pos - (end - start))); // bytes from here to the file's end
+    const used = checkImage(win.subarray(start, end), where, left);
+    yield* fill(used);
+    const { rank, length } = parseImage(win.subarray(start, end), where, keeper);
+    keeper.onImage?.(rank);
+    ranks.push(rank);
+    start = Math.min(end, start + length);
+  }
+  keeper.release(win.length); // the last chunk: freed unless it is mostly counters
   return ranks;
 }
 
@@ -301,9 +488,52 @@ function locate(path: string): { dir: string; gathered?: string; live: string[] 
   return { dir, live: live.map((f) => join(dir, f)) };
 }
 
-function fromGathered(dir: string, gathered: string, buf?: Buffer): Profile {
-  const ranks = readGathered(gathered, buf);
+function fromGathered(dir: string, gathered: string, ranks: RankProfile[]): Profile {
   return { dir, complete: ranks.every((r) => r.state === 'finalized'), source: gathered, ranks, size: ranks.length, spawned: spawnedJobs(dir) };
+}
+
+/** How a profile is read: `onImage` sees each rank as soon as it is read (its sections still in
+ *  the chunk: a tool's report can take what it needs and drop them, see CounterSection.drop);
+ *  `chunk`: the bytes read at a time. */
+export interface ReadOptions { onImage?: (rank: RankProfile) => void; chunk?: number }
+
+/** streamGathered with its reads done by readSync. */
+export function readGathered(path: string, o: ReadOptions = {}): RankProfile[] {
+  const fd = openSync(path, 'r');
+  try {
+    const keeper = new Keeper();
+    keeper.onImage = o.onImage;
+    const steps = streamGathered(path, fstatSync(fd).size, o.chunk, keeper);
+    for (let s = steps.next(); ; ) {
+      if (s.done) return restorable(path, s.value);
+      const ask = s.value;
+      s = steps.next(readSync(fd, ask.buf, ask.offset, ask.length, ask.position));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The sections an onImage hook dropped are read again from `path` when one is asked for: the
+ *  whole file once, nothing dropped (a report that needs more than the hook took: slower, same result). */
+function restorable(path: string, ranks: RankProfile[]): RankProfile[] {
+  const dropped = (c: CounterSection): c is Counters => c instanceof Counters && c.dropped;
+  if (!ranks.some((r) => r.counters.some(dropped))) return ranks;
+  const restorer: Restorer = {
+    restore() {
+      const again = readGathered(path);
+      ranks.forEach((r, i) => r.counters.forEach((c, j) => {
+        if (!dropped(c)) return;
+        const from = again[i]?.counters[j];
+        if (!(from instanceof Counters) || from.name !== c.name || from.length !== c.length) {
+          throw new MpiiError(`${path} changed while it was read`, 'run mpii report again once the job has finished writing it');
+        }
+        c.adopt(from);
+      }));
+    },
+  };
+  for (const r of ranks) for (const c of r.counters) if (dropped(c)) c.restorer = restorer;
+  return ranks;
 }
 
 function fromLive(dir: string, live: string[], images: Buffer[]): Profile {
@@ -315,9 +545,9 @@ function fromLive(dir: string, live: string[], images: Buffer[]): Profile {
   return { dir, complete, source: `${live.length} per-rank file(s)`, ranks, size, spawned: spawnedJobs(dir) };
 }
 
-export function readProfile(path: string): Profile {
+export function readProfile(path: string, o: ReadOptions = {}): Profile {
   const { dir, gathered, live } = locate(path);
-  return gathered ? fromGathered(dir, gathered) : fromLive(dir, live, live.map(readLive));
+  return gathered ? fromGathered(dir, gathered, readGathered(gathered, o)) : fromLive(dir, live, live.map(readLive));
 }
 
 /** The bytes readProfile would read for `path` (0 when there is no profile: readProfile says why). */
@@ -335,25 +565,24 @@ export function profileBytes(path: string): number {
   }
 }
 
-const CHUNK = 4 * 1024 * 1024;
-
 /** readProfile, reading in chunks with a turn of the event loop between them (a spinner keeps
  * turning) and telling `onBytes` how far it got. */
-export async function readProfileAsync(path: string, onBytes: (done: number, total: number) => void = () => {}): Promise<Profile> {
+export async function readProfileAsync(path: string, onBytes: (done: number, total: number) => void = () => {}, o: ReadOptions = {}): Promise<Profile> {
   const { dir, gathered, live } = locate(path);
   if (gathered) {
     const fh = await open(gathered, 'r');
     try {
       const total = (await fh.stat()).size;
-      const buf = Buffer.allocUnsafe(total);
-      let done = 0;
-      while (done < total) {
-        const { bytesRead } = await fh.read(buf, done, Math.min(CHUNK, total - done), done);
-        if (bytesRead === 0) break; // shrank while read: parsed as truncated
-        done += bytesRead;
-        onBytes(done, total);
+      const keeper = new Keeper();
+      keeper.onImage = o.onImage;
+      const steps = streamGathered(gathered, total, o.chunk, keeper);
+      for (let s = steps.next(); ; ) {
+        if (s.done) return fromGathered(dir, gathered, restorable(gathered, s.value));
+        const ask = s.value;
+        const { bytesRead } = await fh.read(ask.buf, ask.offset, ask.length, ask.position);
+        onBytes(Math.min(total, ask.position + bytesRead), total);
+        s = steps.next(bytesRead);
       }
-      return fromGathered(dir, gathered, buf.subarray(0, done));
     } finally {
       await fh.close();
     }

@@ -2,7 +2,7 @@
 // module (its manifest's `report.module`) exporting `report: ToolReport`. The report (text,
 // --json, --html, --csv/--prof, the filters) asks every module in turn and names no tool.
 import type { OptionValue } from '../config/load.js';
-import type { Profile } from '../profile-file/read.js';
+import type { Profile, RankProfile } from '../profile-file/read.js';
 import type { ReportFilter } from './filter.js';
 import type { PageData } from './html-kit.js';
 
@@ -61,6 +61,10 @@ export interface ToolDiff<D> {
 }
 
 export interface ToolReport {
+  /** for a terminal report alone (`mpii report DIR` without --json, --html, --csv, --prof): a hook
+   *  that sees each rank as it is read and may take what `text` will need of big sections and drop
+   *  them (CounterSection.drop; src/profile-file/read.ts ReadOptions.onImage). `top`: --top. */
+  digest?(o: { top?: number }): (rank: RankProfile) => void;
   /** lines of the terminal report (`mpii run`, `mpii report`) */
   text?(p: Profile, o: TextContext): string[];
   /** its part of `mpii report --json`, under the manifest's `report.json` key */

@@ -42,16 +42,59 @@ const emptyPeer = (): PeerStats => ({
   coll: { count: 0, bytes: 0 }, hist: new Array<number>(HIST_BINS).fill(0),
 });
 
-/** Peers of one rank, read from its "peers" section in one pass; the per-peer objects (with
- *  their 66-bin histograms) only when someone asks for `peers`. */
-class RankData implements RankMonitor {
+/** Peers of one rank, read from its "peers" section where it is (the file's bytes) each time a
+ *  scan asks (flowsOf: into one scratch table for all ranks, so no memory per rank beyond the
+ *  file's); the per-peer objects (with their 66-bin histograms) only when someone asks for `peers`. */
+export class RankData implements RankMonitor {
   private peerMap?: Map<number, PeerStats>;
-  flows: PeerFlows;
+  /** the flows when the section is not in mpii's order (then made once and kept) */
+  flows?: PeerFlows;
+  /** the sum over peers of each of the 8 flow values, from the first scan */
+  sums?: Float64Array;
+  /** what monitorDigest took from the section while the file was read */
+  digest?: Digest;
   constructor(public rank: number, private section: CounterSection | undefined, public comms: CommRecord[], public memory?: MemoryUse) {
-    this.flows = section ? readFlows(section) : { ids: new Int32Array(0), values: new Float64Array(0) };
+    this.digest = section && digests.get(section);
+    this.sums = this.digest?.sums;
+  }
+
+  /** The peers column-wise: views of the scratch table, valid until the next rank's scan. */
+  scan(): PeerFlows {
+    if (this.flows) return this.flows;
+    const f = this.section ? readFlows(this.section) : { ids: new Int32Array(0), values: new Float64Array(0) };
+    if (f.ids.buffer !== scratch.ids.buffer) this.flows = f; // made on its own: kept
+    if (!this.sums) {
+      const sum = new Float64Array(8);
+      const { values } = f;
+      let a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0; // eslint-disable-line one-var
+      for (let k = 0; k < values.length; k += 8) {
+        a0 += values[k]; a1 += values[k + 1]; a2 += values[k + 2]; a3 += values[k + 3];
+        a4 += values[k + 4]; a5 += values[k + 5]; a6 += values[k + 6]; a7 += values[k + 7];
+      }
+      sum[0] = a0; sum[1] = a1; sum[2] = a2; sum[3] = a3; sum[4] = a4; sum[5] = a5; sum[6] = a6; sum[7] = a7;
+      this.sums = sum;
+    }
+    return f;
   }
 
   get peers(): Map<number, PeerStats> {
+    if (this.peerMap) return this.peerMap;
+    this.peerMap = this.readPeers();
+    return this.peerMap;
+  }
+
+  /** Adds its peers' size histograms to `sum` (false when its peers are not read from a section). */
+  addHistograms(sum: Float64Array): boolean {
+    if (this.peerMap || !this.section) return false;
+    this.section.forEach((i, v) => {
+      const f = i % ROW;
+      if (f >= HIST && v !== 0) sum[f - HIST] += v;
+    });
+    return true;
+  }
+
+  /** `peers` made again, not kept (--json writes a rank's and forgets them) */
+  readPeers(): Map<number, PeerStats> {
     if (this.peerMap) return this.peerMap;
     const peers = new Map<number, PeerStats>();
     this.section?.forEach((i, v) => {
@@ -62,8 +105,7 @@ class RankData implements RankMonitor {
       if (f >= HIST) s.hist[f - HIST] = v;
       else s[CLASSES[f >> 1].name][f & 1 ? 'bytes' : 'count'] = v;
     });
-    this.peerMap = new Map([...peers.entries()].sort((a, b) => a[0] - b[0]));
-    return this.peerMap;
+    return new Map([...peers.entries()].sort((a, b) => a[0] - b[0]));
   }
 }
 
@@ -71,31 +113,167 @@ function readFlows(c: CounterSection): PeerFlows {
   const size = Math.ceil(c.length / ROW);
   // plain loops over the stored words (a big job has millions of entries); mpii stores them in
   // ascending order, so a peer's entries come together: one pass, integer arithmetic while the
-  // indices fit in 31 bits (any table below 29 million peers)
+  // indices fit in 31 bits (any table below 29 million peers), a division only at a new peer
   const { sparse, words: w, entries } = c.words();
   if (!sparse || c.length >= 2 ** 31) return readFlowsUnordered(c, size);
   const cap = Math.min(size, entries);
-  let ids = new Int32Array(cap);
-  let values = new Float64Array(cap * 8);
+  if (scratch.ids.length < cap) scratch = { ids: new Int32Array(cap), values: new Float64Array(cap * 8) };
+  const { ids, values } = scratch;
   let n = 0;
   let last = -1;
+  let rowStart = 0;
+  let rowEnd = 0; // the current peer's row: [rowStart, rowEnd)
+  let at = -8;
   for (let k = 0, q = 0; k < entries; k++, q += 4) {
-    const i = w[q] | 0;
-    const peer = (i / ROW) | 0;
-    const f = i - peer * ROW;
-    if (peer !== last) {
-      if (peer < last || peer >= size || w[q + 1] !== 0) return readFlowsUnordered(c, size); // not mpii's order: the slow way
+    const i = w[q];
+    if (i >= rowEnd || i < rowStart) {
+      const peer = (i / ROW) | 0;
+      if (peer <= last || peer >= size || w[q + 1] !== 0) return readFlowsUnordered(c, size); // not mpii's order: the slow way
       ids[n++] = peer;
       last = peer;
+      rowStart = peer * ROW;
+      rowEnd = rowStart + ROW;
+      at += 8;
+      values[at] = 0; values[at + 1] = 0; values[at + 2] = 0; values[at + 3] = 0; // the last rank's
+      values[at + 4] = 0; values[at + 5] = 0; values[at + 6] = 0; values[at + 7] = 0;
     }
-    if (f < HIST) values[(n - 1) * 8 + f] = w[q + 3] === 0 ? w[q + 2] : w[q + 3] * 4294967296 + w[q + 2];
+    const f = i - rowStart;
+    if (f < HIST) values[at + f] = w[q + 3] === 0 ? w[q + 2] : w[q + 3] * 4294967296 + w[q + 2];
   }
-  if (n < cap) {
-    ids = ids.slice(0, n);
-    values = values.slice(0, n * 8);
-  }
-  return { ids, values };
+  return { ids: ids.subarray(0, n), values: values.subarray(0, n * 8) };
 }
+
+/** What the terminal report needs of one rank's peers, taken while the file is read (its chunk
+ *  still in the cache) so that the per-peer table need not be kept: the sums of the 8 flow
+ *  values, its `top` busiest point-to-point peers (to, bytes, messages; best first) and how many
+ *  it has, its row of the matrix of all bytes binned into `cells` blocks (and the column its
+ *  one-sided reads go to), for a job of `n` ranks. */
+export interface Digest { n: number; cells: number; top: number; sums: Float64Array; pairs: Float64Array; pairCount: number; row: Float64Array; col: Float64Array }
+const digests = new WeakMap<CounterSection, Digest>();
+
+/** busiest-pair order: more bytes, then more messages, then lower sender, then lower receiver */
+export const pairBefore = (aBytes: number, aCount: number, aFrom: number, aTo: number, bBytes: number, bCount: number, bFrom: number, bTo: number) =>
+  aBytes !== bBytes ? aBytes > bBytes : aCount !== bCount ? aCount > bCount : aFrom !== bFrom ? aFrom < bFrom : aTo < bTo;
+
+/** A reader's onImage hook (src/profile-file/read.ts) that digests each rank's monitor tables
+ *  as they are read and drops them (read again from the file only if a report needs more). */
+export function monitorDigest(o: { top: number; cells: number }): (r: RankProfile) => void {
+  let top = o.top;
+  let recorded = false;
+  return (r) => {
+    if (!recorded) { // the run's own monitor `top` (mpii run --monitor-top), in the first rank that has it
+      const t = r.texts.find((x) => x.tool === 0 && x.name === 'report-options');
+      if (t) {
+        recorded = true;
+        try {
+          const v = (JSON.parse(t.text) as { monitor?: { top?: unknown } }).monitor?.top;
+          if (typeof v === 'number' && Number.isFinite(v)) top = Math.max(top, v);
+        } catch { /* the report reads it and says nothing either */ }
+      }
+    }
+    if (!Number.isFinite(top) || r.size <= 0) return;
+    for (const [id, name] of r.tools) {
+      if (name !== 'monitor') continue;
+      for (const c of r.counters) {
+        if (c.tool !== id || c.name !== 'peers' || c.length !== r.size * ROW) continue;
+        digests.set(c, digest(c, r.rank, r.size, top, o.cells));
+        c.drop();
+      }
+    }
+  };
+}
+
+function digest(c: CounterSection, rank: number, n: number, top: number, cells: number): Digest {
+  const block = Math.max(1, Math.ceil(n / Math.max(1, cells)));
+  const side = Math.ceil(n / block);
+  const d: Digest = { n, cells, top, sums: new Float64Array(8), pairs: new Float64Array(0), pairCount: 0, row: new Float64Array(side), col: new Float64Array(side) };
+  const st: PairState = { d, rank, top, best: [], worstBytes: -1 };
+  const size = Math.ceil(c.length / ROW);
+  const { sparse, words: w, entries } = c.words();
+  let ordered = sparse && c.length < 2 ** 31;
+  if (ordered) { // readFlows's loop, each entry added where it goes: no table in between
+    const { sums, row, col } = d;
+    let last = -1;
+    let rowStart = 0;
+    let rowEnd = 0;
+    let cell = 0;
+    let inMatrix = false;
+    let count = 0; // the current peer's point-to-point messages and bytes
+    let bytes = 0;
+    for (let q = 0; q < 4 * entries; q += 4) {
+      const i = w[q];
+      if (i >= rowEnd || i < rowStart) {
+        const peer = (i / ROW) | 0;
+        if (peer <= last || peer >= size || w[q + 1] !== 0) { // not mpii's order: the slow way
+          ordered = false;
+          break;
+        }
+        if (count !== 0) pair(st, last, count, bytes);
+        count = 0;
+        bytes = 0;
+        last = peer;
+        rowStart = peer * ROW;
+        rowEnd = rowStart + ROW;
+        cell = (peer / block) | 0;
+        inMatrix = peer < n;
+      }
+      const f = i - rowStart;
+      if (f >= HIST) continue;
+      const v = w[q + 3] === 0 ? w[q + 2] : w[q + 3] * 4294967296 + w[q + 2];
+      sums[f] += v;
+      if (f === 0) count = v;
+      else if (f & 1) {
+        if (f === 1) bytes = v;
+        if (inMatrix && v !== 0) { // binnedMatrix's cells of all bytes (one-sided reads: the column)
+          if (f === 5) col[cell] += v;
+          else row[cell] += v;
+        }
+      }
+    }
+    if (ordered && count !== 0) pair(st, last, count, bytes);
+  }
+  if (!ordered) { // start again from the table readFlows makes
+    d.sums.fill(0); d.row.fill(0); d.col.fill(0);
+    d.pairCount = 0;
+    st.best.length = 0;
+    st.worstBytes = -1;
+    const { ids, values: v } = readFlows(c);
+    for (let k = 0, b = 0; k < ids.length; k++, b += 8) {
+      const peer = ids[k];
+      for (let j = 0; j < 8; j++) d.sums[j] += v[b + j];
+      if (peer < n) {
+        const cell = (peer / block) | 0;
+        if (v[b + 1] !== 0) d.row[cell] += v[b + 1];
+        if (v[b + 3] !== 0) d.row[cell] += v[b + 3];
+        if (v[b + 5] !== 0) d.col[cell] += v[b + 5];
+        if (v[b + 7] !== 0) d.row[cell] += v[b + 7];
+      }
+      if (v[b] !== 0) pair(st, peer, v[b], v[b + 1]);
+    }
+  }
+  d.pairs = Float64Array.from(st.best);
+  return d;
+}
+
+/** A rank's busiest pairs while digested: to, bytes, count, best first; while full, the last one's bytes. */
+interface PairState { d: Digest; rank: number; top: number; best: number[]; worstBytes: number }
+
+/** A peer with point-to-point messages: among the rank's busiest? (most are below the last one's bytes) */
+function pair(st: PairState, peer: number, count: number, bytes: number): void {
+  st.d.pairCount++;
+  const { best, top, rank } = st;
+  if (bytes < st.worstBytes || top <= 0) return;
+  const m = best.length / 3;
+  if (m === top && !pairBefore(bytes, count, rank, peer, best[3 * m - 2], best[3 * m - 1], rank, best[3 * m - 3])) return;
+  let at = m;
+  while (at > 0 && pairBefore(bytes, count, rank, peer, best[3 * at - 2], best[3 * at - 1], rank, best[3 * at - 3])) at--;
+  best.splice(3 * at, 0, peer, bytes, count);
+  if (best.length > 3 * top) best.length = 3 * top;
+  if (best.length === 3 * top) st.worstBytes = best[3 * top - 2];
+}
+
+/** What readFlows decodes a rank's peers into: one table for every rank, grown to the most peers. */
+let scratch = { ids: new Int32Array(1024), values: new Float64Array(8 * 1024) };
 
 function readFlowsUnordered(c: CounterSection, size: number): PeerFlows {
   const byPeer = new Map<number, Float64Array>();
@@ -113,9 +291,12 @@ function readFlowsUnordered(c: CounterSection, size: number): PeerFlows {
   return { ids, values };
 }
 
-/** `flows` of a rank made elsewhere (tests build RankMonitor objects by hand). */
+/** A rank's peers column-wise: for a rank read from a profile, views of a scratch table valid
+ *  until the next call (scan one rank at a time); `flows` of a rank made elsewhere (tests build
+ *  RankMonitor objects by hand) made once. */
 const derived = new WeakMap<RankMonitor, PeerFlows>();
 export function flowsOf(r: RankMonitor): PeerFlows {
+  if (r instanceof RankData) return r.scan();
   if (r.flows) return r.flows;
   let f = derived.get(r);
   if (!f) {
@@ -195,23 +376,58 @@ export function totals(run: MonitorRun): Record<ClassName, Flow> {
   const t = Object.fromEntries(CLASSES.map((c) => [c.name, { count: 0, bytes: 0 }])) as Record<ClassName, Flow>;
   const sum = new Float64Array(8);
   for (const r of run.ranks) {
+    if (r instanceof RankData) {
+      if (!r.sums) r.scan();
+      for (let k = 0; k < 8; k++) sum[k] += r.sums![k];
+      continue;
+    }
     const { values } = flowsOf(r);
-    for (let k = 0; k < values.length; k++) sum[k & 7] += values[k];
+    let a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0; // eslint-disable-line one-var
+    for (let k = 0; k < values.length; k += 8) {
+      a0 += values[k]; a1 += values[k + 1]; a2 += values[k + 2]; a3 += values[k + 3];
+      a4 += values[k + 4]; a5 += values[k + 5]; a6 += values[k + 6]; a7 += values[k + 7];
+    }
+    sum[0] += a0; sum[1] += a1; sum[2] += a2; sum[3] += a3; sum[4] += a4; sum[5] += a5; sum[6] += a6; sum[7] += a7;
   }
   CLASSES.forEach((c, j) => { t[c.name] = { count: sum[2 * j], bytes: sum[2 * j + 1] }; });
   totalsOf.set(run, t);
   return structuredClone(t);
 }
 
+/** The size histograms of every rank's peers summed, bin by bin: from the stored entries where
+ *  they are (no per-peer objects with 66 bins each: a gigabyte at 1024 ranks × 1024 peers). */
+export function histogramSums(run: MonitorRun): Float64Array {
+  const sum = new Float64Array(HIST_BINS);
+  for (const r of run.ranks) {
+    if (r instanceof RankData && r.addHistograms(sum)) continue;
+    for (const s of r.peers.values()) s.hist.forEach((v, b) => { if (v) sum[b] += v; });
+  }
+  return sum;
+}
+
+/** A rank's peers as --json lists them: { peer, p2p, osc_sent, osc_recv, coll, hist }, by peer. */
+export function peerRows(r: RankMonitor): ({ peer: number } & PeerStats)[] {
+  const peers = r instanceof RankData ? r.readPeers() : r.peers;
+  return [...peers.entries()].sort((a, b) => a[0] - b[0]).map(([peer, s]) => ({ peer, ...s }));
+}
+
 /** Communicators merged over ranks (same name and members), with their summed totals. */
 export function communicators(run: MonitorRun): (CommRecord & { ranks: number })[] {
-  const byKey = new Map<string, CommRecord & { ranks: number }>();
+  // by name, then members: the reader gives every rank the same members string while the bytes
+  // repeat, so the second lookup hashes nothing new (one key string per rank would hash the
+  // member list of COMM_WORLD, 90 KB at 16,384 ranks, once per rank)
+  const byName = new Map<string, Map<string, CommRecord & { ranks: number }>>();
+  const all: (CommRecord & { ranks: number })[] = [];
   for (const r of run.ranks) {
     for (const c of r.comms) {
-      const key = `${c.name}\n${c.procs}`;
-      const m = byKey.get(key) ?? { name: c.name, procs: c.procs, o2a: { count: 0, bytes: 0 }, a2o: { count: 0, bytes: 0 },
-        a2a: { count: 0, bytes: 0 }, ranks: 0 };
-      byKey.set(key, m);
+      let byProcs = byName.get(c.name);
+      if (!byProcs) byName.set(c.name, (byProcs = new Map()));
+      let m = byProcs.get(c.procs);
+      if (!m) {
+        m = { name: c.name, procs: c.procs, o2a: { count: 0, bytes: 0 }, a2o: { count: 0, bytes: 0 }, a2a: { count: 0, bytes: 0 }, ranks: 0 };
+        byProcs.set(c.procs, m);
+        all.push(m);
+      }
       m.ranks++;
       for (const k of ['o2a', 'a2o', 'a2a'] as const) {
         m[k].count += c[k].count;
@@ -219,7 +435,7 @@ export function communicators(run: MonitorRun): (CommRecord & { ranks: number })
       }
     }
   }
-  return [...byKey.values()];
+  return all;
 }
 
 /** Calls fn(row, column, value) for every peer entry of one class as recorded (row = the rank
@@ -262,18 +478,36 @@ export function binnedMatrix(run: MonitorRun, cls: ClassName | 'all', what: 'byt
   const off = what === 'bytes' ? 1 : 0;
   const recv = CLASSES.findIndex((c) => c.name === 'osc_recv');
   const on = CLASSES.map((c) => cls === 'all' || cls === c.name);
+  if (cls === 'all' && what === 'bytes' && run.ranks.every((r) => r instanceof RankData && r.digest?.cells === cells && r.digest.n === n)) {
+    for (const r of run.ranks) { // the digests' rows (and the columns one-sided reads go to)
+      const d = (r as RankData).digest!;
+      const row = Math.floor(r.rank / block);
+      for (let col = 0; col < side; col++) {
+        if (d.row[col] !== 0) m[row * side + col] += d.row[col];
+        if (d.col[col] !== 0) m[col * side + row] += d.col[col];
+      }
+    }
+    return { n, block, side, cells: m };
+  }
+  const [on0, on1, on2, on3] = on;
+  const flip = cls === 'all' && recv === 2; // osc_recv, in CLASSES order
   for (const r of run.ranks) { // as eachCell, in plain loops: a big job has millions of cells
     const { ids, values } = flowsOf(r);
     const row = Math.floor(r.rank / block);
-    for (let k = 0; k < ids.length; k++) {
-      if (ids[k] >= n) continue;
-      const col = Math.floor(ids[k] / block);
-      for (let j = 0; j < 4; j++) {
-        const v = values[k * 8 + 2 * j + off];
-        if (v === 0 || !on[j]) continue;
-        if (cls === 'all' && j === recv) m[col * side + row] += v;
-        else m[row * side + col] += v;
-      }
+    const rowAt = row * side;
+    for (let k = 0, b = off; k < ids.length; k++, b += 8) {
+      const peer = ids[k];
+      if (peer >= n) continue;
+      const col = (peer / block) | 0;
+      const mine = rowAt + col;
+      let v = values[b];
+      if (on0 && v !== 0) m[mine] += v;
+      v = values[b + 2];
+      if (on1 && v !== 0) m[mine] += v;
+      v = values[b + 4];
+      if (on2 && v !== 0) m[flip ? col * side + row : mine] += v;
+      v = values[b + 6];
+      if (on3 && v !== 0) m[mine] += v;
     }
   }
   return { n, block, side, cells: m };

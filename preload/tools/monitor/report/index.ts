@@ -2,14 +2,17 @@
 // `mpii run` and `mpii report` (src/report/tool-report.ts).
 import type { ToolReport } from '../../../../src/report/tool-report.js';
 import { monitorDiffReport } from './diff.js';
-import { communicators, monitorRuns, totals } from './data.js';
+import { communicators, monitorDigest, monitorRuns, peerRows, totals } from './data.js';
+import { JsonStream } from '../../../../src/report/json-stream.js';
 import { csvPaths, profPaths, writeCsv, writeProf } from './files.js';
 import { monitorSection } from './html.js';
-import { formatMonitor } from './text.js';
+import { formatMonitor, TEXT_CELLS } from './text.js';
 
 const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
 
 export const report: ToolReport = {
+  // the terminal report alone: each rank's per-peer table digested as it is read, then dropped
+  digest: (o) => monitorDigest({ top: o.top ?? 10, cells: TEXT_CELLS }),
   // its own `top` and `matrix` (as the run was told, or mpii report's --top, --matrix, --no-matrix)
   text: (p, o) => formatMonitor(p, { top: num(o.options?.top) ?? o.top, matrix: o.options?.matrix !== false, color: o.color }),
   json: (p) => monitorRuns(p).map((run) => ({
@@ -17,11 +20,11 @@ export const report: ToolReport = {
     size: run.size,
     totals: totals(run),
     communicators: communicators(run),
-    ranks: run.ranks.map((r) => ({
-      rank: r.rank,
-      peers: [...r.peers.entries()].sort((a, b) => a[0] - b[0]).map(([peer, s]) => ({ peer, ...s })),
-      communicators: r.comms,
-    })),
+    // made rank by rank as --json is written (src/report/json-stream.ts): a big job's peers are
+    // millions of rows, never all in memory at once
+    ranks: new JsonStream(function* () {
+      for (const r of run.ranks) yield { rank: r.rank, peers: peerRows(r), communicators: r.comms };
+    }),
   })),
   html: (p, o) => monitorRuns(p).map((run) => monitorSection(run, o.pairsTop, o.data)),
   files: (p) => {

@@ -1,15 +1,12 @@
 // The monitor's point-to-point message sizes (its 66-bin histogram per peer, sender side) summed
 // over all ranks and peers: what the HTML report draws as the message-size histogram. Bin 0 holds
 // empty messages, bin b ≥ 1 the sizes 2^(b-1) … 2^b − 1 bytes (preload/tools/monitor/monitor.c).
-import type { MonitorRun } from './data.js';
+import { histogramSums, type MonitorRun } from './data.js';
 
 export interface SizeBin { bin: number; lo: number; hi: number; count: number }
 
 export function sizeHistogram(run: MonitorRun): SizeBin[] {
-  const sum: number[] = [];
-  for (const r of run.ranks) {
-    for (const s of r.peers.values()) s.hist.forEach((v, b) => { if (v) sum[b] = (sum[b] ?? 0) + v; });
-  }
+  const sum = histogramSums(run);
   const used = sum.map((v, b) => (v ? b : -1)).filter((b) => b >= 0);
   if (!used.length) return [];
   const out: SizeBin[] = [];

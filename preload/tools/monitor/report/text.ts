@@ -4,7 +4,7 @@ import { wrap } from '../../../../src/report/header.js';
 import { WIDTH } from '../../../../src/report/text-table.js';
 import { Chalk } from 'chalk';
 import type { Profile } from '../../../../src/profile-file/read.js';
-import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, totals, type Binned, type MonitorRun } from './data.js';
+import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, RankData, totals, type Binned, type MonitorRun } from './data.js';
 import { humanBytes } from '../../../../src/report/units.js';
 export { humanBytes };
 
@@ -71,6 +71,20 @@ function findPairs(run: MonitorRun, top: number): Pairs {
     a.bytes !== b.bytes ? a.bytes > b.bytes : a.count !== b.count ? a.count > b.count : a.from !== b.from ? a.from < b.from : a.to < b.to;
   let total = 0;
   for (const r of run.ranks) {
+    const d = r instanceof RankData ? r.digest : undefined;
+    if (d && d.top >= top) { // its busiest, taken while the file was read (monitorDigest)
+      total += d.pairCount;
+      const q = d.pairs;
+      for (let k = 0; k < q.length; k += 3) {
+        const p = { from: r.rank, to: q[k], bytes: q[k + 1], count: q[k + 2] };
+        if (best.length === top && (top === 0 || !before(p, best[top - 1]))) break; // the rest of the rank's are after it
+        let at = best.length;
+        while (at > 0 && before(p, best[at - 1])) at--;
+        best.splice(at, 0, p);
+        if (best.length > top) best.pop();
+      }
+      continue;
+    }
     const { ids, values } = flowsOf(r);
     for (let k = 0; k < ids.length; k++) {
       const count = values[k * 8];
@@ -126,7 +140,10 @@ function formatRun(run: MonitorRun, o: Required<MonitorTextOptions>): string[] {
   return out;
 }
 
+/** Blocks per side of the terminal's matrix: 32 cells of 2 characters fit 80 columns. */
+export const TEXT_CELLS = 32;
+
 export function formatMonitor(p: Profile, opts: MonitorTextOptions = {}): string[] {
-  const o: Required<MonitorTextOptions> = { top: opts.top ?? 10, matrix: opts.matrix ?? true, color: opts.color ?? false, width: opts.width ?? 32 }; // 32 cells of 2 characters: 80 columns
+  const o: Required<MonitorTextOptions> = { top: opts.top ?? 10, matrix: opts.matrix ?? true, color: opts.color ?? false, width: opts.width ?? TEXT_CELLS };
   return monitorRuns(p).flatMap((run) => formatRun(run, o));
 }
