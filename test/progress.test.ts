@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { BIG_PROFILE_BYTES, MANY_RANKS_HTML } from '../src/cli/progress.js';
-import { profileBytes, readProfile, readProfileAsync } from '../src/profile-file/read.js';
+import { CHUNK_BYTES, profileBytes, readProfile, readProfileAsync } from '../src/profile-file/read.js';
 import { writeSyntheticJob } from '../src/profile-file/synthetic.js';
 import { MPII, mpii, TEST_ENV } from './helpers.js';
 
@@ -25,7 +25,7 @@ describe('mpii report of a big job', () => {
       const seen: number[] = [];
       const a = await readProfileAsync(dir, (done, total) => { assert.equal(total, bytes); seen.push(done); });
       assert.equal(seen.at(-1), bytes);
-      assert.ok(seen.length >= Math.floor(bytes / (4 << 20)), `${seen.length} steps`);
+      assert.ok(seen.length >= Math.floor(bytes / CHUNK_BYTES), `${seen.length} steps of at most ${CHUNK_BYTES} bytes`);
       const b = readProfile(dir);
       assert.equal(a.ranks.length, b.ranks.length);
       assert.deepEqual([...a.ranks[1000].counters[0].nonzero], [...b.ranks[1000].counters[0].nonzero]);
