@@ -83,6 +83,9 @@ shape() {
 
 down() {
   for ((i = 0; i < n; i++)); do
+    # what still runs on a host (a rank whose peer died busy-polls for ever) goes with it: deleting
+    # the namespace alone would leave those processes running
+    ip netns pids "$name$i" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
     ip netns del "$name$i" 2>/dev/null || true
     ip link del "${name}h$i" 2>/dev/null || true
   done

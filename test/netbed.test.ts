@@ -49,8 +49,12 @@ describe('rate-limited testbed', () => {
     }
   }
 
-  it('down removes the namespaces and interfaces', () => {
+  it('down removes the namespaces and interfaces, and stops what still runs on the hosts', async () => {
+    // a process left on a host (as a rank whose peer was killed, busy-polling for ever)
+    const left = execa('ip', ['netns', 'exec', `${NAME}1`, 'sleep', '600'], { reject: false });
+    while (!execaSync('ip', ['netns', 'pids', `${NAME}1`]).stdout.trim()) await new Promise((r) => setTimeout(r, 20));
     execaSync(HOSTS, ['down', '2', NAME]);
+    assert.notEqual((await left).exitCode, 0, 'the process on the host was stopped');
     assert.doesNotMatch(execaSync('ip', ['netns', 'list']).stdout, new RegExp(`${NAME}\\d`));
     assert.doesNotMatch(execaSync('ip', ['link', 'show']).stdout, new RegExp(`${NAME}(br|h\\d)`));
   });
