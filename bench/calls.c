@@ -3,7 +3,8 @@
  *     calls iters=<n> ns_per_call=<float>
  * With argv[2] = "self", each iteration is instead an 8-byte message to the rank itself: MPI_Isend,
  * MPI_Recv, MPI_Wait (the library's real point-to-point path, datatype size and all; ns_per_call
- * is then per iteration of three calls). Any -np works; every rank does the same, rank 0 prints. */
+ * is then per iteration of three calls). argv[3]: the warm-up iterations before the timed loop
+ * (default 100000). Any -np works; every rank does the same, rank 0 prints. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int self = argc > 2 && strcmp(argv[2], "self") == 0 ? rank : -1;
-    for (long i = 0; i < 100000; i++) once(buf, self); /* warm-up */
+    long warmup = argc > 3 ? atol(argv[3]) : 100000;
+    for (long i = 0; i < warmup; i++) once(buf, self);
     double t0 = MPI_Wtime();
     for (long i = 0; i < iters; i++) once(buf, self);
     double t = MPI_Wtime() - t0;

@@ -140,7 +140,9 @@ function namesOf(stmt: string): string[] {
   const s = stripAttributes(stmt).replace(/\s+/g, ' ').trim();
   if (/^(typedef|static)\b/.test(s) || /^(struct|union|enum)\b[^(=]*(\{\}|$)/.test(s) || s === '') return [];
   if (/^extern\s*""/.test(s)) return []; // extern "C" (the literal was blanked)
-  const fp = /\(\s*\*\s*(?:const\s+)?(\w+)\s*\)/.exec(s); // a pointer to a function
+  // a pointer to a function: its `(*name)` is the statement's first parenthesis (a function's
+  // parameter that is one, `void f(void (*cb)(int))`, is not)
+  const fp = /^[^(]*\(\s*\*\s*(?:const\s+)?(\w+)\s*\)/.exec(s);
   if (fp) return [fp[1]];
   const fn = /(\w+)\s*\(/.exec(s);
   if (fn) return [fn[1]];

@@ -7,7 +7,7 @@
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <ucontext.h>
-#include "memcheck.h"
+#include "access_width.h"
 
 #if defined(__x86_64__)
 

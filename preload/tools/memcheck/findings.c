@@ -14,7 +14,8 @@
 #include <string.h>
 #include <ucontext.h>
 #include <unistd.h>
-#include "memcheck.h"
+#include "state.h"
+#include "findings.h"
 #include "mpii_tool.h"
 #include "profile_file.h" /* mpii_profile_mark_aborted */
 

@@ -1,4 +1,5 @@
-/* memcheck: MPI semantic memory checking by page protection (see memcheck.h for the files).
+/* memcheck: MPI semantic memory checking by page protection (state.h lists the files, bottom to top).
+ * This file is the top layer.
  * One generic QMPI wrapper over every MPI function, driven by the spec's roles and kinds:
  *   before the call   buffer extents are checked against their allocations (E1/E2); received
  *                     data still being watched is resolved (the library reads or overwrites it);
@@ -11,13 +12,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "memcheck.h"
+#include "state.h"
+#include "sample.h"
+#include "findings.h"
+#include "valgrind.h"
+#include "unread.h"
+#include "pending.h"
 #include "mpii_tool.h"
 #include "mpii_options_memcheck.h" /* generated from tool.yaml */
 
-int mc_tool;
-uint64_t *mc_stats;
-int mc_strict, mc_fatal, mc_valgrind;
 static uint64_t dummy_stats[MS_COUNT];
 static size_t heap_min;         /* options (tool.yaml), set at MPI_Init */
 static size_t heap_small_limit;
@@ -49,99 +52,6 @@ enum {
     F_GET_STATUS = 1024,
 };
 static uint16_t flags[MPII_NFUNCS];
-
-/* ---- sampling per call site ---- */
-
-/* A checked operation costs a few mprotect calls (and, for a watched receive, a fault per page
- * read): 15-20 us on this project's VMs, 50x an 8-byte message. So after a site's first
- * MC_ALWAYS operations, checks are spaced to cost about 1/MC_BUDGET of the site's time: the gap
- * to the next check is the check's cost over the site's time per operation since the last one,
- * jittered (0.5-1.5x) so that no loop period aliases with it. Operations that are cheap next to
- * a check (small messages) are checked rarely, expensive ones more often. The clock is read only
- * when a check is made. */
-#define MC_SITES 1024
-#define MC_ALWAYS 16
-#define MC_BUDGET 128
-#define MC_MAX_GAP (1u << 20)
-int mc_sample_mode[2] = { 1, 1 };
-static double check_ns[2];      /* what one check costs, measured at start ... */
-static double check_page_ns[2]; /* ... plus this per page it covers */
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-typedef struct {
-    uint64_t n, skip, n_last, t_last;
-} mc_sampler_t;
-static struct {
-    void *site;
-    mc_sampler_t s[2];
-} sites[MC_SITES];
-
-static __attribute__((noinline)) int check_now(mc_sampler_t *s, int what, size_t bytes)
-{
-    uint64_t t = mpii_now_ns();
-    if (s->n > MC_ALWAYS) {
-        double per_op = (double) (t - s->t_last) / (double) (s->n - s->n_last);
-        double cost = check_ns[what] + check_page_ns[what] * (double) (bytes / 4096 + 1);
-        double gap = cost * MC_BUDGET / (per_op > 1 ? per_op : 1);
-        gap *= 0.5 + (double) (mpii_xorshift(&rng) >> 11) / (double) (1ull << 53);
-        s->skip = gap < 1 ? 0 : gap > MC_MAX_GAP ? MC_MAX_GAP : (uint64_t) gap;
-    }
-    s->t_last = t;
-    s->n_last = s->n;
-    return 1;
-}
-
-int mc_sampled(void *site, int what, size_t bytes)
-{
-    if (mc_sample_mode[what] != 1) return mc_sample_mode[what];
-    unsigned h = (unsigned) ((uintptr_t) site >> 3) & (MC_SITES - 1);
-    for (int i = 0; i < MC_SITES; i++, h = (h + 1) & (MC_SITES - 1)) {
-        if (sites[h].site == site || !sites[h].site) {
-            sites[h].site = site;
-            mc_sampler_t *s = &sites[h].s[what];
-            s->n++;
-            if (s->n <= MC_ALWAYS) return s->n < MC_ALWAYS ? 1 : check_now(s, what, bytes);
-            if (MPII_LIKELY(s->skip > 0)) {
-                s->skip--;
-                return 0;
-            }
-            return check_now(s, what, bytes);
-        }
-    }
-    return 0; /* more call sites than the table holds: the rest are not checked */
-}
-
-/* Time of one mprotect of `pages` pages inside a mapping (the kernel splits and merges it each
- * time, as for a guard), in ns. */
-static double mprotect_ns(size_t pages)
-{
-    size_t page = (size_t) sysconf(_SC_PAGESIZE);
-    char *p = mmap(NULL, (pages + 2) * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return 5000;
-    memset(p, 1, (pages + 2) * page);
-    uint64_t t = mpii_now_ns();
-    for (int i = 0; i < 8; i++) {
-        mprotect(p + page, pages * page, PROT_READ);
-        mprotect(p + page, pages * page, PROT_READ | PROT_WRITE);
-    }
-    double ns = (double) (mpii_now_ns() - t) / 16;
-    munmap(p, (pages + 2) * page);
-    return ns;
-}
-
-/* The cost of a check, from mprotect calls measured at start. A guarded pending operation makes
- * ~4 calls over its pages (guard, open and close around a progressing call, release) and ~2 more
- * in kernel round trips; a watched receive ~3 calls, and a fault (a kernel round trip, a signal,
- * an mprotect, often a single step: ~3 calls' worth in a VM) on every page the program reads.
- * Measured on this project's VMs: 15-20 us for an 8-byte message, milliseconds to watch 1 MiB. */
-static void measure_check_cost(void)
-{
-    double one = mprotect_ns(1), per_page = (mprotect_ns(65) - one) / 64;
-    if (per_page < 0) per_page = 0;
-    check_ns[MC_SAMPLE_PENDING] = 6 * one;
-    check_page_ns[MC_SAMPLE_PENDING] = 4 * per_page;
-    check_ns[MC_SAMPLE_UNREAD] = 6 * one;
-    check_page_ns[MC_SAMPLE_UNREAD] = 3 * per_page + 4 * one;
-}
 
 /* ---- which bytes a call touches, and in which direction ---- */
 
@@ -626,7 +536,8 @@ static void start(void)
         mpii_error("memcheck: could not install the SIGSEGV handler; running without memcheck");
         return;
     }
-    measure_check_cost();
+    mc_sample_measure_cost();
+    mc_unread_keep_readable(mc_pending_send_pages);
     mpii_heap_on_release(on_release);
     mpii_heap_limit_small(heap_small_limit);
     mpii_heap_start(heap_min);

@@ -10,7 +10,12 @@
 #define _GNU_SOURCE
 #include <string.h>
 #include <sys/mman.h>
-#include "memcheck.h"
+#include "state.h"
+#include "sample.h"
+#include "findings.h"
+#include "valgrind.h"
+#include "unread.h" /* mc_unread_received: a completed receive is watched */
+#include "pending.h"
 
 #define MC_OPS 4096
 #define MC_HASH 8192 /* power of two, > 2 × MC_OPS */

@@ -5,7 +5,8 @@
  * definedness (E3), receive buffers for addressability (E2), and MPI_ERROR of a status after a
  * single-completion call is made UNDEFINED (E4): Valgrind then reports any use of it with its own
  * stack trace. Outside Valgrind each request is a few no-op instructions. */
-#include "memcheck.h"
+#include "state.h"
+#include "valgrind.h"
 #if __has_include(<valgrind/memcheck.h>)
 #include <valgrind/memcheck.h>
 #include <valgrind/valgrind.h>

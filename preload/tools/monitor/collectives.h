@@ -11,14 +11,13 @@
  * 0 bytes gets no message (except in a barrier), a call that moves nothing adds no operation. */
 #ifndef MPII_MONITOR_COLLECTIVES_H
 #define MPII_MONITOR_COLLECTIVES_H
-/* Included by monitor.c only, after its counting helpers (mon_count, bytes_of, times): every
- * function that reads the call's arguments is inlined into the wrappers, so the argument struct
- * is never built in memory (that cost ~60 ns per MPI_Alltoall before). */
-#include <stdlib.h>
+/* Included by monitor.c (the wrappers) only: every function that reads the call's arguments is
+ * inlined into the wrappers, so the argument struct is never built in memory (that cost ~60 ns
+ * per MPI_Alltoall before). Counts through state.h's helpers (mon_count, bytes_of, times). */
 #include "mpii_core.h"
-#include "monitor.h"
+#include "comm_cache.h"
+#include "state.h"
 
-#define P(name, id) MPII_PMPI(name, id)
 #define COLL_INLINE static inline __attribute__((always_inline))
 
 /* element i of a counts array, whichever width this function uses */
@@ -50,14 +49,14 @@ typedef struct {
     const int *world;
 } peer_set_t;
 
-static peer_set_t peers_of(const mon_group_t *g)
+static inline peer_set_t peers_of(const mon_group_t *g)
 {
     if (g->remote_size) return (peer_set_t){ g->remote_size, -1, g->remote_world };
     return (peer_set_t){ g->size, g->rank, g->world };
 }
 
 /* Am I the root? (inter-communicators: the root passes MPI_ROOT, its group MPI_PROC_NULL) */
-static int is_root(const mon_group_t *g, int root)
+static inline int is_root(const mon_group_t *g, int root)
 {
     return g->remote_size ? root == MPI_ROOT : root == g->rank;
 }
@@ -95,50 +94,7 @@ COLL_INLINE uint64_t rooted_bytes(int kind, const mpii_args_t *a, const sizes_t 
     return times(a->count, z->data); /* reduce */
 }
 
-/* Neighbourhood collectives: the destinations in send-buffer order, as world ranks (-1 for an
- * MPI_PROC_NULL slot of a Cartesian shift). Computed once per communicator. */
-static __attribute__((noinline)) int neighbors(MPI_Comm comm, mon_group_t *g)
-{
-    if (g->neighbors_known) return g->nneighbors;
-    int topo = MPI_UNDEFINED, n = 0;
-    int *slots = NULL;
-    P(MPI_Topo_test, MPI_TOPO_TEST_T)(comm, &topo);
-    if (topo == MPI_CART) {
-        int ndims = 0;
-        P(MPI_Cartdim_get, MPI_CARTDIM_GET_T)(comm, &ndims);
-        slots = malloc(sizeof(int) * (size_t) (2 * ndims + 1));
-        for (int d = 0; slots && d < ndims; d++) {
-            int src, dst;
-            P(MPI_Cart_shift, MPI_CART_SHIFT_T)(comm, d, 1, &src, &dst);
-            slots[n++] = src; /* buffer block 2d goes to the -1 neighbour, 2d+1 to the +1 one */
-            slots[n++] = dst;
-        }
-    } else if (topo == MPI_GRAPH) {
-        P(MPI_Graph_neighbors_count, MPI_GRAPH_NEIGHBORS_COUNT_T)(comm, g->rank, &n);
-        slots = malloc(sizeof(int) * (size_t) (n + 1));
-        if (slots) P(MPI_Graph_neighbors, MPI_GRAPH_NEIGHBORS_T)(comm, g->rank, n, slots);
-    } else if (topo == MPI_DIST_GRAPH) {
-        int indeg = 0, weighted = 0;
-        P(MPI_Dist_graph_neighbors_count, MPI_DIST_GRAPH_NEIGHBORS_COUNT_T)(comm, &indeg, &n, &weighted);
-        int *src = malloc(sizeof(int) * (size_t) (indeg + 1)), *sw = malloc(sizeof(int) * (size_t) (indeg + 1));
-        int *dw = malloc(sizeof(int) * (size_t) (n + 1));
-        slots = malloc(sizeof(int) * (size_t) (n + 1));
-        if (src && sw && dw && slots)
-            P(MPI_Dist_graph_neighbors, MPI_DIST_GRAPH_NEIGHBORS_T)(comm, indeg, src, sw, n, slots, dw);
-        free(src);
-        free(sw);
-        free(dw);
-    }
-    if (!slots) n = 0;
-    /* -1 for MPI_PROC_NULL and for this process itself (a periodic dimension of size 1) */
-    for (int k = 0; k < n; k++) slots[k] = slots[k] >= 0 && slots[k] < g->size && slots[k] != g->rank ? g->world[slots[k]] : -1;
-    g->neighbors = slots;
-    g->nneighbors = n;
-    g->neighbors_known = 1;
-    return n;
-}
-
-static void add_total(mon_group_t *g, int field, uint64_t total)
+static inline void add_total(mon_group_t *g, int field, uint64_t total)
 {
     if (!g->stats) return;
     g->stats[field] += total;
@@ -164,7 +120,7 @@ COLL_INLINE void mon_collective(int kind, const mpii_args_t *a)
         }
         field = kind == MPII_KIND_COLL_O2A ? MON_O2A_BYTES : MON_A2O_BYTES;
     } else if (kind == MPII_KIND_COLL_NEIGHBOR) {
-        int n = neighbors(a->comm, g);
+        int n = mon_neighbors(a->comm, g);
         sizes_t z = sizes_of(kind, a);
         for (int k = 0; k < n; k++) {
             if (g->neighbors[k] < 0) continue;
@@ -191,5 +147,4 @@ COLL_INLINE void mon_collective(int kind, const mpii_args_t *a)
     }
     if (total) add_total(g, field, total);
 }
-#undef P
 #endif

@@ -10,7 +10,7 @@
 #include "mpii_tool.h"
 #include "profile_file.h" /* mpii_json_string */
 #include "handle_map.h"
-#include "monitor.h"
+#include "comm_cache.h"
 
 #define P(name, id) MPII_PMPI(name, id)
 
@@ -241,4 +241,47 @@ void mon_cache_finish(void)
     snprintf(json + at, cap - at, "}");
     if (any) mpii_profile_text(tool, "comm-names", json);
     free(json);
+}
+
+/* Neighbourhood collectives: the destinations in send-buffer order, as world ranks (-1 for an
+ * MPI_PROC_NULL slot of a Cartesian shift). Computed once per communicator. */
+int mon_neighbors(MPI_Comm comm, mon_group_t *g)
+{
+    if (g->neighbors_known) return g->nneighbors;
+    int topo = MPI_UNDEFINED, n = 0;
+    int *slots = NULL;
+    P(MPI_Topo_test, MPI_TOPO_TEST_T)(comm, &topo);
+    if (topo == MPI_CART) {
+        int ndims = 0;
+        P(MPI_Cartdim_get, MPI_CARTDIM_GET_T)(comm, &ndims);
+        slots = malloc(sizeof(int) * (size_t) (2 * ndims + 1));
+        for (int d = 0; slots && d < ndims; d++) {
+            int src, dst;
+            P(MPI_Cart_shift, MPI_CART_SHIFT_T)(comm, d, 1, &src, &dst);
+            slots[n++] = src; /* buffer block 2d goes to the -1 neighbour, 2d+1 to the +1 one */
+            slots[n++] = dst;
+        }
+    } else if (topo == MPI_GRAPH) {
+        P(MPI_Graph_neighbors_count, MPI_GRAPH_NEIGHBORS_COUNT_T)(comm, g->rank, &n);
+        slots = malloc(sizeof(int) * (size_t) (n + 1));
+        if (slots) P(MPI_Graph_neighbors, MPI_GRAPH_NEIGHBORS_T)(comm, g->rank, n, slots);
+    } else if (topo == MPI_DIST_GRAPH) {
+        int indeg = 0, weighted = 0;
+        P(MPI_Dist_graph_neighbors_count, MPI_DIST_GRAPH_NEIGHBORS_COUNT_T)(comm, &indeg, &n, &weighted);
+        int *src = malloc(sizeof(int) * (size_t) (indeg + 1)), *sw = malloc(sizeof(int) * (size_t) (indeg + 1));
+        int *dw = malloc(sizeof(int) * (size_t) (n + 1));
+        slots = malloc(sizeof(int) * (size_t) (n + 1));
+        if (src && sw && dw && slots)
+            P(MPI_Dist_graph_neighbors, MPI_DIST_GRAPH_NEIGHBORS_T)(comm, indeg, src, sw, n, slots, dw);
+        free(src);
+        free(sw);
+        free(dw);
+    }
+    if (!slots) n = 0;
+    /* -1 for MPI_PROC_NULL and for this process itself (a periodic dimension of size 1) */
+    for (int k = 0; k < n; k++) slots[k] = slots[k] >= 0 && slots[k] < g->size && slots[k] != g->rank ? g->world[slots[k]] : -1;
+    g->neighbors = slots;
+    g->nneighbors = n;
+    g->neighbors_known = 1;
+    return n;
 }

@@ -3,7 +3,8 @@
  * bytes with a 66-bin size histogram (sender side), one-sided bytes written and read, and
  * collective traffic under the report's direct-transfer model; per communicator: one-to-all,
  * all-to-one and all-to-all totals. Everything is counted in the rank's profile file, so a
- * crashed job still reports it. Layout: monitor.h; report: preload/tools/monitor/report/data.ts. */
+ * crashed job still reports it. Layout and the tool's layers: comm_cache.h; report:
+ * preload/tools/monitor/report/data.ts. This file is the top layer: the wrappers. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,14 +14,12 @@
 #include "mpii_core.h"
 #include "mpii_tool.h"
 #include "handle_map.h"
-#include "monitor.h"
+#include "comm_cache.h"
+#include "state.h"
+#include "collectives.h"
+#include "pvars.h"
 
 static int tool;
-static int world_rank = -1, world_size;
-static uint64_t *peers;            /* world_size rows of MON_ROW, in the profile */
-static volatile int recording;     /* between MPI_Init and MPI_Finalize */
-static int threaded;               /* MPI_THREAD_MULTIPLE: serialise the bookkeeping */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static handle_map_t persistent;    /* persistent send request -> mon_persistent_t */
 
 typedef struct {
@@ -28,63 +27,9 @@ typedef struct {
     uint64_t bytes;
 } mon_persistent_t;
 
-static inline int hist_bin(uint64_t bytes)
-{
-    return bytes ? 64 - __builtin_clzll(bytes) : 0; /* 1 + floor(log2(bytes)), exact */
-}
-
-static inline uint64_t times(MPI_Count count, uint64_t size)
-{
-    return count > 0 ? (uint64_t) count * size : 0;
-}
-
-static inline uint64_t bytes_of(MPI_Count count, MPI_Datatype type)
-{
-    return count > 0 ? (uint64_t) count * mpii_type_size(type) : 0;
-}
-
 /* Everything a wrapper runs is inlined into it, so the compiler keeps the few fields of
  * mpii_args_t it reads in registers instead of building the whole struct on every call. */
 #define MON_INLINE static inline __attribute__((always_inline))
-
-/* The counters of peer `world`, or NULL for a peer that is not counted: outside
- * MPI_COMM_WORLD (-1, MPI_UNDEFINED) or this process itself (never self-traffic). */
-static inline uint64_t *peer_row(int world)
-{
-    if (world < 0 || world >= world_size || world == world_rank) return NULL;
-    return peers + (size_t) world * MON_ROW;
-}
-
-/* World rank of `peer` in comm's peer group (remote group for inter-communicators), or -1. */
-static inline int world_of(MPI_Comm comm, int peer)
-{
-    if (peer < 0) return -1; /* MPI_PROC_NULL, MPI_ANY_SOURCE */
-    if (comm == MPI_COMM_WORLD) return peer;
-    const mon_group_t *g = mon_comm(comm);
-    if (!g) return -1;
-    int n = g->remote_size ? g->remote_size : g->size;
-    const int *map = g->remote_size ? g->remote_world : g->world;
-    return peer < n ? map[peer] : -1;
-}
-
-/* One point-to-point message: count, bytes and its histogram bin. */
-static inline void count_message(uint64_t *r, uint64_t bytes)
-{
-    r[MON_PML_COUNT]++;
-    r[MON_PML_BYTES] += bytes;
-    r[MON_HIST + hist_bin(bytes)]++;
-}
-
-/* One message of `bytes` to/from `world` in the class whose count field is `what`. */
-static inline void mon_count(int world, int what, uint64_t bytes)
-{
-    uint64_t *r = peer_row(world);
-    if (!r) return;
-    r[what]++;
-    r[what + 1] += bytes;
-}
-
-#include "collectives.h" /* uses the helpers above */
 
 MON_INLINE void on_send(const mpii_args_t *a)
 {
@@ -183,16 +128,16 @@ MON_INLINE void after(mpii_kind_t kind, int id, const mpii_args_t *a, int rc, ui
 static void start_recording(void)
 {
     int provided = MPI_THREAD_SINGLE;
-    MPII_PMPI(MPI_Comm_rank, MPI_COMM_RANK_T)(MPI_COMM_WORLD, &world_rank);
-    MPII_PMPI(MPI_Comm_size, MPI_COMM_SIZE_T)(MPI_COMM_WORLD, &world_size);
+    MPII_PMPI(MPI_Comm_rank, MPI_COMM_RANK_T)(MPI_COMM_WORLD, &mon_world_rank);
+    MPII_PMPI(MPI_Comm_size, MPI_COMM_SIZE_T)(MPI_COMM_WORLD, &mon_world_size);
     MPII_PMPI(MPI_Query_thread, MPI_QUERY_THREAD_T)(&provided);
-    threaded = provided == MPI_THREAD_MULTIPLE;
-    peers = mpii_profile_counters(tool, "peers", (size_t) world_size * MON_ROW, MON_ROW_LABELS);
-    if (!peers || mon_cache_init(tool) != 0) {
-        mpii_error("monitor: out of memory for %d peers: nothing is recorded", world_size);
+    mon_threaded = provided == MPI_THREAD_MULTIPLE;
+    mon_peers = mpii_profile_counters(tool, "peers", (size_t) mon_world_size * MON_ROW, MON_ROW_LABELS);
+    if (!mon_peers || mon_cache_init(tool) != 0) {
+        mpii_error("monitor: out of memory for %d peers: nothing is recorded", mon_world_size);
         return;
     }
-    recording = 1;
+    mon_recording = 1;
 }
 
 /* How much of the per-peer table became real memory: pages are only allocated for the rows
@@ -200,8 +145,8 @@ static void start_recording(void)
 static void report_memory(void)
 {
     size_t page = (size_t) sysconf(_SC_PAGESIZE);
-    uintptr_t start = (uintptr_t) peers & ~(uintptr_t) (page - 1);
-    uintptr_t end = (uintptr_t) (peers + (size_t) world_size * MON_ROW);
+    uintptr_t start = (uintptr_t) mon_peers & ~(uintptr_t) (page - 1);
+    uintptr_t end = (uintptr_t) (mon_peers + (size_t) mon_world_size * MON_ROW);
     size_t npages = (end - start + page - 1) / page, resident = 0;
     unsigned char *vec = malloc(npages ? npages : 1);
     if (vec && mincore((void *) start, end - start, vec) == 0)
@@ -209,46 +154,15 @@ static void report_memory(void)
     free(vec);
     char json[160];
     snprintf(json, sizeof json, "{\"table_bytes\":%zu,\"resident_bytes\":%zu}",
-             (size_t) world_size * MON_ROW * sizeof(uint64_t), resident * page);
+             (size_t) mon_world_size * MON_ROW * sizeof(uint64_t), resident * page);
     mpii_profile_text(tool, "memory", json);
-}
-
-const uint64_t *mon_peer_table(int *rank, int *size)
-{
-    *rank = world_rank;
-    *size = world_size;
-    return peers;
-}
-
-/* for MPI_T (pvars.c), which may run on any thread: the cache is shared with the wrappers */
-static const mon_group_t *group_locked(MPI_Comm comm)
-{
-    if (!recording) return NULL;
-    if (threaded) pthread_mutex_lock(&lock);
-    const mon_group_t *g = mon_comm(comm);
-    if (threaded) pthread_mutex_unlock(&lock);
-    return g;
-}
-
-const int *mon_comm_peers(MPI_Comm comm, int *n)
-{
-    const mon_group_t *g = group_locked(comm);
-    if (!g) return NULL;
-    *n = g->remote_size ? g->remote_size : g->size;
-    return g->remote_size ? g->remote_world : g->world;
-}
-
-int mon_comm_record(MPI_Comm comm)
-{
-    const mon_group_t *g = group_locked(comm);
-    return g ? g->record : -1;
 }
 
 static void stop_recording(void)
 {
-    if (!recording) return;
+    if (!mon_recording) return;
     mon_pvars_finish();
-    recording = 0;
+    mon_recording = 0;
     report_memory();
     mon_cache_finish();
 }
@@ -261,19 +175,19 @@ static void stop_recording(void)
         if (ID == MPI_FINALIZE_T) stop_recording();                                        \
         uintptr_t freed = freed_key(KIND, ID, &a);                                         \
         (void) freed;                                                                      \
-        if (MPII_LIKELY(recording)) {                                                      \
-            if (threaded) pthread_mutex_lock(&lock);                                       \
+        if (MPII_LIKELY(mon_recording)) {                                                      \
+            if (mon_threaded) pthread_mutex_lock(&mon_lock);                                       \
             before(KIND, ID, &a);                                                          \
-            if (threaded) pthread_mutex_unlock(&lock);                                     \
+            if (mon_threaded) pthread_mutex_unlock(&mon_lock);                                     \
         }                                                                                  \
         RET rc = MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);                        \
         if (KIND == MPII_KIND_INIT && rc == MPI_SUCCESS) start_recording();                \
-        else if (recording && (KIND == MPII_KIND_SEND_INIT || KIND == MPII_KIND_COMM_CREATE || \
+        else if (mon_recording && (KIND == MPII_KIND_SEND_INIT || KIND == MPII_KIND_COMM_CREATE || \
                                KIND == MPII_KIND_COMM_FREE || KIND == MPII_KIND_WIN_FREE ||  \
                                ID == MPI_COMM_SET_NAME_T || ID == MPI_REQUEST_FREE_T)) {   \
-            if (threaded) pthread_mutex_lock(&lock);                                       \
+            if (mon_threaded) pthread_mutex_lock(&mon_lock);                                       \
             after(KIND, ID, &a, (int) (intptr_t) rc, freed);                               \
-            if (threaded) pthread_mutex_unlock(&lock);                                     \
+            if (mon_threaded) pthread_mutex_unlock(&mon_lock);                                     \
         }                                                                                  \
         return rc;                                                                         \
     }

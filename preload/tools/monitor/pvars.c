@@ -25,7 +25,9 @@
 #include "mpii_tool.h"
 #include "profile_file.h" /* mpii_json_string */
 #include "mpii_options_monitor.h" /* generated from tool.yaml */
-#include "monitor.h"
+#include "comm_cache.h" /* the communicator records */
+#include "state.h" /* the per-peer table */
+#include "pvars.h"
 
 static int tool;
 static int state_on = 1;         /* Open MPI's mca_common_monitoring_current_state */

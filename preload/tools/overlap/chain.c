@@ -17,7 +17,10 @@
  * before the border), waiting at the end would serialize that computation behind the transfers,
  * and paging's wait on touch is faster. */
 #include <string.h>
-#include "overlap.h"
+#include "mpii_core.h" /* mpii_now_ns */
+#include "stats.h"
+#include "state.h" /* ov_threshold */
+#include "chain.h"
 
 #define OV_RECORDS 1024 /* power of two */
 
@@ -50,14 +53,14 @@ static int record_of(uint64_t sig)
     return -1; /* table full: this call is not learned */
 }
 
-void ov_chain_call(uint64_t sig)
+int ov_chain_call(uint64_t sig)
 {
     if (probing >= 0) { /* no fault since the skipped wait: it was not a chain end */
         records[probing].ends = 0;
         probing = -1;
     }
     int r = record_of(sig);
-    if (r < 0) return;
+    if (r < 0) return 0;
     if (last >= 0) {
         ov_record_t *p = &records[last];
         if (p->next == r) {
@@ -70,20 +73,20 @@ void ov_chain_call(uint64_t sig)
     last = r;
     if (ov_mode == OV_ADAPTIVE) last_ns = mpii_now_ns();
     ov_record_t *rec = &records[r];
-    if (ov_mode == OV_PAGING || rec->ends < ov_threshold) return;
+    if (ov_mode == OV_PAGING || rec->ends < ov_threshold) return 0;
     if (ov_mode == OV_ADAPTIVE && rec->compute_follows) {
         /* paging's wait on touch keeps the transfers going during that computation (each
          * fault measures the gap again) */
         ov_stats[ST_CHAIN_ENDS_SKIPPED]++;
-        return;
+        return 0;
     }
     if (++rec->visits % 32 == 0) {
         ov_stats[ST_CHAIN_PROBES]++;
         probing = r;
-        return;
+        return 0;
     }
-    ov_complete_all(ST_WAIT_CHAIN);
     last = -1;
+    return 1; /* the caller completes every request */
 }
 
 void ov_chain_fault(void)

@@ -1,7 +1,8 @@
 /* overlap: unmodified programs' MPI_Send, MPI_Recv, MPI_Sendrecv and MPI_Sendrecv_replace run
  * in the background (Natvig 2006, paging and chaining), decided per call site when adaptive.
- * This file: the QMPI wrappers, the modes and the adaptive choice. requests.c keeps the requests
- * and their page guards; chain.c learns where computation starts.
+ * This file: the QMPI wrappers, the modes and the adaptive choice, on top of the tool's layers
+ * (stats.h lists them): requests.c keeps the requests and their page guards; chain.c learns where
+ * computation starts.
  *
  * Every other MPI function that takes a buffer or a status gets a thin wrapper too: before the
  * library touches memory a pending receive still guards, that receive finishes (the library
@@ -14,15 +15,14 @@
 #include <string.h>
 #include "mpii_tool.h"
 #include "mpii_options_overlap.h" /* generated from tool.yaml */
-#include "overlap.h"
+#include "mpii_core.h"
+#include "stats.h"
+#include "adaptive.h"
+#include "state.h"
+#include "chain.h"
+#include "requests.h"
 
-int ov_tool;
-uint64_t *ov_stats;
-/* the options (tool.yaml), copied out of mpii_overlap_options_t at MPI_Init for the wrappers */
-int ov_mode;
-int ov_threshold;
-uint64_t ov_max_bytes;
-static size_t heap_min;
+static size_t heap_min; /* the option (tool.yaml); the others are in stats.c and state.c */
 static int live; /* between a single-threaded MPI_Init and MPI_Finalize */
 static uint64_t dummy_stats[ST_COUNT];
 
@@ -34,9 +34,6 @@ enum { F_BUF = 1, F_REQ = 2, F_PIN = 4, F_STATUS = 8, F_STATUS_READ = 16, F_ALL 
 static uint8_t flags[MPII_NFUNCS];
 
 /* ---- adaptive (adaptive.c) ---- */
-
-ov_site_t *ov_current_site;
-uint64_t ov_p2p_calls;
 
 /* Whether this call runs in the background; counts it among the program's point-to-point calls
  * (a receive that another call followed before it was touched hid something). */
@@ -73,6 +70,12 @@ static void *call_site(QMPI_Context context)
     return context.storage_stack ? (void *) (uintptr_t) mpii_calling_address(context) : NULL; /* Python: the line's key */
 }
 
+/* A converted call, for chain learning; at a learned chain end every request completes. */
+static void chain_call(uint64_t sig)
+{
+    if (ov_chain_call(sig)) ov_complete_all(ST_WAIT_CHAIN);
+}
+
 /* ---- the converted functions ---- */
 
 #define NEXT(ID, QTYPE, ...) MPII_CALL_NEXT(tool_id, ID, QTYPE, __VA_ARGS__)
@@ -94,7 +97,7 @@ static int send_async(QMPI_Context context, const void *buf, int count, MPI_Data
     if (!site_on(site)) {
         ov_stats[ST_PASS_ADAPTIVE]++;
     } else if (ov_send(buf, count, type, dest, tag, comm)) {
-        ov_chain_call(signature(site, 0, buf, count, type, dest, tag, comm));
+        chain_call(signature(site, 0, buf, count, type, dest, tag, comm));
         return 1;
     }
     release_buffer(buf, count, type);
@@ -111,7 +114,7 @@ static int recv_async(QMPI_Context context, void *buf, int count, MPI_Datatype t
         if (!site_on(site)) {
             ov_stats[ST_PASS_ADAPTIVE]++;
         } else if (ov_recv(&t, buf, count, type, source, tag, comm, status)) {
-            ov_chain_call(signature(site, 1, buf, count, type, source, tag, comm));
+            chain_call(signature(site, 1, buf, count, type, source, tag, comm));
             return 1;
         }
     }
@@ -137,7 +140,7 @@ static int sendrecv_halves(void *site, int dir, const void *sbuf, int scount, MP
     if (dest != MPI_PROC_NULL && !ov_send(sbuf, scount, stype, dest, stag, comm)) return -1;
     if (!ov_recv(&t, rbuf, rcount, rtype, source, rtag, comm, status)) return 0;
     ov_stats[ST_SENDRECVS]++;
-    ov_chain_call(signature(site, dir, rbuf, rcount, rtype, source, rtag, comm));
+    chain_call(signature(site, dir, rbuf, rcount, rtype, source, rtag, comm));
     return 1;
 }
 

@@ -1,6 +1,6 @@
 // The overlap tool's statistics: what was converted, what passed through and why, what made
 // the background requests wait, and how long. Counter names come from the profile's labels
-// (preload/tools/overlap/overlap.h), so a new statistic shows up without a change here.
+// (blocks.yaml here), so a new statistic shows up without a change here.
 import { disabledLines } from '../../../src/report/disabled.js';
 import type { Profile } from '../../../src/profile-file/read.js';
 import { humanBytes as bytes, humanBytes, humanTime } from '../../../src/report/units.js';

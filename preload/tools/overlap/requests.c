@@ -12,7 +12,10 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include "overlap.h"
+#include "stats.h"
+#include "state.h"
+#include "chain.h" /* ov_chain_fault */
+#include "requests.h"
 
 #define OV_SLOTS 64
 #define OV_STATUSES 32

@@ -1,4 +1,11 @@
-/* overlap's modes and statistics, without MPI (adaptive.c and its unit test include only this). */
+/* overlap's modes and statistics, without MPI (stats.c; adaptive.c and its unit test include only
+ * this, and the unit test defines the two variables itself). The bottom of the tool's layers:
+ *   stats      the mode and the statistics (the profile's block "stats")
+ *   adaptive   per call site, whether the background version pays (MPI-free)
+ *   state      the options and the adaptive bookkeeping of the call being converted
+ *   chain      chain learning: where computation starts
+ *   requests   the requests in flight, their page guards, their completion
+ *   overlap.c  the QMPI wrappers (top) */
 #ifndef MPII_OVERLAP_STATS_H
 #define MPII_OVERLAP_STATS_H
 #include <stdint.h>

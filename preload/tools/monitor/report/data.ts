@@ -1,4 +1,4 @@
-// The monitor tool's data (preload/tools/monitor/monitor.h), read out of a profile: per rank,
+// The monitor tool's data (preload/tools/monitor/comm_cache.h), read out of a profile: per rank,
 // per peer (MPI_COMM_WORLD ranks) point-to-point, one-sided and collective counts, histograms,
 // and the per-communicator O2A/A2O/A2A records.
 import type { CounterSection, Profile, RankProfile } from '../../../../src/profile-file/read.js';

@@ -1,0 +1,13 @@
+/* memcheck's sampling per call site (sample.c): a site's first 16 operations are checked, then as
+ * many as cost about 1/128 of the site's time (mode 1), or every one (mode 2), or none (mode 0).
+ * `what`: MC_SAMPLE_PENDING or MC_SAMPLE_UNREAD. */
+#ifndef MPII_MEMCHECK_SAMPLE_H
+#define MPII_MEMCHECK_SAMPLE_H
+#include <stddef.h>
+
+enum { MC_SAMPLE_PENDING, MC_SAMPLE_UNREAD };
+extern int mc_sample_mode[2];
+int mc_sampled(void *site, int what, size_t bytes); /* bytes: what the check covers (its cost grows with it) */
+/* What a check costs here, from mprotect calls timed now (at start, page engine only). */
+void mc_sample_measure_cost(void);
+#endif
