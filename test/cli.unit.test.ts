@@ -1,8 +1,14 @@
 // The CLI's pure decisions: when a spinner is drawn and how its line fits, when output is coloured.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fitLine, spinnerWanted } from '../src/cli/progress.js';
 import { wantColor } from '../src/color.js';
+import { writeSyntheticJob } from '../src/profile-file/synthetic.js';
+import { MPII } from './helpers.js';
 
 describe('progress spinner', () => {
   it('only on a terminal of known width, never with TERM=dumb or in CI', () => {
@@ -37,5 +43,16 @@ describe('colour: NO_COLOR and FORCE_COLOR', () => {
     assert.equal(wantColor({ isTTY: true }, { FORCE_COLOR: '0' }), false);
     assert.equal(wantColor({ isTTY: true }, { FORCE_COLOR: 'false' }), false);
     assert.equal(wantColor({ isTTY: false }, { FORCE_COLOR: '1', NO_COLOR: '1' }), true, 'FORCE_COLOR wins, as in Node');
+  });
+});
+
+describe('a reader that stops early (mpii … | head)', () => {
+  it('mpii stops quietly with exit 0: no EPIPE error, no stack trace', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-epipe-'));
+    writeSyntheticJob(dir, 64); // its --json is megabytes: far more than a pipe holds, so the pipe breaks
+    for (const args of [`report ${dir} --json`, `report ${dir}`, 'report --help', '--help']) {
+      const r = spawnSync('bash', ['-c', `node ${MPII} ${args} | head -c 10 >/dev/null; echo "status=\${PIPESTATUS[0]}" >&2`], { encoding: 'utf8' });
+      assert.equal(r.stderr, 'status=0\n', args);
+    }
   });
 });

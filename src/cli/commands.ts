@@ -156,6 +156,8 @@ export async function reportCommand(dir: string, o: ReportFlags, dir2?: string):
     return await report(dir, o, filter);
   } catch (e) {
     if (e instanceof MpiiError) throw e;
+    // the reader of the output stopped early (`mpii report DIR --json | head`): nothing is wrong
+    if ((e as NodeJS.ErrnoException).code === 'EPIPE') return 0;
     // a damaged file can fail in ways no check foresaw: still one line, never a stack trace
     throw new MpiiError(`cannot make the report of ${dir}: ${(e as Error).message ?? e}`,
       're-run the job; if the profile is intact, this is an mpii bug: please report it');
