@@ -1,4 +1,5 @@
-// The CLI's pure decisions: when a spinner is drawn and how its line fits, when output is coloured.
+// The CLI's pure decisions: when a spinner is drawn and how its line fits, when output is coloured;
+// and how mpii ends when the reader of its output stops early.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
