@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, execaSync } from 'execa';
-import { MPII, ROOT, TEST_ENV, mpii, outDir, program, type Flavor, type Run } from './helpers.js';
+import { MPII, ROOT, TCP_JOB_LIMIT, TEST_ENV, mpii, outDir, program, retryFinalizeHang, type Flavor, type Run } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 
 const HOSTS = join(ROOT, 'scripts', 'netns-hosts.sh');
@@ -67,7 +67,8 @@ describe('multi-host jobs on network namespaces', () => {
   for (const f of ['openmpi', 'mpich'] as Flavor[]) {
     it(`${f}: ring under trace-count + monitor, one rank per host, profile gathered over TCP`, async () => {
       const out = outDir(`multihost-${f}`);
-      const r = await mpii(['run', '--quiet', '--tools', 'trace-count,monitor', '--out', out, ...LAUNCH[f](hostfile[f], `${NAME}br`), program(f, 'ring'), '4'], ENV);
+      const r = await retryFinalizeHang(f, () => mpii(['run', '--quiet', '--force', '--timeout', String(TCP_JOB_LIMIT.seconds), '--tools', 'trace-count,monitor',
+        '--out', out, ...LAUNCH[f](hostfile[f], `${NAME}br`), program(f, 'ring'), '4'], ENV), `${f} ring`);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /ring ok size=2 token=8/);
       assert.doesNotMatch(r.stderr, /shares the output directory/, 'rank 0 sees mpii\'s file: it writes the profile, silently');
@@ -90,11 +91,14 @@ describe('multi-host jobs on network namespaces', () => {
       it(`${f}: mpii on host 1, rank 0 on host 0: rank 1 writes profile.mpii on mpii's host, which reports it`, async () => {
         const out = join(priv, `mine-${f}`);
         const launch = [...LAUNCH[f](hostfile[f], 'eth0'), ...(f === 'openmpi' ? ['--rankfile', join(files, 'ranks')] : [])];
-        const command = ['node', MPII, 'run', '--tools', 'trace-count,monitor', '--out', out, ...launch, program(f, 'ring'), '4'];
+        const command = ['node', MPII, 'run', '--force', '--timeout', String(TCP_JOB_LIMIT.seconds), '--tools', 'trace-count,monitor', '--out', out,
+          ...launch, program(f, 'ring'), '4'];
         // mpii itself runs on host 1, in host 1's view of the private directory
-        const run = await execa(RSH, [ips[1], `cd ${quote(ROOT)} && ${command.map(quote).join(' ')}`],
-          { env: { ...TEST_ENV, ...ENV, NETNS_PRIVATE_DIR: priv }, reject: false, timeout: 300_000 });
-        const r: Run = { code: run.exitCode ?? -1, stdout: run.stdout, stderr: run.stderr };
+        const r: Run = await retryFinalizeHang(f, async () => {
+          const run = await execa(RSH, [ips[1], `cd ${quote(ROOT)} && ${command.map(quote).join(' ')}`],
+            { env: { ...TEST_ENV, ...ENV, NETNS_PRIVATE_DIR: priv }, reject: false, timeout: 300_000 });
+          return { code: run.exitCode ?? -1, stdout: run.stdout, stderr: run.stderr };
+        }, `${f} mine`);
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stdout, /ring ok size=2 token=8/);
         assert.match(r.stderr, /MPI_Send\s+8\s+4\s+4/, 'mpii read the profile on its host and reported it');
@@ -105,8 +109,8 @@ describe('multi-host jobs on network namespaces', () => {
 
       it(`${f}: mpii on no rank's host: rank 0 writes profile.mpii on its host and says where`, async () => {
         const out = join(priv, `away-${f}`);
-        const r = await mpii(['run', '--tools', 'trace-count,monitor', '--out', out, ...LAUNCH[f](hostfile[f], `${NAME}br`), program(f, 'ring'), '4'],
-          { ...ENV, NETNS_PRIVATE_DIR: priv });
+        const r = await retryFinalizeHang(f, () => mpii(['run', '--force', '--timeout', String(TCP_JOB_LIMIT.seconds), '--tools', 'trace-count,monitor', '--out', out,
+          ...LAUNCH[f](hostfile[f], `${NAME}br`), program(f, 'ring'), '4'], { ...ENV, NETNS_PRIVATE_DIR: priv }), `${f} away`);
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stderr, new RegExp(`MPII 0: no rank's host shares the output directory with mpii run's: the profile is written on ${NAME}0, in ${out}/profile\\.mpii`));
         assert.match(r.stderr, new RegExp(`mpii: no profile to report: .*rank 0 wrote profile\\.mpii on its own host .*copy it into ${out} `));

@@ -5,13 +5,24 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { execa, execaSync } from 'execa';
-import { ROOT, TEST_ENV, mpii, outDir, program, type Flavor } from './helpers.js';
+import { ROOT, TCP_JOB_LIMIT, TEST_ENV, mpii, outDir, program, type Flavor } from './helpers.js';
 
 const HOSTS = join(ROOT, 'scripts', 'netns-hosts.sh');
 const NAME = `mpiitb${process.pid % 10000}`;
 const ENV = { ...TEST_ENV, PMIX_MCA_gds: 'hash' };
 const LAUNCHER: Record<Flavor, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpirun.mpich' };
 const checksum = (s: string) => /checksum=([0-9a-f]{16})/.exec(s)?.[1];
+
+/** Whether a job did its work: exit 0; or, on MPICH only, its checksum printed and then a hang in
+ *  MPI_Finalize, ended by the time limit (UCX's TCP transport, openucx/ucx#8738: see
+ *  retryFinalizeHang in helpers.ts; here it also hangs plain mpirun.mpich, without mpii). The
+ *  result is what these tests compare, and it was printed before MPI_Finalize. */
+function done(f: Flavor, r: { code: number; stdout: string }, what: string): boolean {
+  if (r.code === 0) return true;
+  if (f !== 'mpich' || r.code !== 124 || !checksum(r.stdout)) return false;
+  process.stderr.write(`# mpich ${what}: checksum printed, then MPI_Finalize hung over UCX's TCP (openucx/ucx#8738): stopped after ${TCP_JOB_LIMIT.seconds} s\n`);
+  return true;
+}
 
 describe('rate-limited testbed', () => {
   before(() => {
@@ -36,13 +47,15 @@ describe('rate-limited testbed', () => {
       it(`${f}: ${prog} over the 50 Mbit/s link under overlap (paging, chaining, adaptive) = plain`, async () => {
         const launch = execaSync(HOSTS, ['launch-args', '2', NAME, '--mpi', f]).stdout.trim().split('\n');
         const bin = program(f, prog);
-        const plain = await execa(LAUNCHER[f], [...launch, '-np', '2', bin, ...args], { env: ENV, reject: false, timeout: 180_000 });
-        assert.equal(plain.exitCode, 0, plain.stderr);
+        const p = await execa(LAUNCHER[f], [...launch, '-np', '2', bin, ...args], { env: ENV, reject: false, timeout: TCP_JOB_LIMIT.seconds * 1000 });
+        const plain = { ...p, code: p.timedOut ? 124 : p.exitCode ?? -1 };
+        assert.ok(done(f, plain, `${prog} plain`), plain.stderr);
         const want = checksum(plain.stdout);
         assert.ok(want, plain.stdout);
         for (const mode of ['paging', 'chaining', 'adaptive']) {
-          const r = await mpii(['run', '--quiet', '--tools', `overlap[mode=${mode}]`, '--out', outDir(`netbed-${f}`), ...launch, '-np', '2', bin, ...args], { PMIX_MCA_gds: 'hash' });
-          assert.equal(r.code, 0, `${mode}: ${r.stderr}`);
+          const r = await mpii(['run', '--quiet', '--timeout', String(TCP_JOB_LIMIT.seconds), '--tools', `overlap[mode=${mode}]`,
+            '--out', outDir(`netbed-${f}`), ...launch, '-np', '2', bin, ...args], { PMIX_MCA_gds: 'hash' });
+          assert.ok(done(f, r, `${prog} ${mode}`), `${mode}: ${r.stderr}`);
           assert.equal(checksum(r.stdout), want, mode);
         }
       });
