@@ -245,9 +245,9 @@ export async function main(argv: string[]): Promise<number> {
 function askedToolOptions(cmd: CommandType, flags: (RunFlag & { tool: string })[]): Record<string, Record<string, OptionValue>> {
   const out: Record<string, Record<string, OptionValue>> = {};
   for (const f of flags) {
-    const negated = f.flag.startsWith('--no-');
-    const key = f.flag.replace(/^--(no-)?/, '').replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-    if (cmd.getOptionValueSource(key) !== 'cli' || cmd.getOptionValue(key) !== !negated) continue;
+    const option = cmd.options.find((o) => o.long === f.flag)!;
+    const key = option.attributeName();
+    if (cmd.getOptionValueSource(key) !== 'cli' || cmd.getOptionValue(key) !== !option.negate) continue;
     out[f.tool] = { ...out[f.tool], ...f.sets };
   }
   return out;

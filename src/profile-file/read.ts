@@ -211,6 +211,14 @@ export interface Profile {
   spawned: string[];
 }
 
+/** The ids of the instances of tool `name` in the run's stack (a tool listed twice has two), in
+ *  stack order: what each tool's report module reads its blocks by. */
+export function toolInstances(p: Profile, name: string): number[] {
+  const ids = new Set<number>();
+  for (const r of p.ranks) for (const [id, n] of r.tools) if (n === name) ids.add(id);
+  return [...ids].sort((a, b) => a - b);
+}
+
 /** The profiles of spawned jobs: the shim puts each in a "spawned-<host>-<pid>" subdirectory. */
 function spawnedJobs(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })

@@ -1,7 +1,7 @@
 // The memcheck tool's findings: read from each rank's profile (fixed-size rows, declared in
 // preload/tools/memcheck/blocks.yaml), resolved to file:line, grouped by call site over ranks.
 import { disabledLines } from '../../../src/report/disabled.js';
-import type { Profile, RankProfile } from '../../../src/profile-file/read.js';
+import { toolInstances, type Profile, type RankProfile } from '../../../src/profile-file/read.js';
 import { humanBytes } from '../../../src/report/units.js';
 import { cell, esc, num, table } from '../../../src/report/html-kit.js';
 import type { ToolReport } from '../../../src/report/tool-report.js';
@@ -53,10 +53,8 @@ function fnName(values: (i: number) => bigint): string {
 }
 
 export function memcheckRuns(p: Profile): MemcheckRun[] {
-  const ids = new Set<number>();
-  for (const r of p.ranks) for (const [id, name] of r.tools) if (name === 'memcheck') ids.add(id);
   const runs: MemcheckRun[] = [];
-  for (const tool of [...ids].sort((a, b) => a - b)) {
+  for (const tool of toolInstances(p, 'memcheck')) {
     const ranks = p.ranks.filter((r) => r.tools.get(tool) === 'memcheck');
     const run: MemcheckRun = { tool, engine: '', ranks: ranks.map((r) => r.rank), disabled: [], findings: [], stats: {} };
     const groups = new Map<string, MemcheckFinding>();

@@ -1,7 +1,7 @@
 // The monitor tool's data (preload/tools/monitor/comm_cache.h), read out of a profile: per rank,
 // per peer (MPI_COMM_WORLD ranks) point-to-point, one-sided and collective counts, histograms,
 // and the per-communicator O2A/A2O/A2A records.
-import type { CounterSection, Profile, RankProfile } from '../../../../src/profile-file/read.js';
+import { toolInstances, type CounterSection, type Profile, type RankProfile } from '../../../../src/profile-file/read.js';
 import { MpiiError } from '../../../../src/errors.js';
 import { BLOCKS } from '../../../../src/profile-file/format.gen.js';
 
@@ -362,11 +362,9 @@ export function monitorRuns(p: Profile): MonitorRun[] {
 }
 
 function readRuns(p: Profile): MonitorRun[] {
-  const ids = new Set<number>();
-  for (const r of p.ranks) for (const [id, name] of r.tools) if (name === 'monitor') ids.add(id);
   const size = Math.max(p.size, ...p.ranks.map((r) => r.size));
   const ranks = p.ranks.filter((r) => r.size > 0);
-  return [...ids].sort((a, b) => a - b).map((tool) => ({ tool, size, ranks: ranks.map((r) => rankMonitor(r, tool, r.size)) }));
+  return toolInstances(p, 'monitor').map((tool) => ({ tool, size, ranks: ranks.map((r) => rankMonitor(r, tool, r.size)) }));
 }
 
 const totalsOf = new WeakMap<MonitorRun, Record<ClassName, Flow>>();

@@ -2,7 +2,7 @@
 // the application and MPI time, per call site and rank the calls, times and bytes. Call sites are
 // the same across ranks when they are the same place in the same object file (addresses differ
 // between ranks under address-space randomisation); they are named with function and file:line.
-import type { CounterSection, Profile, RankProfile } from '../../../../src/profile-file/read.js';
+import { toolInstances, type CounterSection, type Profile, type RankProfile } from '../../../../src/profile-file/read.js';
 import { MpiiError } from '../../../../src/errors.js';
 import { describe, parseModules, placeKey, placeOf, Symbolizer, type Location, type Place } from '../../../../src/report/addr2line.js';
 import { pythonSites } from '../../../../src/report/python-sites.js';
@@ -137,14 +137,7 @@ function readRank(r: RankProfile, tool: number): RawRank | undefined {
       throw new MpiiError(`rank ${r.rank}: the profile tool's call-site table has an unknown layout`, 'the profile was written by a different mpii version; re-run the job');
     }
     for (let f = depth + 1; f < len; f++) fields.set(labels[f], f - depth - 1);
-    const byRow = new Map<number, Float64Array>();
-    sites.forEach((i, v) => {
-      const row = Math.floor(i / len);
-      let a = byRow.get(row);
-      if (!a) byRow.set(row, (a = new Float64Array(len)));
-      a[i % len] = v;
-    });
-    for (const a of byRow.values()) {
+    for (const a of rowsOf(sites, len).values()) {
       if (!a[0]) continue; // a row a crash left without its key
       const places: Place[] = [];
       for (let k = 0; k < depth; k++) if (k === 0 || a[1 + k]) places.push(placeOf(modules, a[1 + k], python));
@@ -155,16 +148,22 @@ function readRank(r: RankProfile, tool: number): RawRank | undefined {
   if (over && over.labels.length) {
     const len = over.labels.length;
     if (!fields.size) over.labels.forEach((l, i) => fields.set(l, i));
-    const byFn = new Map<number, Float64Array>();
-    over.forEach((i, v) => {
-      const fn = Math.floor(i / len);
-      let a = byFn.get(fn);
-      if (!a) byFn.set(fn, (a = new Float64Array(len)));
-      a[i % len] = v;
-    });
-    for (const [fn, a] of byFn) if (a[fields.get('count') ?? 0]) rows.push({ fn: fnName(fn), places: [], v: a, overflow: true });
+    for (const [fn, a] of rowsOf(over, len)) if (a[fields.get('count') ?? 0]) rows.push({ fn: fnName(fn), places: [], v: a, overflow: true });
   }
   return { times, rate, timer, depth: g('depth') || 1, rows, fields };
+}
+
+/** A table stored as one counters section of `len` values a row: its rows that have a non-zero
+ *  value, by row number. */
+function rowsOf(section: CounterSection, len: number): Map<number, Float64Array> {
+  const rows = new Map<number, Float64Array>();
+  section.forEach((i, v) => {
+    const row = Math.floor(i / len);
+    let a = rows.get(row);
+    if (!a) rows.set(row, (a = new Float64Array(len)));
+    a[i % len] = v;
+  });
+  return rows;
 }
 
 /** One entry per profile instance in the stack, call sites resolved (addr2line runs here). */
@@ -178,9 +177,7 @@ export function profileRuns(p: Profile): ProfileRun[] {
 }
 
 function readRuns(p: Profile): ProfileRun[] {
-  const ids = new Set<number>();
-  for (const r of p.ranks) for (const [id, name] of r.tools) if (name === 'profile') ids.add(id);
-  return [...ids].sort((a, b) => a - b).map((tool) => {
+  return toolInstances(p, 'profile').map((tool) => {
     const raw = p.ranks.map((r) => readRank(r, tool)).filter((x): x is RawRank => !!x).sort((a, b) => a.times.rank - b.times.rank);
     const sym = new Symbolizer();
     for (const rr of raw) for (const row of rr.rows) for (const pl of row.places) sym.add(pl);
