@@ -29,16 +29,10 @@ export function toolChange<D>(d: RunDiff, name: string): D | undefined {
   return d.tools.find((t) => t.name === name)?.data as D | undefined;
 }
 
-const toolNames = (p: Profile) => {
-  const ids = new Map<number, string>();
-  for (const r of p.ranks) for (const [id, name] of r.tools) ids.set(id, name);
-  return [...ids].sort((x, y) => x[0] - y[0]).map(([, n]) => n);
-};
-
 /** Two runs are comparable when they ran the same tools (in any order of the stack). */
-export function checkComparable(a: Profile, b: Profile): void {
-  const ta = toolNames(a);
-  const tb = toolNames(b);
+function checkComparable(a: Profile, b: Profile, ha: RunHeader, hb: RunHeader): void {
+  const ta = ha.tools.map((t) => t.name); // in stack order, as the header lists them
+  const tb = hb.tools.map((t) => t.name);
   if ([...ta].sort().join(',') !== [...tb].sort().join(',')) {
     throw new MpiiError(`cannot compare ${a.dir} (tools: ${ta.join(',') || 'none'}) with ${b.dir} (tools: ${tb.join(',') || 'none'}): they ran different tools`,
       'compare two runs made with the same --tools');
@@ -68,9 +62,9 @@ function notesOf(a: Profile, b: Profile, ha: RunHeader, hb: RunHeader): string[]
 }
 
 export function diffRuns(a: Profile, b: Profile, f: ReportFilter = {}): RunDiff {
-  checkComparable(a, b);
   const ha = runHeader(a);
   const hb = runHeader(b);
+  checkComparable(a, b, ha, hb);
   const d: RunDiff = {
     a: { dir: a.dir, ranks: a.ranks.length, complete: a.complete, header: ha },
     b: { dir: b.dir, ranks: b.ranks.length, complete: b.complete, header: hb },
