@@ -11,7 +11,9 @@
 // Usage (after `npm run build`): node bench/instructions.mjs
 // Knobs (environment): MPI=openmpi|mpich, STACKS (comma-separated stacks, `+` joins tools of one
 // stack, `-` is the empty stack; default -,noop,trace-count,monitor,profile,monitor+profile),
-// LO/HI (default 20000/80000), MPII_ROOT (default this checkout).
+// LO/HI (default 20000/80000), MPII_ROOT (default this checkout), FORMS (default
+// specialised,chained: each stack of built-in tools compiled into one wrapper, and through the
+// QMPI chain with --chained; give FORMS=specialised for an MPII_ROOT older than --chained).
 // A table on stdout (instructions per call, per MPI and stack); progress on stderr.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,7 @@ const MPII = join(resolve(process.env.MPII_ROOT ?? ROOT), 'bin', 'mpii.js');
 const LO = Number(process.env.LO ?? 20000);
 const HI = Number(process.env.HI ?? 80000);
 const STACKS = (process.env.STACKS ?? '-,noop,trace-count,monitor,profile,monitor+profile').split(',');
+const FORMS = (process.env.FORMS ?? 'specialised,chained').split(',');
 const MODES = [['send', 'MPI_Send to MPI_PROC_NULL'], ['self', 'Isend+Recv+Wait, 8 B to itself']];
 
 if (!which('valgrind')) {
@@ -32,11 +35,11 @@ const tmp = mkdtempSync(join(tmpdir(), 'mpii-bench-instructions-'));
 let seq = 0;
 
 /** Instructions of the whole run of `calls n mode` under `tools` (callgrind's summary line). */
-function total(fl, exe, tools, n, mode) {
+function total(fl, exe, tools, form, n, mode) {
   const file = join(tmp, `callgrind-${++seq}`);
   // the program is valgrind, so mpii is told which MPI the real program uses; warm-up 1000
   // iterations (the difference of two runs cancels it anyway)
-  run([process.execPath, MPII, 'run', '--quiet', '--mpi', fl.name, '--out', join(tmp, `out-${seq}`), '--tools', tools, '-np', '1', ...fl.extra,
+  run([process.execPath, MPII, 'run', '--quiet', '--mpi', fl.name, '--out', join(tmp, `out-${seq}`), '--tools', tools, ...(form === 'chained' ? ['--chained'] : []), '-np', '1', ...fl.extra,
     'valgrind', '--tool=callgrind', `--callgrind-out-file=${file}`, exe, String(n), mode, '1000'], 900_000);
   const m = /^summary: (\d+)/m.exec(readFileSync(file, 'utf8'));
   if (!m) throw new Error(`no summary line in ${file}`);
@@ -50,15 +53,17 @@ forEachFlavor(tmp, (fl) => {
   const rows = [];
   for (const stack of STACKS) {
     const tools = stack === '-' ? '' : stack.replaceAll('+', ',');
-    const row = [stack === '-' ? 'empty stack' : stack];
-    for (const [mode] of MODES) {
-      log(`${fl.label}: ${row[0]}, ${mode}`);
-      row.push(((total(fl, exe, tools, HI, mode) - total(fl, exe, tools, LO, mode)) / (HI - LO)).toFixed(1));
+    for (const form of stack === '-' ? ['specialised'] : FORMS) {
+      const row = [stack === '-' ? 'empty stack' : `${stack}${FORMS.length > 1 ? `, ${form}` : ''}`];
+      for (const [mode] of MODES) {
+        log(`${fl.label}: ${row[0]}, ${mode}`);
+        row.push(((total(fl, exe, tools, form, HI, mode) - total(fl, exe, tools, form, LO, mode)) / (HI - LO)).toFixed(1));
+      }
+      rows.push(row);
     }
-    rows.push(row);
   }
   console.log(`${fl.label}: instructions per call (callgrind, (N=${HI} - N=${LO}) / ${HI - LO})`);
-  console.log(`  ${pad('stack', 16)} ${MODES.map(([, what]) => lpad(what, 30)).join(' ')}`);
-  for (const [name, ...v] of rows) console.log(`  ${pad(name, 16)} ${v.map((x) => lpad(x, 30)).join(' ')}`);
+  console.log(`  ${pad('stack', 30)} ${MODES.map(([, what]) => lpad(what, 30)).join(' ')}`);
+  for (const [name, ...v] of rows) console.log(`  ${pad(name, 30)} ${v.map((x) => lpad(x, 30)).join(' ')}`);
   console.log('');
 });

@@ -29,6 +29,11 @@ static char **tool_names;
 static void (**registered_fn)(void);   /* [(ntools+1) * MPII_NFUNCS], what each tool wraps */
 static mpii_slot_t *next_slot;         /* [MPII_NFUNCS][ntools+1], precomputed chains */
 static int tables_ready;
+int mpii_spec_on;
+/* Defined only in a specialised shim (gen/mpii_spec.c): whether the stack just built is the one
+ * compiled into it (the same tools in the same places, each function's chain the same hooks). */
+extern int mpii_spec_matches(void) __attribute__((weak, visibility("hidden")));
+
 /* mpii_chain[f][t]: the layer after tool t for function f. One row per function keeps the
  * slots a deep chain walks next to each other (cache lines, TLB). */
 mpii_slot_t *mpii_chain[MPII_NFUNCS];
@@ -110,6 +115,8 @@ static void build_tables(void)
         mpii_first[f] = first.id > 0 ? first : (mpii_slot_t){ NULL, 0 };
     }
     tables_ready = 1;
+    /* a specialised shim runs its compiled-in stack only if it is this one, hook for hook */
+    mpii_spec_on = mpii_spec_matches ? mpii_spec_matches() : 0;
 }
 
 static int is_path(const char *entry)
@@ -203,6 +210,7 @@ int mpii_build_stack(const char *tools)
 
 void mpii_disable_stack(void)
 {
+    mpii_spec_on = 0;
     memset(mpii_first, 0, sizeof mpii_first);
 }
 

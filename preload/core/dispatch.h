@@ -20,11 +20,51 @@ extern mpii_slot_t *mpii_chain[MPII_NFUNCS] __attribute__((visibility("hidden"))
 
 /* QMPI_Get_function, inlined for the built-in tools that live inside the shim: the same table,
  * without a call per layer. External tools call QMPI_Get_function. */
-static inline void (*mpii_next(int tool_id, int id, int *next_id))(void)
+static inline void (*mpii_chain_next(int tool_id, int id, int *next_id))(void)
 {
     const mpii_slot_t *s = &mpii_chain[id][tool_id];
     *next_id = s->id;
     return s->fn;
+}
+
+/* Set while the specialised stack compiled into this shim (gen/mpii_spec.c, when a stack of
+ * built-in tools was specialised: docs/architecture.md) is the stack that was built, hook for
+ * hook; cleared when the stack is disabled. 0 in the general shim. */
+extern int mpii_spec_on __attribute__((visibility("hidden")));
+
+/* mpii_next(tool_id, id, &next_id): the layer below. In the general shim, the chain's table. In a
+ * specialised stack (MPII_SPEC, each tool's wrappers compiled with MPII_SPEC_SELF = its place),
+ * mpii_spec_next_<place>, generated: while mpii_spec_on, the next tool's hook chosen when the shim
+ * was compiled, so a constant ID makes it a direct call the compiler can inline. */
+#ifdef MPII_SPEC
+#define mpii_next(tool_id, id, next_id) MPII_SPEC_NEXT_OF_(MPII_SPEC_SELF, tool_id, id, next_id)
+#define MPII_SPEC_NEXT_OF_(self, tool_id, id, next_id) MPII_SPEC_NEXT_OF__(self, tool_id, id, next_id)
+#define MPII_SPEC_NEXT_OF__(self, tool_id, id, next_id) mpii_spec_next_##self(tool_id, id, next_id)
+#else
+#define mpii_next(tool_id, id, next_id) mpii_chain_next(tool_id, id, next_id)
+#endif
+
+/* How a specialisable tool defines its hooks: in a specialised stack inlined into the layer
+ * above (each is called from one place there), elsewhere a plain static function. */
+#ifdef MPII_SPEC
+#define MPII_HOOK static inline __attribute__((always_inline))
+#else
+#define MPII_HOOK static
+#endif
+
+/* Each function's kind as a constant table: a tool's wraps(id) test (below) folds to a constant
+ * where the id is one, as in every wrapper. */
+#define MPII_KIND_ROW_(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) [ID] = (unsigned char) (KIND),
+static const unsigned char mpii_fn_kind[MPII_NFUNCS] __attribute__((unused)) = { MPII_FOREACH_FUNC(MPII_KIND_ROW_) };
+
+/* A specialisable tool (tool.yaml `specialise`) says which functions it wraps in two definitions
+ * that both its registration and the specialised stack use: `static inline int
+ * mpii_<tool>_wraps(int id)` and `static void (*const mpii_<tool>_hooks[MPII_NFUNCS])(void)`.
+ * This registers hooks[id] for every id it wraps. */
+static inline void mpii_register_hooks(int tool_id, int (*wraps)(int), void (*const *hooks)(void))
+{
+    for (int id = 0; id < MPII_NFUNCS; id++)
+        if (hooks[id] && wraps(id)) QMPI_Register_function(tool_id, (enum QMPI_Functions_enum) id, hooks[id]);
 }
 
 /* The layer below tool `tool_id` for function ID (QMPI typedef QTYPE), called with the wrapper's

@@ -9,15 +9,13 @@ import { makeDirs } from '../fsdirs.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
 import { cacheRoot, memoized } from '../memo.js';
 import { createRequire } from 'node:module';
+import type { ToolManifest } from '../tools/manifest.js';
+import { ensureSpecialised } from './specialise.js';
+import { compileArgs } from './compile-args.js';
 
 // Loaded only when used: a warm `mpii run` neither hashes (the key is remembered, see cacheKey)
 // nor generates anything
 const sha256 = (): Hash => (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash('sha256');
-
-// Every wrapper zeroes a 240-byte argument view (mpii_args_t); GCC's default for such a memset
-// on x86-64 is `rep stos`, whose start-up alone costs tens of cycles on AMD — as much as the rest
-// of a tool's per-call work. Plain stores instead.
-const ARCH_FLAGS = process.arch === 'x64' ? ['-mstringop-strategy=unrolled_loop'] : [];
 
 /** mpii's own install root (the folder holding preload/, config/, dist/). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -125,7 +123,7 @@ function listDirs(dir: string): string[] {
   return [dir, ...readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).flatMap((e) => listDirs(join(dir, e.name)))];
 }
 
-/** The cache key: shim sources + generator + MPI header + compilers + this file (its compiler
+/** The cache key: shim sources + generator + MPI header + compilers + the builders (their compiler
  *  flags). Reads files, spawns nothing; remembered against the identity of every file and
  *  directory it read, so a warm run only stats them. */
 export function cacheKey(flavor: FlavorName, pr: Probe, cache?: string): string {
@@ -138,7 +136,10 @@ export function cacheKey(flavor: FlavorName, pr: Probe, cache?: string): string 
     // tools' report modules (TypeScript) that live in the same folders
     const dirs = [PRELOAD, ...GEN_JS.filter((d) => existsSync(d))];
     const sources = listFiles(PRELOAD).filter((f) => /\.(c|h|ya?ml)$/.test(f));
-    const files = [...sources, ...GEN_JS.flatMap((d) => (existsSync(d) ? listFiles(d) : [])), fileURLToPath(import.meta.url)];
+    // this file, and those that hold the compiler's flags and make the specialised shims
+    const here = fileURLToPath(import.meta.url);
+    const builders = [here, join(dirname(here), 'compile-args.js'), join(dirname(here), 'specialise.js')];
+    const files = [...sources, ...GEN_JS.flatMap((d) => (existsSync(d) ? listFiles(d) : [])), ...builders];
     for (const f of files) {
       h.update(f.slice(ROOT.length));
       h.update(readFileSync(f));
@@ -190,15 +191,9 @@ export interface BuildOptions {
   /** also the static archive libmpii.a (`mpii install`): made the first time it is asked for,
    *  not with every shim, as most builds are for `mpii run` */
   archive?: boolean;
-}
-
-/** The compiler's flags for one source of the shim: the generated wrappers (hundreds of
- *  functions) with line tables only, as full debug information nearly doubled their compile
- *  time, the longest step of a build. */
-function compileArgs(src: string, obj: string, genDir: string, extra: string[] = []): string[] {
-  const debug = src.startsWith(`${genDir}/`) ? '-g1' : '-g';
-  return ['-c', '-fPIC', '-O2', debug, '-std=gnu11', '-fno-semantic-interposition', '-Wall', ...ARCH_FLAGS, ...extra,
-    '-I', genDir, '-I', join(PRELOAD, 'core'), '-I', join(PRELOAD, 'include'), src, '-o', obj];
+  /** also the specialised shim of this stack of built-in tools (src/build/specialise.ts), whose
+   *  library the Shim returned names */
+  specialise?: ToolManifest[];
 }
 
 /** libmpii.a in the built shim `dir`, for programs linked against a static MPI (mpii.h): the
@@ -233,7 +228,8 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
   const step = opts.onStep ?? (() => {});
   if (!opts.force && existsSync(join(final, 'shim.json'))) {
     if (opts.archive) await ensureArchive(final, pr, env, step);
-    return readShim(final, flavor, true);
+    const shim = readShim(final, flavor, true);
+    return opts.specialise ? ensureSpecialised(shim, pr, opts.specialise, { ...opts, env }) : shim;
   }
 
   // Build in a private directory and rename it into place: concurrent builds of the same key
@@ -305,7 +301,8 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     }
     if (old) rmSync(old, { recursive: true, force: true });
     if (opts.archive) await ensureArchive(final, pr, env, step);
-    return readShim(final, flavor, false);
+    const shim = readShim(final, flavor, false);
+    return opts.specialise ? ensureSpecialised(shim, pr, opts.specialise, { ...opts, env, force: false }) : shim;
   } catch (e) {
     rmSync(work, { recursive: true, force: true });
     if (e instanceof MpiiError) throw e;

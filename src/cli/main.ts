@@ -106,7 +106,8 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
     .option('--launcher <launcher>', 'who starts the ranks: mpirun or srun')
     .option('--copy-shim', 'srun: copy the shim to the nodes with sbcast first')
     .option('--timeout <seconds>', 'stop the job after that long (exit 124)')
-    .option('--force', 'replace the profile already in --out DIR');
+    .option('--force', 'replace the profile already in --out DIR')
+    .option('--chained', 'run built-in tools through the QMPI chain, not compiled into one specialised wrapper');
   for (const f of builtinManifests().flatMap((m) => m.runFlags)) run.option(f.flag, f.help); // the tools' own (--memcheck-fatal)
   run.option('--dry-run', 'print the launcher command and environment, run nothing')
     .option('--quiet', 'no progress, no report');

@@ -5,7 +5,8 @@ import { basename, join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { buildShim, cacheRoot, ROOT, type Shim } from '../build/shim.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
-import { builtinManifests } from '../tools/manifest.js';
+import { builtinManifests, type ToolManifest } from '../tools/manifest.js';
+import { unspecialisable } from '../tools/gen-spec.js';
 import { MpiiError } from '../errors.js';
 import { DirError, makeDirs } from '../fsdirs.js';
 import { checkToolLibraries } from '../elf.js';
@@ -96,7 +97,8 @@ function removeIfEmpty(created: string[]): void {
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: NodeJS.ProcessEnv, force = false): Promise<Shim> {
+export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: NodeJS.ProcessEnv, force = false,
+  specialise?: ToolManifest[]): Promise<Shim> {
   // ora is loaded only when a build really happens (a warm run starts faster without it)
   let progress: Progress | undefined;
   const label = FLAVORS[flavor].label;
@@ -105,6 +107,7 @@ export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: 
     const shim = await buildShim(flavor, {
       env,
       force,
+      specialise,
       beforeBuild: async () => {
         // a spinner only on a terminal of known width (a 0-column pty made ora write escapes
         // forever); elsewhere the first and the last line only
@@ -196,7 +199,9 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
     checkSampled(await askMpit(await findInstall(mpi.flavor, env), { pvars: true }), args.pvars);
   }
   const outDir = prepareOutDir(args.out ?? defaultOutDir(args.program), args.force, args.dryRun, created);
-  const shim = await buildWithSpinner(mpi.flavor, args.quiet || args.dryRun, env);
+  // a stack of built-in tools only runs compiled into one wrapper per function (--chained: not)
+  const specialise = !args.chained && !unspecialisable(stack.tools) ? stack.tools.map((t) => t.manifest!) : undefined;
+  const shim = await buildWithSpinner(mpi.flavor, args.quiet || args.dryRun, env, false, specialise);
   const copies = job && planCopies(rankLibraries(shim, stack.tools), job);
   const placed = new Map(copies?.files);
   const vars = rankEnvironment(shim, stack.tools, outDir, env, (l) => placed.get(l) ?? l);
@@ -215,7 +220,7 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
 
   if (args.dryRun) {
     console.log(`# MPI: ${FLAVORS[mpi.flavor].label} (${mpi.how}); shim ${shim.library}${shim.fromCache ? ' (cached)' : ''}`);
-    console.log(`# tools: ${stack.tools.map((t) => t.name).join(' ') || '(none)'} (from ${stack.source})`);
+    console.log(`# tools: ${stack.tools.map((t) => t.name).join(' ') || '(none)'} (from ${stack.source}); ${specialise ? 'specialised: compiled into one wrapper per function' : `chained (${args.chained ? '--chained' : unspecialisable(stack.tools)})`}`);
     for (const [from, to] of copies?.files ?? []) console.log(`# --copy-shim: sbcast ${from} ${to}`);
     for (const [k, v] of Object.entries(vars)) console.log(`${k}=${shellQuote(v)}`);
     console.log([plan.command, ...plan.args].map(shellQuote).join(' '));

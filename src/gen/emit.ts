@@ -177,6 +177,21 @@ function topWrapper(f: SpecFunction): string {
       : `return ((${realType(f)}) mpii_real_fn[${f.enumName}])(${argNames(f)});`;
   const body = (ra: string) => [
     ...(hooked?.top ? [`    ${hooked.top}`] : []),
+    // a specialised stack (gen/mpii_spec.c includes this file): the first hook is known when the
+    // shim is compiled, so this is a direct call the compiler can inline, the tools' own calls
+    // to the layer below too (dispatch.h, mpii_next)
+    '#ifdef MPII_SPEC',
+    '    if (MPII_LIKELY(mpii_spec_on)) {',
+    '        int mpii_nid;',
+    `        void (*mpii_fn)(void) = mpii_spec_next_0(0, ${f.enumName}, &mpii_nid);`,
+    '        if (mpii_nid == 0) {',
+    `            ${direct}`,
+    '        }',
+    `        void *call[2] = { (void *) mpii_storage, ${ra} };`,
+    '        QMPI_Context context = { call };',
+    `        return ((${qType(f)} *) mpii_fn)(${withLead('context, mpii_nid', f)});`,
+    '    }',
+    '#endif',
     `    const mpii_slot_t *s = &mpii_first[${f.enumName}];`,
     `    if (MPII_LIKELY(s->fn == NULL)) {`,
     `        ${direct}`,

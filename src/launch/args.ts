@@ -23,6 +23,8 @@ export interface RunArgs {
   toolFlags: string[];
   /** replace the profile already in --out */
   force: boolean;
+  /** --chained: the general shim's QMPI chain even for a stack that can be specialised */
+  chained: boolean;
   /** --timeout SECONDS: stop the job after that long (exit 124) */
   timeout?: number;
   /** --version or -V before the program: print mpii's version, run nothing (after the program
@@ -35,7 +37,7 @@ export interface RunArgs {
 }
 
 export const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out', '--pvar', '--launcher', '--timeout']);
-export const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--copy-shim', '--force']);
+export const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--copy-shim', '--force', '--chained']);
 
 /** The flags the built-in tools add to `mpii run` (their manifests' `run-flags`). */
 export function toolRunFlags(): Set<string> {
@@ -103,7 +105,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = {}): RunAr
 }
 
 function split(argv: string[], launcher: LauncherKind): RunArgs {
-  const r: RunArgs = { launcher, copyShim: false, pvars: [], dryRun: false, quiet: false, toolFlags: [], force: false, version: false, launcherArgs: [], programArgs: [] };
+  const r: RunArgs = { launcher, copyShim: false, pvars: [], dryRun: false, quiet: false, toolFlags: [], force: false, chained: false, version: false, launcherArgs: [], programArgs: [] };
   const { one, two } = VALUES[launcher];
   const toolFlags = toolRunFlags();
   let i = 0;
@@ -148,6 +150,7 @@ function split(argv: string[], launcher: LauncherKind): RunArgs {
       if (a === '--dry-run') r.dryRun = true;
       else if (a === '--copy-shim') r.copyShim = true;
       else if (a === '--force') r.force = true;
+      else if (a === '--chained') r.chained = true;
       else r.quiet = true;
     } else if (toolFlags.has(a)) {
       if (!r.toolFlags.includes(a)) r.toolFlags.push(a);

@@ -63,12 +63,16 @@ export interface ToolManifest {
     /** what it adds to the report, in words (`mpii tools`, the docs) */
     adds: string;
   };
+  /** the C file (in its folder) whose wrappers a specialised stack compiles in, with the
+   *  tool's calls to the layer below made direct: it defines mpii_<tool>_wraps and
+   *  mpii_<tool>_hooks (preload/core/dispatch.h). Absent: stacks with this tool stay chained. */
+  specialise?: string;
   /** its tests and docs page, relative to mpii's root */
   tests: string[];
   docs?: string;
 }
 
-const TOP_KEYS = ['description', 'order', 'init', 'options', 'needs', 'stack', 'run-flags', 'report', 'tests', 'docs'];
+const TOP_KEYS = ['description', 'order', 'init', 'options', 'needs', 'stack', 'run-flags', 'report', 'specialise', 'tests', 'docs'];
 const NAME_RE = /^[a-z][a-z0-9-]*$/;
 
 /** The C identifier of a tool or option name: 'trace-count' → 'trace_count'. */
@@ -156,6 +160,13 @@ class ManifestLoader {
       tests: this.list(top.get('tests'), '`tests`'),
       docs: this.text(top.get('docs'), '`docs`'),
     };
+    const spec = this.text(top.get('specialise'), '`specialise`');
+    if (spec !== undefined) {
+      if (!/^[A-Za-z0-9_-]+\.c$/.test(spec) || !fs.existsSync(path.join(dir, spec))) {
+        f.fail(top.get('specialise')?.value, `\`specialise\` of tool '${this.name}' must name a .c file in its folder (got '${spec}')`, 'e.g. `specialise: my_tool.c`, the file with its wrappers');
+      }
+      m.specialise = spec;
+    }
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(m.init)) f.fail(top.get('init')?.value, `\`init\` of tool '${this.name}' is not a C function name`, 'write a C identifier');
     const opts = top.get('options');
     if (opts) {

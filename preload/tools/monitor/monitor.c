@@ -168,7 +168,7 @@ static void stop_recording(void)
 }
 
 #define MON_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                         \
-    static RET mon_##NAME QPARAMS                                                          \
+    MPII_HOOK RET mon_##NAME QPARAMS                                                       \
     {                                                                                      \
         mpii_args_t a = MPII_ARGS_##NAME;                                                  \
         (void) a;                                                                          \
@@ -193,25 +193,26 @@ static void stop_recording(void)
     }
 MPII_FOREACH_FUNC(MON_WRAPPER)
 
-static int wanted(const mpii_fn_info_t *f)
+/* What it wraps and with which hook: its registration and a specialised stack's both read these
+ * two (dispatch.h). It counts at the sender, so no receive or completion is wrapped. */
+static inline int mpii_monitor_wraps(int id)
 {
-    switch (f->kind) {
+    switch (mpii_fn_kind[id]) {
     case MPII_KIND_INIT: case MPII_KIND_SEND: case MPII_KIND_SENDRECV:
     case MPII_KIND_SEND_INIT: case MPII_KIND_START: case MPII_KIND_RMA_PUT: case MPII_KIND_RMA_GET:
     case MPII_KIND_RMA_ACC: case MPII_KIND_COLL_O2A: case MPII_KIND_COLL_A2O: case MPII_KIND_COLL_A2A:
     case MPII_KIND_COLL_SCAN: case MPII_KIND_COLL_BARRIER: case MPII_KIND_COLL_NEIGHBOR: case MPII_KIND_COMM_CREATE:
     case MPII_KIND_COMM_FREE: case MPII_KIND_WIN_FREE: return 1;
     default:
-        return f->id == MPI_FINALIZE_T || f->id == MPI_REQUEST_FREE_T || f->id == MPI_COMM_SET_NAME_T ||
-               f->id == MPI_TYPE_FREE_T;
+        return id == MPI_FINALIZE_T || id == MPI_REQUEST_FREE_T || id == MPI_COMM_SET_NAME_T || id == MPI_TYPE_FREE_T;
     }
 }
+#define MON_HOOK(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) [ID] = (void (*)(void)) mon_##NAME,
+static void (*const mpii_monitor_hooks[MPII_NFUNCS])(void) = { MPII_FOREACH_FUNC(MON_HOOK) };
 
 void mpii_monitor_init(int tool_id)
 {
     tool = tool_id;
     mon_pvars_register(tool_id);
-#define MON_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) \
-    if (wanted(&mpii_fn_info[ID])) QMPI_Register_function(tool_id, ID, (void (*)(void)) mon_##NAME);
-    MPII_FOREACH_FUNC(MON_REGISTER)
+    mpii_register_hooks(tool_id, mpii_monitor_wraps, mpii_monitor_hooks);
 }

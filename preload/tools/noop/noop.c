@@ -4,15 +4,23 @@
 #include "mpii_core.h" /* mpii_next: QMPI_Get_function inlined */
 
 #define NOOP_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                 \
-    static RET noop_##NAME QPARAMS                                                  \
+    MPII_HOOK RET noop_##NAME QPARAMS                                               \
     {                                                                               \
         return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);                   \
     }
 MPII_FOREACH_FUNC(NOOP_WRAPPER)
 
+/* What it wraps (everything) and with which hook: its registration and a specialised stack's
+ * both read these two (dispatch.h). */
+static inline int mpii_noop_wraps(int id)
+{
+    (void) id;
+    return 1;
+}
+#define NOOP_HOOK(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) [ID] = (void (*)(void)) noop_##NAME,
+static void (*const mpii_noop_hooks[MPII_NFUNCS])(void) = { MPII_FOREACH_FUNC(NOOP_HOOK) };
+
 void mpii_noop_init(int tool_id)
 {
-#define NOOP_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) \
-    QMPI_Register_function(tool_id, ID, (void (*)(void)) noop_##NAME);
-    MPII_FOREACH_FUNC(NOOP_REGISTER)
+    mpii_register_hooks(tool_id, mpii_noop_wraps, mpii_noop_hooks);
 }

@@ -702,9 +702,16 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
  * if timed; receives are counted before they run, the rest after they returned, from how they
  * ended. The general path (a second thread at MPI_THREAD_MULTIPLE, deep stacks) takes the
  * argument view's address: it builds its own copy, so the fast path's view stays in registers. */
+/* The tail path's next layer: the one the latest site keeps, or in a specialised stack the one
+ * compiled in (a direct call). Sets next_id. */
+#ifdef MPII_SPEC
+#define PF_LATEST_NEXT(l, ID) mpii_next(tool_id, ID, &next_id)
+#else
+#define PF_LATEST_NEXT(l, ID) (next_id = (l)->next_id, (l)->next)
+#endif
 #define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                  \
     static __attribute__((noinline)) RET pf_full_##NAME QPARAMS;                                    \
-    static RET pf_##NAME QPARAMS                                                                    \
+    MPII_HOOK RET pf_##NAME QPARAMS                                                                 \
     {                                                                                               \
         pf_state_t *s = mpii_tool_storage(tool_id);                                                 \
         int next_id = tool_id; /* NEXTARGS pass it: to pf_full_NAME unchanged */                    \
@@ -714,8 +721,7 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
             if (MPII_LIKELY(l->addr == pf_calling_address(context) && l->gap > 1 &&                 \
                             pf_count_quick(l, ID, KIND, &a))) {                                     \
                 l->gap--;                                                                           \
-                next_id = l->next_id;                                                               \
-                return ((QTYPE *) l->next) NEXTARGS;                                                \
+                return ((QTYPE *) PF_LATEST_NEXT(l, ID)) NEXTARGS;                                  \
             }                                                                                       \
         }                                                                                           \
         return pf_full_##NAME NEXTARGS;                                                             \
@@ -766,12 +772,16 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
     }
 MPII_FOREACH_FUNC(PF_WRAPPER)
 
-/* Not timed: the clock functions themselves (programs call them to time their own loops), and
- * MPI_Abort, which does not return. */
-static int wanted(int id)
+/* What it wraps and with which hook: its registration and a specialised stack's both read these
+ * two (dispatch.h). Not timed: the clock functions themselves (programs call them to time their
+ * own loops), and MPI_Abort, which does not return. */
+static inline int mpii_profile_wraps(int id)
 {
     return id != MPI_WTIME_T && id != MPI_WTICK_T && id != MPI_ABORT_T;
 }
+#define PF_HOOK(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) \
+    [ID] = ID == MPI_PCONTROL_T ? (void (*)(void)) pf_pcontrol : (void (*)(void)) pf_##NAME,
+static void (*const mpii_profile_hooks[MPII_NFUNCS])(void) = { MPII_FOREACH_FUNC(PF_HOOK) };
 
 void mpii_profile_init(int tool_id)
 {
@@ -818,9 +828,5 @@ void mpii_profile_init(int tool_id)
                                       !strcmp(n, "MPI_Intercomm_create_from_groups"));
     }
     QMPI_Register_tool_storage(tool_id, s);
-#define PF_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                          \
-    if (wanted(ID))                                                                                         \
-        QMPI_Register_function(tool_id, ID, ID == MPI_PCONTROL_T ? (void (*)(void)) pf_pcontrol              \
-                                                                 : (void (*)(void)) pf_##NAME);
-    MPII_FOREACH_FUNC(PF_REGISTER)
+    mpii_register_hooks(tool_id, mpii_profile_wraps, mpii_profile_hooks);
 }

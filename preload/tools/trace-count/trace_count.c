@@ -6,13 +6,23 @@
 #include "mpii_tool.h"
 
 #define TC_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                   \
-    static RET tc_##NAME QPARAMS                                                    \
+    MPII_HOOK RET tc_##NAME QPARAMS                                                 \
     {                                                                               \
         (void) context;                                                             \
         ((uint64_t *) mpii_tool_storage(tool_id))[ID]++;                            \
         return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);                   \
     }
 MPII_FOREACH_FUNC(TC_WRAPPER)
+
+/* What it wraps (everything) and with which hook: its registration and a specialised stack's
+ * both read these two (dispatch.h). */
+static inline int mpii_trace_count_wraps(int id)
+{
+    (void) id;
+    return 1;
+}
+#define TC_HOOK(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) [ID] = (void (*)(void)) tc_##NAME,
+static void (*const mpii_trace_count_hooks[MPII_NFUNCS])(void) = { MPII_FOREACH_FUNC(TC_HOOK) };
 
 /* "MPI_Abort\nMPI_Accumulate\n…": one label per function id, so the CLI can name counters. */
 static char *labels(void)
@@ -39,7 +49,5 @@ void mpii_trace_count_init(int tool_id)
     free(names);
     if (!counts) return; /* no memory at all: stay out of the chain rather than crash */
     QMPI_Register_tool_storage(tool_id, counts);
-#define TC_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) \
-    QMPI_Register_function(tool_id, ID, (void (*)(void)) tc_##NAME);
-    MPII_FOREACH_FUNC(TC_REGISTER)
+    mpii_register_hooks(tool_id, mpii_trace_count_wraps, mpii_trace_count_hooks);
 }
