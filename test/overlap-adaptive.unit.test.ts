@@ -40,10 +40,14 @@ describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
     assert.ok(old.background >= 4 * r.background, `${old.background} vs ${r.background}`);
   });
 
-  it('a site whose receives hide computation or another call stays in the background', () => {
+  it('a site whose receives hide computation or another call stays in the background, decided after its first blocks', () => {
     for (const sc of ['halo', 'between']) {
       const r = run(sc, 100_000);
       assert.equal(r.on, 1, sc);
+      // 1.7x and 1.4x faster in the background: kept after 3 periods of each mode (the first
+      // two blocks of 4 calls), not after the 12 of a full exploration
+      assert.ok(r.first_decision > 0 && r.first_decision <= 10, `${sc}: ${JSON.stringify(r)}`);
+      assert.equal(r.first_off, 5, `${sc}: only the first plain block ran plain`);
       assert.equal(r.unhidden_giveups, 0, sc);
       assert.ok(r.background > 99_000, `${sc}: ${JSON.stringify(r)}`);
     }

@@ -8,6 +8,7 @@
  * mode the call ran in (background or plain), and every background call's receive is reported
  * finished as the scenario says. Prints one line:
  *   background=<calls run in the background> first_off=<call at which the site first went off, 0 never>
+ *   first_decision=<call at which the site was first decided>
  *   unhidden_giveups=<sites given up by the rule> decisions=<decisions> on=<final state>
  * Scenarios:
  *   randomaccess   receive touched at once (1 µs later, no call between); background period 1.2x
@@ -46,9 +47,10 @@ int main(int argc, char **argv)
     else if (!strcmp(sc, "tie")) bg = plain, gap = 2000000;
     else return 2;
     ov_site_t *s = ov_site_of((void *) 0x401234);
-    long background = 0, first_off = 0;
+    long background = 0, first_off = 0, first_decision = 0;
     for (long i = 1; i <= calls; i++) {
         int on = ov_site_on(s, now);
+        if (!first_decision && stats[ST_DECISIONS]) first_decision = i;
         if (on) {
             background++;
             if (report) ov_site_receive_done(s, ov_receive_hid(clock_ns, clock_ns + gap, between));
@@ -57,7 +59,7 @@ int main(int argc, char **argv)
         }
         clock_ns += (uint64_t) (on ? bg : plain);
     }
-    printf("background=%ld first_off=%ld unhidden_giveups=%llu decisions=%llu on=%d\n", background, first_off,
+    printf("background=%ld first_off=%ld first_decision=%ld unhidden_giveups=%llu decisions=%llu on=%d\n", background, first_off, first_decision,
            (unsigned long long) stats[ST_SITES_UNHIDDEN], (unsigned long long) stats[ST_DECISIONS], s->on);
     return 0;
 }
