@@ -53,6 +53,15 @@ describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
     }
   });
 
+  it('a site 1.3x slower in the background, though it hides something, goes plain after its first blocks', () => {
+    const r = run('slower', 100_000);
+    assert.equal(r.on, 0);
+    assert.equal(r.unhidden_giveups, 0, 'decided by the periods, not the give-up rule');
+    assert.ok(r.first_decision > 0 && r.first_decision <= 10, JSON.stringify(r));
+    // each re-check (after 256 calls, then doubling) pays its first block again, no more
+    assert.ok(r.background <= 4 * r.decisions + 4, JSON.stringify(r));
+  });
+
   it('a site where the background hides something but is no faster goes back to plain', () => {
     const r = run('tie', 100_000);
     assert.equal(r.on, 0);

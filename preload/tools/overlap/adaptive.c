@@ -11,7 +11,7 @@
  * once, before the periods have a say: the first block pays for three receives, not for a whole
  * exploration of 24 calls. The re-check after the backoff still looks again.
  *
- * Early decisions, after OV_EARLY periods of each mode: 1.5x slower in the background and the
+ * Early decisions, after OV_EARLY periods of each mode: 1.25x slower in the background and the
  * site goes plain, 1.25x faster and it stays in the background; in between, the full
  * exploration decides (in doubt, plain). */
 #include <string.h>
@@ -95,16 +95,18 @@ int ov_site_on(ov_site_t *s, uint64_t (*now)(void))
         for (int i = 0; i < OV_PAIRS; i++) sum[0] += s->block[0][i], sum[1] += s->block[1][i];
         /* mean on / mean off, without division: on * n_off vs off * n_on */
         uint64_t on = sum[1] * s->n[0], off = sum[0] * s->n[1];
-        if (on > off + off / 2) {
-            /* 1.5x slower in the background: stop looking (the re-check after the backoff
-             * corrects a first block that only paid the method's warm-up or a stall) */
+        if (on > off + off / 4) {
+            /* 1.25x slower in the background: stop looking (the re-check after the backoff
+             * corrects a first block that only paid the method's warm-up or a stall). A full
+             * exploration of such a site ran a short job's first 26 iterations half in the
+             * background (issue 22's testbed: SOR, 30 iterations, 1.22x of plain) */
             decide(s, 0);
         } else if (on + on / 4 < off) {
             /* 1.25x faster in the background: keep it now. A halo exchange that hides its
              * transfers behind the interior wins from its first block; waiting for 12 periods
              * of each mode ran half of a short job's iterations plain (issue 22's testbed: 30
              * iterations, all but the last few exploring). The re-check after the backoff, and
-             * the 1.5x rule, correct a first block a stall of the plain mode decided. */
+             * the rule above, correct a first block a stall of one mode decided. */
             decide(s, 1);
         } else if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) {
             /* the background must win each block against the plain block after it (the two ran
