@@ -7,7 +7,9 @@ import chalk from 'chalk';
 import { colorLevel } from '../color.js';
 import { makeDirs } from '../fsdirs.js';
 import { cacheRoot } from '../build/shim.js';
-import { listStacks, listTools } from '../config/resolve.js';
+import { listStacks, listTools, resolveStack } from '../config/resolve.js';
+import { unspecialisable } from '../tools/gen-spec.js';
+import type { ToolManifest } from '../tools/manifest.js';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, which, type FlavorName } from '../mpi/flavors.js';
 import { SRUN_PLUGIN, srunPlugins } from '../launch/srun.js';
@@ -27,7 +29,7 @@ function installedFlavors(env: NodeJS.ProcessEnv): FlavorName[] {
   return (Object.keys(FLAVORS) as FlavorName[]).filter((f) => findTool(f, FLAVORS[f].compilers, env));
 }
 
-export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: boolean; json?: boolean }): Promise<number> {
+export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: boolean; json?: boolean; tools?: string }): Promise<number> {
   const env = process.env;
   let flavors: FlavorName[];
   if (!o.mpi || o.mpi === 'all') flavors = installedFlavors(env);
@@ -36,9 +38,17 @@ export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: b
   if (flavors.length === 0) {
     throw new MpiiError('no MPI installation found', `install one: apt-get install -y ${FLAVORS.openmpi.packages} ${FLAVORS.mpich.packages}`);
   }
+  // --tools: also that stack's specialised shim (made on its first run otherwise)
+  let specialise: ToolManifest[] | undefined;
+  if (o.tools !== undefined) {
+    const stack = resolveStack({ tools: o.tools, env, cwd: process.cwd(), defaultsFile: DEFAULTS_FILE });
+    const why = unspecialisable(stack.tools);
+    if (why) throw new MpiiError(`the stack '${o.tools}' cannot be specialised: ${why}`, 'it runs through the QMPI chain of the general shim, which `mpii build` without --tools makes');
+    specialise = stack.tools.map((t) => t.manifest!);
+  }
   const built = [];
   for (const f of flavors) {
-    const shim = await buildWithSpinner(f, !!o.quiet, env, !!o.force);
+    const shim = await buildWithSpinner(f, !!o.quiet, env, !!o.force, specialise);
     built.push({ flavor: f, mpiVersion: shim.mpiVersion, library: shim.library, cached: shim.fromCache });
     if (!o.json) console.log(`${f}\t${shim.mpiVersion}\t${shim.library}${shim.fromCache ? '\t(cached)' : ''}`);
   }

@@ -114,6 +114,7 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
   program.command('build').description('generate and compile the shim (cached)')
     .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
     .option('--force', 'rebuild even when cached')
+    .option('--tools <tools>', 'also the specialised shim of this stack of built-in tools (else made on its first run)')
     .option('--quiet', 'no progress output')
     .option('--json', 'machine-readable output: each MPI\'s shim (flavor, MPI version, library, cached)')
     .action(async (o) => { setCode(await buildCommand(o)); });

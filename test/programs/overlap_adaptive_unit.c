@@ -20,6 +20,7 @@
  *   tie            receive hidden (2 ms) but the background no faster (equal periods)
  *   slower         receive hidden (2 ms) but the background 1.3x slower (SOR on a fast link:
  *                  the method's cost per message above what it hides)
+ *   halo-short     as halo, in a 40 µs loop (periods too short for an early decision)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ int main(int argc, char **argv)
     else if (!strcmp(sc, "between")) bg = 0.7 * plain, between = 1;
     else if (!strcmp(sc, "tie")) bg = plain, gap = 2000000;
     else if (!strcmp(sc, "slower")) bg = 1.3 * plain, gap = 2000000;
+    else if (!strcmp(sc, "halo-short")) plain = 40000, bg = 0.6 * plain, gap = 30000;
     else return 2;
     ov_site_t *s = ov_site_of((void *) 0x401234);
     long background = 0, first_off = 0, first_decision = 0;

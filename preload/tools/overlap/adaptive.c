@@ -11,9 +11,10 @@
  * once, before the periods have a say: the first block pays for three receives, not for a whole
  * exploration of 24 calls. The re-check after the backoff still looks again.
  *
- * Early decisions, after OV_EARLY periods of each mode: 1.25x slower in the background and the
- * site goes plain, 1.25x faster and it stays in the background; in between, the full
- * exploration decides (in doubt, plain). */
+ * Early decisions, after OV_EARLY periods of each mode: 1.5x slower in the background and the
+ * site goes plain; where the plain period is 100 µs or more (a full exploration would take a
+ * short job's first iterations), 1.25x slower already, and 1.25x faster keeps it in the
+ * background. In between, the full exploration decides (in doubt, plain). */
 #include <string.h>
 #include "stats.h"
 #include "adaptive.h"
@@ -22,6 +23,7 @@
 #define OV_SAMPLES 12     /* periods per mode before a decision (4 blocks each) */
 #define OV_EARLY 3        /* periods per mode after which a clear loser is dropped at once */
 #define OV_MAX_PERIOD 1000000000ull /* a period above 1 s is a stall, not the method's doing */
+#define OV_EARLY_MIN_PERIOD 100000ull /* 1.25x decides early only where exploring is long */
 enum { EXPLORE, EXPLOIT };
 
 static ov_site_t sites[OV_SITES];
@@ -95,13 +97,18 @@ int ov_site_on(ov_site_t *s, uint64_t (*now)(void))
         for (int i = 0; i < OV_PAIRS; i++) sum[0] += s->block[0][i], sum[1] += s->block[1][i];
         /* mean on / mean off, without division: on * n_off vs off * n_on */
         uint64_t on = sum[1] * s->n[0], off = sum[0] * s->n[1];
-        if (on > off + off / 4) {
-            /* 1.25x slower in the background: stop looking (the re-check after the backoff
-             * corrects a first block that only paid the method's warm-up or a stall). A full
-             * exploration of such a site ran a short job's first 26 iterations half in the
-             * background (issue 22's testbed: SOR, 30 iterations, 1.22x of plain) */
+        /* periods of 100 µs and more: a full exploration takes a short job's first iterations,
+         * so 1.25x either way decides now; below, 1.5x slower does, and three periods of a
+         * 40 µs loop are too few to call a win (testbed: SOR n=256 kept in the background on
+         * such a first look, 1.15x of plain) */
+        int long_periods = sum[0] >= OV_EARLY_MIN_PERIOD * s->n[0];
+        if (on > off + (long_periods ? off / 4 : off / 2)) {
+            /* slower in the background: stop looking (the re-check after the backoff corrects
+             * a first block that only paid the method's warm-up or a stall). A full exploration
+             * of such a site ran a short job's first 26 iterations half in the background
+             * (issue 22's testbed: SOR at 100 Mbit/s, 30 iterations, 1.22x of plain) */
             decide(s, 0);
-        } else if (on + on / 4 < off) {
+        } else if (long_periods && on + on / 4 < off) {
             /* 1.25x faster in the background: keep it now. A halo exchange that hides its
              * transfers behind the interior wins from its first block; waiting for 12 periods
              * of each mode ran half of a short job's iterations plain (issue 22's testbed: 30
