@@ -35,7 +35,7 @@ forEachFlavor(tmp, (fl) => {
   const res = Object.fromEntries(configs.map((c) => [c.name, []]));
   let seq = 0;
   const once = (c) => {
-    const r = runRetry([process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++seq}`), '--tools', c.tools, ...(c.chained ? ['--chained'] : []),
+    const r = runRetry([process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${fl.name}-${++seq}`), '--tools', c.tools, ...(c.chained ? ['--chained'] : []),
       '-np', '2', ...fl.extra, exe, String(PAIRS), '1000', '8']);
     const m = LINE.exec(r.stdout);
     if (!m) throw new Error(`no result line: ${r.stdout}`);

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execa } from 'execa';
-import { FLAVORS, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
+import { FLAVORS, TEST_ENV, launcherArgs, mpii, oneLineError, outDir, program, type Flavor } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { profileRuns } from '../preload/tools/profile/report/data.js';
 
@@ -81,6 +81,14 @@ for (const f of FLAVORS) {
       const runs = profileRuns(readProfile(out));
       assert.equal(runs.length, 1);
       assert.equal(runs[0].ranks.length, 3);
+    });
+
+    it('mpii build --tools makes a stack\'s specialised shim ahead of its first run, or says why it cannot', async () => {
+      const r = await mpii(['build', '--mpi', f, '--tools', 'monitor,profile', '--json', '--quiet']);
+      assert.equal(r.code, 0, r.stderr);
+      const [built] = JSON.parse(r.stdout) as { library: string }[];
+      assert.match(built.library, /spec-monitor\+profile\/libmpii\.so$/);
+      oneLineError(await mpii(['build', '--mpi', f, '--tools', 'overlap', '--quiet']), /the stack 'overlap' cannot be specialised: 'overlap' has no specialised form/);
     });
 
     it('stacks that cannot be specialised stay chained, and say why', async () => {

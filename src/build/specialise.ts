@@ -1,8 +1,8 @@
 // A specialised shim: the general shim's objects, but the MPI_X entry points and the stack's tools
 // compiled together into one translation unit (src/tools/gen-spec.ts), so that each tool calls
-// the next one directly. Built once per stack next to the general shim it reuses (same cache key
-// directory: the same sources, the same MPI), in spec-<tools>/; the general build compiles the
-// wrappers once more here, so a specialised shim costs about what the general one did.
+// the next one directly. Built once per stack next to the general shim whose other objects it
+// links (same cache key directory: the same sources, the same MPI), in spec-<tools>/. It compiles
+// the generated wrappers once more, with the tools: less than the general shim's whole build.
 import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MpiiError } from '../errors.js';
@@ -35,6 +35,7 @@ export async function ensureSpecialised(shim: Shim, pr: Probe, tools: ToolManife
     step('linking (without libmpi)');
     await execa(pr.cc, ['-shared', '-o', join(work, 'libmpii.so'), obj, ...objects, join(dir, 'site_path.o'), '-ldl', '-lpthread',
       '-Wl,-Bsymbolic-functions', '-Wl,-soname,libmpii.so'], { env });
+    rmSync(obj); // linked: the sources stay, to read what was compiled
     if (opts.force) rmSync(final, { recursive: true, force: true });
     try {
       renameSync(work, final);

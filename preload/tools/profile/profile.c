@@ -721,7 +721,8 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
             if (MPII_LIKELY(l->addr == pf_calling_address(context) && l->gap > 1 &&                 \
                             pf_count_quick(l, ID, KIND, &a))) {                                     \
                 l->gap--;                                                                           \
-                return ((QTYPE *) PF_LATEST_NEXT(l, ID)) NEXTARGS;                                  \
+                void (*pf_next_)(void) = PF_LATEST_NEXT(l, ID); /* sets next_id first */           \
+                return ((QTYPE *) pf_next_) NEXTARGS;                                               \
             }                                                                                       \
         }                                                                                           \
         return pf_full_##NAME NEXTARGS;                                                             \
