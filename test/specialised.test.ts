@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import { FLAVORS, TEST_ENV, launcherArgs, mpii, oneLineError, outDir, program, type Flavor } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { profileRuns } from '../preload/tools/profile/report/data.js';
+import { overlapRuns, overlapTotals } from '../preload/tools/overlap/report.js';
 
 const STACK = 'trace-count,monitor,profile';
 const COMPILED_IN = /specialised stack trace-count\+monitor\+profile: compiled in, no chain/;
@@ -64,6 +65,26 @@ for (const f of FLAVORS) {
       });
     }
 
+    it('overlap compiled in converts the same calls as through the chain, with the same results', async () => {
+      // paging converts every eligible call whatever the timings: the counts must be equal
+      const run = async (chained: boolean) => {
+        const out = outDir(`${f}-spec-overlap-${chained}`);
+        const r = await mpii(['run', '--quiet', '--tools', 'overlap[mode=paging]', ...(chained ? ['--chained'] : []), '--out', out,
+          ...launcherArgs(f, 2), program(f, 'overlap_sendrecv')], { INJ_DEBUG: '1' });
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(/specialised stack overlap: compiled in/.test(r.stderr), !chained);
+        const t = overlapTotals(overlapRuns(readProfile(out))[0]);
+        const lines = r.stdout.split('\n').filter((l) => / OK /.test(l)).sort();
+        return { lines, counts: ['sends converted', 'receives converted', 'faults'].map((k) => t[k] ?? 0) };
+      };
+      const spec = await run(false);
+      const chain = await run(true);
+      assert.equal(spec.lines.length, 2, 'both ranks checked their data');
+      assert.deepEqual(spec.lines, chain.lines);
+      assert.ok(spec.counts[0] + spec.counts[1] > 0, JSON.stringify(spec.counts));
+      assert.deepEqual(spec.counts, chain.counts);
+    });
+
     it('the specialised shim given another stack runs the chain it built, with the same results', async () => {
       const dry = await mpii(['run', '--dry-run', '--tools', STACK, ...launcherArgs(f, 2), program(f, 'profile_sites')]);
       assert.equal(dry.code, 0, dry.stderr);
@@ -88,7 +109,7 @@ for (const f of FLAVORS) {
       assert.equal(r.code, 0, r.stderr);
       const [built] = JSON.parse(r.stdout) as { library: string }[];
       assert.match(built.library, /spec-monitor\+profile\/libmpii\.so$/);
-      oneLineError(await mpii(['build', '--mpi', f, '--tools', 'overlap', '--quiet']), /the stack 'overlap' cannot be specialised: 'overlap' has no specialised form/);
+      oneLineError(await mpii(['build', '--mpi', f, '--tools', 'memcheck', '--quiet']), /the stack 'memcheck' cannot be specialised: 'memcheck' has no specialised form/);
     });
 
     it('stacks that cannot be specialised stay chained, and say why', async () => {

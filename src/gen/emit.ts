@@ -112,6 +112,12 @@ export function emitQmpiHeader(inp: EmitInput): string {
   return out.join('\n');
 }
 
+/** A function's parameter roles as a bit mask over the role enum (at most 64 roles). */
+function roleMask(roles: string[], fnRoles: string[]): bigint {
+  if (roles.length > 64) throw new Error(`${roles.length} parameter roles: mpii_fn_roles holds 64`);
+  return fnRoles.reduce((m, r) => m | (1n << BigInt(roles.indexOf(r))), 0n);
+}
+
 export function emitGenHeader(inp: EmitInput): string {
   const xm = inp.functions.map((f) => {
     const nextArgs = `(${withLead('context, next_id', f)})`;
@@ -145,6 +151,13 @@ export function emitGenHeader(inp: EmitInput): string {
     ' * expand it to write one wrapper per MPI function; the arguments use `context` and `next_id`. */',
     '#define MPII_FOREACH_FUNC(X) \\',
     ...xm,
+    '',
+    '/* each function\'s parameter roles as bits (1ull << MPII_ROLE_X), a constant table: a tool\'s',
+    ' * test of them folds where the id is a constant (overlap\'s registration, a specialised stack) */',
+    '#define MPII_ROLE_BIT(r) (1ull << (r))',
+    'static const unsigned long long mpii_fn_roles[MPII_NFUNCS] __attribute__((unused)) = {',
+    ...inp.functions.map((f) => `    [${f.enumName}] = 0x${roleMask(inp.roles, f.roles).toString(16)}ull,`),
+    '};',
     '',
     '/* the next layer below the shim, found with dlsym(RTLD_NEXT), and the PMPI_ entry points */',
     'extern void *mpii_real_fn[MPII_NFUNCS] __attribute__((visibility("hidden")));',

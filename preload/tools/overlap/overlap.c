@@ -33,6 +33,20 @@ static uint64_t dummy_stats[ST_COUNT];
 enum { F_BUF = 1, F_REQ = 2, F_PIN = 4, F_STATUS = 8, F_STATUS_READ = 16, F_ALL = 32, F_EVERY = 64 };
 static uint8_t flags[MPII_NFUNCS];
 
+/* The flags the roles and kinds give (constant tables: folds where the id is a constant). */
+static inline __attribute__((always_inline)) int ov_role_flags(int id)
+{
+    unsigned long long r = mpii_fn_roles[id];
+    int k = mpii_fn_kind[id], v = 0;
+    if (r & (MPII_ROLE_BIT(MPII_ROLE_BUFFER) | MPII_ROLE_BIT(MPII_ROLE_SEND_BUFFER) | MPII_ROLE_BIT(MPII_ROLE_RECV_BUFFER))) v |= F_BUF;
+    if ((r & MPII_ROLE_BIT(MPII_ROLE_REQUEST)) || k == MPII_KIND_SEND_INIT || k == MPII_KIND_RECV_INIT) v |= F_REQ;
+    if (r & MPII_ROLE_BIT(MPII_ROLE_PINNED_BUFFER)) v |= F_PIN;
+    if (r & (MPII_ROLE_BIT(MPII_ROLE_STATUS) | MPII_ROLE_BIT(MPII_ROLE_STATUSES))) v |= F_STATUS;
+    if (id == MPI_TYPE_FREE_T || k == MPII_KIND_COMM_FREE || k == MPII_KIND_WIN_FREE) v |= F_ALL;
+    if (((v & F_BUF) && (v & F_REQ)) || (v & F_PIN)) v |= F_EVERY;
+    return v;
+}
+
 /* ---- adaptive (adaptive.c) ---- */
 
 /* Whether this call runs in the background; counts it among the program's point-to-point calls
@@ -352,7 +366,7 @@ static void before_call(int id, const mpii_args_t *a)
 }
 
 #define OV_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                       \
-    static RET ovg_##NAME QPARAMS                                                       \
+    MPII_HOOK RET ovg_##NAME QPARAMS                                                    \
     {                                                                                   \
         if (MPII_UNLIKELY(live) && (ov_pending | ov_statuses_live | (flags[ID] & F_EVERY))) { \
             mpii_args_t a = MPII_ARGS_##NAME;                                           \
@@ -363,51 +377,51 @@ static void before_call(int id, const mpii_args_t *a)
     }
 MPII_FOREACH_FUNC(OV_WRAPPER)
 
-static int role_in(const mpii_fn_info_t *f, mpii_role_t role)
-{
-    for (int i = 0; i < f->nparams; i++)
-        if (f->params[i].role == role) return 1;
-    return 0;
-}
-
 static void classify(void)
 {
     for (int id = 0; id < MPII_NFUNCS; id++) {
         const mpii_fn_info_t *f = &mpii_fn_info[id];
         if (!f->name) continue;
-        int v = 0;
-        if (role_in(f, MPII_ROLE_BUFFER) || role_in(f, MPII_ROLE_SEND_BUFFER) || role_in(f, MPII_ROLE_RECV_BUFFER)) v |= F_BUF;
-        if (role_in(f, MPII_ROLE_REQUEST) || f->kind == MPII_KIND_SEND_INIT || f->kind == MPII_KIND_RECV_INIT) v |= F_REQ;
-        if (role_in(f, MPII_ROLE_PINNED_BUFFER)) v |= F_PIN;
-        if (role_in(f, MPII_ROLE_STATUS) || role_in(f, MPII_ROLE_STATUSES)) v |= F_STATUS;
+        int v = ov_role_flags(id);
         if (!strncmp(f->name, "MPI_Get_count", 13) || !strncmp(f->name, "MPI_Get_elements", 16) ||
             !strcmp(f->name, "MPI_Test_cancelled") || !strncmp(f->name, "MPI_Status_set_", 15))
-            v |= F_STATUS_READ;
-        if (id == MPI_TYPE_FREE_T || f->kind == MPII_KIND_COMM_FREE || f->kind == MPII_KIND_WIN_FREE) v |= F_ALL;
-        if (((v & F_BUF) && (v & F_REQ)) || (v & F_PIN)) v |= F_EVERY;
+            v |= F_STATUS_READ; /* all of them have a status: wrapped for F_STATUS already */
         flags[id] = (uint8_t) v;
     }
 }
+
+/* What it wraps and with which hook: its registration and a specialised stack's both read these
+ * two (dispatch.h). The point-to-point functions it converts have hooks of their own; everything
+ * else whose roles give it something to check (ov_role_flags), the generic wrapper. */
+static inline int mpii_overlap_wraps(int id)
+{
+    switch (id) {
+    case MPI_FINALIZE_T: case MPI_INIT_T: case MPI_INIT_THREAD_T: case MPI_SEND_T: case MPI_RECV_T:
+    case MPI_SENDRECV_T: case MPI_SENDRECV_REPLACE_T:
+#if MPI_VERSION >= 4
+    case MPI_SEND_C_T: case MPI_RECV_C_T: case MPI_SENDRECV_C_T: case MPI_SENDRECV_REPLACE_C_T:
+#endif
+        return 1;
+    default:
+        return ov_role_flags(id) != 0;
+    }
+}
+#define OV_HOOK(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) [ID] = (void (*)(void)) ovg_##NAME,
+static void (*const mpii_overlap_hooks[MPII_NFUNCS])(void) = {
+    MPII_FOREACH_FUNC(OV_HOOK) /* then the converting hooks in the place of theirs (C99 6.7.8: the last wins) */
+    [MPI_INIT_T] = (void (*)(void)) ov_MPI_Init, [MPI_INIT_THREAD_T] = (void (*)(void)) ov_MPI_Init_thread,
+    [MPI_SEND_T] = (void (*)(void)) ov_MPI_Send, [MPI_RECV_T] = (void (*)(void)) ov_MPI_Recv,
+    [MPI_SENDRECV_T] = (void (*)(void)) ov_MPI_Sendrecv, [MPI_SENDRECV_REPLACE_T] = (void (*)(void)) ov_MPI_Sendrecv_replace,
+#if MPI_VERSION >= 4
+    [MPI_SEND_C_T] = (void (*)(void)) ov_MPI_Send_c, [MPI_RECV_C_T] = (void (*)(void)) ov_MPI_Recv_c,
+    [MPI_SENDRECV_C_T] = (void (*)(void)) ov_MPI_Sendrecv_c, [MPI_SENDRECV_REPLACE_C_T] = (void (*)(void)) ov_MPI_Sendrecv_replace_c,
+#endif
+};
 
 void mpii_overlap_init(int tool_id)
 {
     ov_tool = tool_id;
     ov_stats = dummy_stats;
     classify();
-#define OV_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) \
-    if (flags[ID]) QMPI_Register_function(tool_id, ID, (void (*)(void)) ovg_##NAME);
-    MPII_FOREACH_FUNC(OV_REGISTER)
-    QMPI_Register_function(tool_id, MPI_FINALIZE_T, (void (*)(void)) ovg_MPI_Finalize);
-    QMPI_Register_function(tool_id, MPI_INIT_T, (void (*)(void)) ov_MPI_Init);
-    QMPI_Register_function(tool_id, MPI_INIT_THREAD_T, (void (*)(void)) ov_MPI_Init_thread);
-    QMPI_Register_function(tool_id, MPI_SEND_T, (void (*)(void)) ov_MPI_Send);
-    QMPI_Register_function(tool_id, MPI_RECV_T, (void (*)(void)) ov_MPI_Recv);
-    QMPI_Register_function(tool_id, MPI_SENDRECV_T, (void (*)(void)) ov_MPI_Sendrecv);
-    QMPI_Register_function(tool_id, MPI_SENDRECV_REPLACE_T, (void (*)(void)) ov_MPI_Sendrecv_replace);
-#if MPI_VERSION >= 4
-    QMPI_Register_function(tool_id, MPI_SEND_C_T, (void (*)(void)) ov_MPI_Send_c);
-    QMPI_Register_function(tool_id, MPI_RECV_C_T, (void (*)(void)) ov_MPI_Recv_c);
-    QMPI_Register_function(tool_id, MPI_SENDRECV_C_T, (void (*)(void)) ov_MPI_Sendrecv_c);
-    QMPI_Register_function(tool_id, MPI_SENDRECV_REPLACE_C_T, (void (*)(void)) ov_MPI_Sendrecv_replace_c);
-#endif
+    mpii_register_hooks(tool_id, mpii_overlap_wraps, mpii_overlap_hooks);
 }
