@@ -19,6 +19,12 @@ export const TEST_ENV: NodeJS.ProcessEnv = {
   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1',
   OMPI_MCA_rmaps_base_oversubscribe: '1',
 };
+// Each stack's specialised shim is compiled once (7-20 s): most test files run the chain, the
+// files that test the tools' compiled form call useSpecialised() (each file is its own process)
+TEST_ENV.MPII_SPECIALISE = '0';
+export function useSpecialised(): void {
+  TEST_ENV.MPII_SPECIALISE = '1';
+}
 delete TEST_ENV.TOOLS;
 delete TEST_ENV.INJ_IGNORE;
 delete TEST_ENV.INJ_DEBUG;

@@ -6,9 +6,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { FLAVORS, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
+import { FLAVORS, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor, useSpecialised } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { monitorRuns, type MonitorRun } from '../preload/tools/monitor/report/data.js';
+
+useSpecialised(); // the tools as users run them: compiled into one wrapper per function
 
 const NP = 3;
 

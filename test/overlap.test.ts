@@ -4,9 +4,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execa } from 'execa';
-import { FLAVORS, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
+import { FLAVORS, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor, useSpecialised } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { overlapRuns, overlapTotals } from '../preload/tools/overlap/report.js';
+
+useSpecialised(); // the tools as users run them: compiled into one wrapper per function
 
 const LAUNCHER: Record<Flavor, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpiexec.mpich' };
 

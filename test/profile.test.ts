@@ -4,9 +4,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FLAVORS, ROOT, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
+import { FLAVORS, ROOT, launcherArgs, mpii, outDir, program, type Flavor, useSpecialised } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { imbalance, profileRuns, siteTotals, type ProfileRun, type SiteTotal } from '../preload/tools/profile/report/data.js';
+
+useSpecialised(); // the tools as users run them: compiled into one wrapper per function
 
 const NP = 3;
 const ITERS = 10;

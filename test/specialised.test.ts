@@ -5,10 +5,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execa } from 'execa';
-import { FLAVORS, TEST_ENV, launcherArgs, mpii, oneLineError, outDir, program, type Flavor } from './helpers.js';
+import { FLAVORS, TEST_ENV, launcherArgs, mpii, oneLineError, outDir, program, type Flavor, useSpecialised } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { profileRuns } from '../preload/tools/profile/report/data.js';
 import { overlapRuns, overlapTotals } from '../preload/tools/overlap/report.js';
+
+useSpecialised(); // the tools as users run them: compiled into one wrapper per function
 
 const STACK = 'trace-count,monitor,profile';
 const COMPILED_IN = /specialised stack trace-count\+monitor\+profile: compiled in, no chain/;

@@ -199,8 +199,10 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
     checkSampled(await askMpit(await findInstall(mpi.flavor, env), { pvars: true }), args.pvars);
   }
   const outDir = prepareOutDir(args.out ?? defaultOutDir(args.program), args.force, args.dryRun, created);
-  // a stack of built-in tools only runs compiled into one wrapper per function (--chained: not)
-  const specialise = !args.chained && !unspecialisable(stack.tools) ? stack.tools.map((t) => t.manifest!) : undefined;
+  // a stack of built-in tools only runs compiled into one wrapper per function (--chained, or
+  // MPII_SPECIALISE=0 for every run: not)
+  const chained = args.chained ? '--chained' : env.MPII_SPECIALISE === '0' ? 'MPII_SPECIALISE=0' : unspecialisable(stack.tools);
+  const specialise = chained === undefined ? stack.tools.map((t) => t.manifest!) : undefined;
   const shim = await buildWithSpinner(mpi.flavor, args.quiet || args.dryRun, env, false, specialise);
   const copies = job && planCopies(rankLibraries(shim, stack.tools), job);
   const placed = new Map(copies?.files);
@@ -220,7 +222,7 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
 
   if (args.dryRun) {
     console.log(`# MPI: ${FLAVORS[mpi.flavor].label} (${mpi.how}); shim ${shim.library}${shim.fromCache ? ' (cached)' : ''}`);
-    console.log(`# tools: ${stack.tools.map((t) => t.name).join(' ') || '(none)'} (from ${stack.source}); ${specialise ? 'specialised: compiled into one wrapper per function' : `chained (${args.chained ? '--chained' : unspecialisable(stack.tools)})`}`);
+    console.log(`# tools: ${stack.tools.map((t) => t.name).join(' ') || '(none)'} (from ${stack.source}); ${specialise ? 'specialised: compiled into one wrapper per function' : `chained (${chained})`}`);
     for (const [from, to] of copies?.files ?? []) console.log(`# --copy-shim: sbcast ${from} ${to}`);
     for (const [k, v] of Object.entries(vars)) console.log(`${k}=${shellQuote(v)}`);
     console.log([plan.command, ...plan.args].map(shellQuote).join(' '));
