@@ -52,11 +52,6 @@ extern int mpii_spec_on __attribute__((visibility("hidden")));
 #define MPII_HOOK static
 #endif
 
-/* Each function's kind as a constant table: a tool's wraps(id) test (below) folds to a constant
- * where the id is one, as in every wrapper. */
-#define MPII_KIND_ROW_(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) [ID] = (unsigned char) (KIND),
-static const unsigned char mpii_fn_kind[MPII_NFUNCS] __attribute__((unused)) = { MPII_FOREACH_FUNC(MPII_KIND_ROW_) };
-
 /* A specialisable tool (tool.yaml `specialise`) says which functions it wraps in two definitions
  * that both its registration and the specialised stack use: `static inline int
  * mpii_<tool>_wraps(int id)` and `static void (*const mpii_<tool>_hooks[MPII_NFUNCS])(void)`.

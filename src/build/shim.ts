@@ -9,9 +9,6 @@ import { makeDirs } from '../fsdirs.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
 import { cacheRoot, memoized } from '../memo.js';
 import { createRequire } from 'node:module';
-import type { ToolManifest } from '../tools/manifest.js';
-import { ensureSpecialised } from './specialise.js';
-import { compileArgs } from './compile-args.js';
 
 // Loaded only when used: a warm `mpii run` neither hashes (the key is remembered, see cacheKey)
 // nor generates anything
@@ -20,6 +17,21 @@ const sha256 = (): Hash => (createRequire(import.meta.url)('node:crypto') as typ
 /** mpii's own install root (the folder holding preload/, config/, dist/). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const PRELOAD = join(ROOT, 'preload');
+
+// Every wrapper zeroes a 240-byte argument view (mpii_args_t); GCC's default for such a memset
+// on x86-64 is `rep stos`, whose start-up alone costs tens of cycles on AMD — as much as the rest
+// of a tool's per-call work. Plain stores instead.
+const ARCH_FLAGS = process.arch === 'x64' ? ['-mstringop-strategy=unrolled_loop'] : [];
+
+/** The compiler's flags for one source of the shim: the generated wrappers (hundreds of
+ *  functions) with line tables only, as full debug information nearly doubled their compile
+ *  time, the longest step of a build. */
+export function compileArgs(src: string, obj: string, genDir: string, extra: string[] = []): string[] {
+  const debug = src.startsWith(`${genDir}/`) ? '-g1' : '-g';
+  return ['-c', '-fPIC', '-O2', debug, '-std=gnu11', '-fno-semantic-interposition', '-Wall', ...ARCH_FLAGS, ...extra,
+    '-I', genDir, '-I', join(PRELOAD, 'core'), '-I', join(PRELOAD, 'include'), src, '-o', obj];
+}
+
 // the generators: of the wrappers (src/gen) and of the tools' registration and options (src/tools)
 const GEN_JS = [join(ROOT, 'dist', 'src', 'gen'), join(ROOT, 'dist', 'src', 'tools')];
 
@@ -123,7 +135,7 @@ function listDirs(dir: string): string[] {
   return [dir, ...readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).flatMap((e) => listDirs(join(dir, e.name)))];
 }
 
-/** The cache key: shim sources + generator + MPI header + compilers + the builders (their compiler
+/** The cache key: shim sources + generator + MPI header + compilers + the builders (the compiler
  *  flags). Reads files, spawns nothing; remembered against the identity of every file and
  *  directory it read, so a warm run only stats them. */
 export function cacheKey(flavor: FlavorName, pr: Probe, cache?: string): string {
@@ -136,9 +148,9 @@ export function cacheKey(flavor: FlavorName, pr: Probe, cache?: string): string 
     // tools' report modules (TypeScript) that live in the same folders
     const dirs = [PRELOAD, ...GEN_JS.filter((d) => existsSync(d))];
     const sources = listFiles(PRELOAD).filter((f) => /\.(c|h|ya?ml)$/.test(f));
-    // this file, and those that hold the compiler's flags and make the specialised shims
+    // this file (the compiler's flags) and the one that makes the specialised shims
     const here = fileURLToPath(import.meta.url);
-    const builders = [here, join(dirname(here), 'compile-args.js'), join(dirname(here), 'specialise.js')];
+    const builders = [here, join(dirname(here), 'specialise.js')];
     const files = [...sources, ...GEN_JS.flatMap((d) => (existsSync(d) ? listFiles(d) : [])), ...builders];
     for (const f of files) {
       h.update(f.slice(ROOT.length));
@@ -191,9 +203,6 @@ export interface BuildOptions {
   /** also the static archive libmpii.a (`mpii install`): made the first time it is asked for,
    *  not with every shim, as most builds are for `mpii run` */
   archive?: boolean;
-  /** also the specialised shim of this stack of built-in tools (src/build/specialise.ts), whose
-   *  library the Shim returned names */
-  specialise?: ToolManifest[];
 }
 
 /** libmpii.a in the built shim `dir`, for programs linked against a static MPI (mpii.h): the
@@ -228,8 +237,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
   const step = opts.onStep ?? (() => {});
   if (!opts.force && existsSync(join(final, 'shim.json'))) {
     if (opts.archive) await ensureArchive(final, pr, env, step);
-    const shim = readShim(final, flavor, true);
-    return opts.specialise ? ensureSpecialised(shim, pr, opts.specialise, { ...opts, env }) : shim;
+    return readShim(final, flavor, true);
   }
 
   // Build in a private directory and rename it into place: concurrent builds of the same key
@@ -301,8 +309,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     }
     if (old) rmSync(old, { recursive: true, force: true });
     if (opts.archive) await ensureArchive(final, pr, env, step);
-    const shim = readShim(final, flavor, false);
-    return opts.specialise ? ensureSpecialised(shim, pr, opts.specialise, { ...opts, env, force: false }) : shim;
+    return readShim(final, flavor, false);
   } catch (e) {
     rmSync(work, { recursive: true, force: true });
     if (e instanceof MpiiError) throw e;

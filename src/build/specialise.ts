@@ -8,16 +8,17 @@ import { dirname, join } from 'node:path';
 import { MpiiError } from '../errors.js';
 import type { ToolManifest } from '../tools/manifest.js';
 import { specHeader, specSource, stackName } from '../tools/gen-spec.js';
-import { compileArgs } from './compile-args.js';
-import type { BuildOptions, Probe, Shim } from './shim.js';
+import { cacheRoot, compileArgs, probe, type BuildOptions, type Shim } from './shim.js';
 
-/** The specialised shim of `tools` for the general shim `shim`: made if missing (or --force). */
-export async function ensureSpecialised(shim: Shim, pr: Probe, tools: ToolManifest[], opts: BuildOptions): Promise<Shim> {
+/** The specialised shim of `tools` next to the general shim `shim` (buildShim's): made if
+ *  missing (or --force). */
+export async function ensureSpecialised(shim: Shim, tools: ToolManifest[], opts: BuildOptions): Promise<Shim> {
   const dir = dirname(shim.library);
   const final = join(dir, `spec-${stackName(tools)}`);
   const library = join(final, 'libmpii.so');
   if (!opts.force && existsSync(library)) return { ...shim, library };
   const env = opts.env ?? process.env;
+  const pr = await probe(shim.flavor, cacheRoot(env), env); // remembered: a file read
   const step = opts.onStep ?? (() => {});
   await opts.beforeBuild?.();
   const { execa } = await import('execa');

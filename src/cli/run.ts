@@ -7,6 +7,7 @@ import { buildShim, cacheRoot, ROOT, type Shim } from '../build/shim.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
 import { builtinManifests, type ToolManifest } from '../tools/manifest.js';
 import { unspecialisable } from '../tools/gen-spec.js';
+import { ensureSpecialised } from '../build/specialise.js';
 import { MpiiError } from '../errors.js';
 import { DirError, makeDirs } from '../fsdirs.js';
 import { checkToolLibraries } from '../elf.js';
@@ -104,17 +105,19 @@ export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: 
   const label = FLAVORS[flavor].label;
   const stream = process.stderr;
   try {
-    const shim = await buildShim(flavor, {
+    const opts = {
       env,
       force,
-      specialise,
       beforeBuild: async () => {
         // a spinner only on a terminal of known width (a 0-column pty made ora write escapes
         // forever); elsewhere the first and the last line only
-        progress = await startProgress(`mpii: building the ${label} shim`, progressMode(stream, env, { quiet }), stream, env);
+        progress ??= await startProgress(`mpii: building the ${label} shim`, progressMode(stream, env, { quiet }), stream, env);
       },
-      onStep: (t) => progress?.update(`mpii: building the ${label} shim: ${t}`),
-    });
+      onStep: (t: string) => progress?.update(`mpii: building the ${label} shim: ${t}`),
+    };
+    const general = await buildShim(flavor, opts);
+    // the stack's specialised shim, made from the general one's objects
+    const shim = specialise ? await ensureSpecialised(general, specialise, opts) : general;
     progress?.succeed(`mpii: built the ${label} shim (${shim.functions} MPI functions wrapped)`);
     return shim;
   } catch (e) {

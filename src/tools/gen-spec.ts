@@ -53,8 +53,7 @@ export function specHeader(tools: ToolManifest[]): string {
     // before the compiler decides what to inline (else the hooks stay calls)
     out.push(`static inline __attribute__((always_inline)) int ${wraps(t)}(int id);`, `static void (*const ${hooks(t)}[MPII_NFUNCS])(void);`);
   }
-  out.push('/* the library\'s end of every chain (in mpii_wrappers.c) */',
-    'extern void (*const mpii_bottom_fn[MPII_NFUNCS])(void);', '');
+  out.push('');
   // place 0 is the MPI_X entry point; place k the k-th tool; the layer after place k is the first
   // tool below it that wraps the function, else the library (next id 0)
   for (let k = 0; k <= tools.length; k++) {
