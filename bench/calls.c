@@ -3,16 +3,27 @@
  *     calls iters=<n> ns_per_call=<float>
  * With argv[2] = "self", each iteration is instead an 8-byte message to the rank itself: MPI_Isend,
  * MPI_Recv, MPI_Wait (the library's real point-to-point path, datatype size and all; ns_per_call
- * is then per iteration of three calls). argv[3]: the warm-up iterations before the timed loop
- * (default 100000). Any -np works; every rank does the same, rank 0 prints. */
+ * is then per iteration of three calls). With argv[2] = "poll", each iteration is one MPI_Testany
+ * on an inactive request with a status: the polling call HPCC RandomAccess makes tens of millions
+ * of times. argv[3]: the warm-up iterations before the timed loop (default 100000). Any -np
+ * works; every rank does the same, rank 0 prints. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+enum { SEND = -1, POLL = -2 }; /* the modes other than "self" (which is the rank) */
+
 static void once(char *buf, int self)
 {
-    if (self < 0) {
+    if (self == POLL) {
+        MPI_Request idle = MPI_REQUEST_NULL;
+        MPI_Status st;
+        int index, flag;
+        MPI_Testany(1, &idle, &index, &flag, &st);
+        return;
+    }
+    if (self == SEND) {
         MPI_Send(buf, 8, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
         return;
     }
@@ -30,7 +41,8 @@ int main(int argc, char **argv)
     char buf[8] = { 0 };
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    int self = argc > 2 && strcmp(argv[2], "self") == 0 ? rank : -1;
+    const char *mode = argc > 2 ? argv[2] : "send";
+    int self = strcmp(mode, "self") == 0 ? rank : strcmp(mode, "poll") == 0 ? POLL : SEND;
     long warmup = argc > 3 ? atol(argv[3]) : 100000;
     for (long i = 0; i < warmup; i++) once(buf, self);
     double t0 = MPI_Wtime();

@@ -8,9 +8,12 @@
 // depend on the machine's load, so two checkouts can be compared on a busy machine: MPII_ROOT=DIR
 // runs the mpii of another built checkout (its shim, its tools) on this checkout's calls.c.
 //
+// MODES=send,self,poll adds `poll`: one MPI_Testany on an inactive request (HPCC's polling call).
+//
 // Usage (after `npm run build`): node bench/instructions.mjs
 // Knobs (environment): MPI=openmpi|mpich, STACKS (comma-separated stacks, `+` joins tools of one
-// stack, `-` is the empty stack; default -,noop,trace-count,monitor,profile,monitor+profile),
+// stack, `-` is the empty stack, `direct` the program without mpii; default
+// -,noop,trace-count,monitor,profile,monitor+profile), MODES (send,self),
 // LO/HI (default 20000/80000), MPII_ROOT (default this checkout), FORMS (default
 // specialised,chained: each stack of built-in tools compiled into one wrapper, and through the
 // QMPI chain with --chained; give FORMS=specialised for an MPII_ROOT older than --chained).
@@ -25,7 +28,12 @@ const LO = Number(process.env.LO ?? 20000);
 const HI = Number(process.env.HI ?? 80000);
 const STACKS = (process.env.STACKS ?? '-,noop,trace-count,monitor,profile,monitor+profile').split(',');
 const FORMS = (process.env.FORMS ?? 'specialised,chained').split(',');
-const MODES = [['send', 'MPI_Send to MPI_PROC_NULL'], ['self', 'Isend+Recv+Wait, 8 B to itself']];
+const MODE_NAMES = { send: 'MPI_Send to MPI_PROC_NULL', self: 'Isend+Recv+Wait, 8 B to itself', poll: 'MPI_Testany, inactive' };
+const MODES = (process.env.MODES ?? 'send,self').split(',').map((m) => [m, MODE_NAMES[m]]);
+if (MODES.some(([, what]) => !what)) {
+  console.error(`bench/instructions.mjs: MODES takes ${Object.keys(MODE_NAMES).join(', ')}`);
+  process.exit(2);
+}
 
 if (!which('valgrind')) {
   console.log('valgrind is not installed: nothing to count');
@@ -38,9 +46,11 @@ let seq = 0;
 function total(fl, exe, tools, form, n, mode) {
   const file = join(tmp, `callgrind-${++seq}`);
   // the program is valgrind, so mpii is told which MPI the real program uses; warm-up 1000
-  // iterations (the difference of two runs cancels it anyway)
-  run([process.execPath, MPII, 'run', '--quiet', '--mpi', fl.name, '--out', join(tmp, `out-${seq}`), '--tools', tools, ...(form === 'chained' ? ['--chained'] : []), '-np', '1', ...fl.extra,
-    'valgrind', '--tool=callgrind', `--callgrind-out-file=${file}`, exe, String(n), mode, '1000'], 900_000);
+  // iterations (the difference of two runs cancels it anyway); tools null: without mpii
+  const prog = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${file}`, exe, String(n), mode, '1000'];
+  run(tools === null ? [fl.run, '-np', '1', ...fl.extra, ...prog]
+    : [process.execPath, MPII, 'run', '--quiet', '--mpi', fl.name, '--out', join(tmp, `out-${seq}`), '--tools', tools,
+      ...(form === 'chained' ? ['--chained'] : []), '-np', '1', ...fl.extra, ...prog], 900_000);
   const m = /^summary: (\d+)/m.exec(readFileSync(file, 'utf8'));
   if (!m) throw new Error(`no summary line in ${file}`);
   return Number(m[1]);
@@ -52,9 +62,10 @@ forEachFlavor(tmp, (fl) => {
   run([fl.cc, '-O2', '-o', exe, join(ROOT, 'bench', 'calls.c')]);
   const rows = [];
   for (const stack of STACKS) {
-    const tools = stack === '-' ? '' : stack.replaceAll('+', ',');
-    for (const form of stack === '-' ? ['specialised'] : FORMS) {
-      const row = [stack === '-' ? 'empty stack' : `${stack}${FORMS.length > 1 ? `, ${form}` : ''}`];
+    const tools = stack === 'direct' ? null : stack === '-' ? '' : stack.replaceAll('+', ',');
+    const one = stack === '-' || stack === 'direct';
+    for (const form of one ? ['specialised'] : FORMS) {
+      const row = [stack === 'direct' ? 'without mpii' : stack === '-' ? 'empty stack' : `${stack}${FORMS.length > 1 ? `, ${form}` : ''}`];
       for (const [mode] of MODES) {
         log(`${fl.label}: ${row[0]}, ${mode}`);
         row.push(((total(fl, exe, tools, form, HI, mode) - total(fl, exe, tools, form, LO, mode)) / (HI - LO)).toFixed(1));

@@ -46,6 +46,10 @@ for (const f of FLAVORS) {
       // each; 30 on Open MPI, ~50 on MPICH (its give-up fires again at more re-checks): under 1 %
       assert.ok(t['receives converted'] <= 6000 / 100, JSON.stringify(t));
       assert.ok(t['passed: switched off at the call site'] >= 2 * 2900, JSON.stringify(t));
+      // 2 × 3000 × 4 MPI_Testany polls: checked only while a receive is in flight (a few per
+      // converted receive), not for ever after an unread status or behind a send in flight
+      // (before: every one, 24,000+)
+      assert.ok(t['calls checked'] <= 2000, JSON.stringify(t));
     });
 
     it('2-D halo: receives stay in the background, no chain-end wait before the interior', async () => {

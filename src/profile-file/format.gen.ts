@@ -382,7 +382,7 @@ export const BLOCKS = {
     "stats": {
       "kind": "counters",
       "row": {
-        "size": 29,
+        "size": 30,
         "index": {
           "sends converted": 0,
           "receives converted": 1,
@@ -412,7 +412,8 @@ export const BLOCKS = {
           "call sites switched off": 25,
           "adaptive decisions": 26,
           "call sites given up: nothing to hide behind": 27,
-          "chain ends not waited at: computation follows": 28
+          "chain ends not waited at: computation follows": 28,
+          "calls checked": 29
         },
         "words": {}
       },
@@ -445,7 +446,8 @@ export const BLOCKS = {
         "call sites switched off",
         "adaptive decisions",
         "call sites given up: nothing to hide behind",
-        "chain ends not waited at: computation follows"
+        "chain ends not waited at: computation follows",
+        "calls checked"
       ]
     },
     "disabled": {"kind":"text","labels":"none"}

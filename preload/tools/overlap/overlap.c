@@ -97,7 +97,7 @@ static void chain_call(uint64_t sig)
 static void release_buffer(const void *buf, MPI_Count count, MPI_Datatype type)
 {
     uintptr_t lo, hi;
-    if (ov_pending && mpii_extent(buf, count, type, &lo, &hi) == 0) ov_release_range(lo, hi, ST_WAIT_MPI);
+    if (ov_guarded_recvs && mpii_extent(buf, count, type, &lo, &hi) == 0) ov_release_range(lo, hi, ST_WAIT_MPI);
 }
 
 /* The conversions, shared by the int-count functions and (MPI 4) their large-count _c forms,
@@ -365,16 +365,31 @@ static void before_call(int id, const mpii_args_t *a)
     if (f & F_PIN) library_uses(a->pinned_buffer, 0, MPI_DATATYPE_NULL, 0, 1);
 }
 
+/* The check, out of line: the hook's usual path (nothing to check) then needs no stack frame
+ * for the argument view and no saved registers (HPCC's MPI_Testany polling is that path). The
+ * layer below is looked up before it: in a specialised stack the lookup is then a constant the
+ * compiler can see (the entry point has just checked mpii_spec_on, and no call comes between),
+ * so the call to the library inlines; looked up after an opaque call, it stayed indirect. */
+#define OV_CHECK(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                          \
+    static __attribute__((noinline, cold)) void ovc_##NAME QPARAMS                      \
+    {                                                                                   \
+        (void) context;                                                                 \
+        (void) tool_id;                                                                 \
+        mpii_args_t a = MPII_ARGS_##NAME;                                               \
+        ov_stats[ST_CHECKED]++;                                                         \
+        before_call(ID, &a);                                                            \
+    }
 #define OV_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                       \
     MPII_HOOK RET ovg_##NAME QPARAMS                                                    \
     {                                                                                   \
-        if (MPII_UNLIKELY(live) && (ov_pending | ov_statuses_live | (flags[ID] & F_EVERY))) { \
-            mpii_args_t a = MPII_ARGS_##NAME;                                           \
-            before_call(ID, &a);                                                        \
-        }                                                                               \
+        int next_id;                                                                    \
+        void (*next_)(void) = mpii_next(tool_id, ID, &next_id);                         \
+        if (MPII_UNLIKELY(live) && (ov_guarded_recvs | ov_statuses_live | (flags[ID] & F_EVERY))) \
+            ovc_##NAME NEXTARGS;                                                        \
         if (ID == MPI_FINALIZE_T) stop();                                               \
-        return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);                       \
+        return ((QTYPE *) next_) NEXTARGS;                                              \
     }
+MPII_FOREACH_FUNC(OV_CHECK)
 MPII_FOREACH_FUNC(OV_WRAPPER)
 
 static void classify(void)

@@ -34,7 +34,8 @@ enum {
     ST_DECISIONS = 26,
     ST_SITES_UNHIDDEN = 27,
     ST_CHAIN_ENDS_SKIPPED = 28,
-    ST_COUNT = 29
+    ST_CHECKED = 29,
+    ST_COUNT = 30
 };
 #define OV_STAT_LABELS \
     "sends converted\n" \
@@ -65,6 +66,7 @@ enum {
     "call sites switched off\n" \
     "adaptive decisions\n" \
     "call sites given up: nothing to hide behind\n" \
-    "chain ends not waited at: computation follows"
+    "chain ends not waited at: computation follows\n" \
+    "calls checked"
 
 #endif

@@ -71,6 +71,10 @@ export function formatOverlap(p: Profile): string[] {
       + (n > 1 ? ` (max ${(Math.max(...(run.stats.get('wait time ns') ?? [0])) / 1e6).toFixed(3)} ms on one rank)` : ''));
     out.push(`  chains      ${t['chain records'] ?? 0} call signatures, ${t['chain ends learned'] ?? 0} chain ends learned, `
       + `${t['waits: chain end'] ?? 0} requests finished at a chain end`);
+    if (t['calls checked']) {
+      out.push(`  checked     ${t['calls checked']} other MPI calls (a buffer or status argument while a receive was `
+        + 'in flight or a status remembered, or a buffer the library keeps)');
+    }
     if (t['call sites']) {
       out.push(`  adaptive    ${t['call sites']} call sites, ${t['adaptive decisions'] ?? 0} decisions, `
         + `${t['call sites switched off'] ?? 0} switched off (not faster in the background)`);

@@ -37,21 +37,21 @@ typedef struct {
     uint64_t t_post, calls_post;
 } ov_req_t;
 
-/* Statuses of converted receives the program may still ask about (MPI_Get_count & co.). */
+/* Statuses of converted receives still in flight, and of the short ones the program may still
+ * ask about (MPI_Get_count & co.; settle_status). */
 typedef struct {
     MPI_Status *addr;
     int owner;                /* slot of the receive still in flight, or -1 when `saved` is final */
     MPI_Status saved;
 } ov_status_t;
 
-volatile int ov_pending;
+volatile int ov_guarded_recvs; /* receives in flight, their pages guarded (a fault may finish one) */
 int ov_statuses_live; /* entries of statuses[] in use: 0 lets MPI calls skip the status checks */
 static ov_req_t slots[OV_SLOTS];
 static int active[OV_SLOTS], n_active; /* slots in flight, in posting order */
 static int free_slots[OV_SLOTS], n_free;
 static ov_status_t statuses[OV_STATUSES];
 static int next_status;
-static int guarded_recvs;
 
 /* ---- the library below us, through QMPI (tools under overlap see the background calls) ---- */
 
@@ -74,7 +74,6 @@ static void drop_active(int s)
             break;
         }
     free_slots[n_free++] = s;
-    ov_pending = n_active;
 }
 
 static int any_guarded(mpii_block_t *b, uintptr_t plo, uintptr_t phi)
@@ -106,6 +105,26 @@ static void unpack(ov_req_t *r, MPI_Status *st)
     if (closed) mpii_guard_close(r->block, r->plo, r->phi);
 }
 
+/* A receive's status entry when the receive is done. The status the program holds says the
+ * whole count arrived (ov_recv); if it did, that status is exact and nothing needs remembering:
+ * a status kept live would send every later call with a status through the checks (HPCC
+ * RandomAccess: 68 million MPI_Testany calls, its remembered statuses on the stacks of
+ * functions long returned and never read). A shorter message is kept for MPI_Get_count & co. */
+static void settle_status(const ov_req_t *r, const MPI_Status *st)
+{
+    ov_status_t *e = &statuses[r->status_entry];
+    int bytes = 0;
+    MPII_PMPI(MPI_Get_count, MPI_GET_COUNT_T)(st, MPI_PACKED, &bytes);
+    const mpii_type_t *t = mpii_type_info(r->type);
+    if (e->addr && t && bytes != MPI_UNDEFINED && (long long) bytes == (long long) r->count * t->size) {
+        e->addr = NULL;
+        ov_statuses_live--;
+        return;
+    }
+    e->saved = *st;
+    e->owner = -1;
+}
+
 /* Wait for the slots `which` (in posting order), unguard, unpack in that order, free them. */
 static void complete(const int *which, int n, ov_cause_t cause)
 {
@@ -119,7 +138,7 @@ static void complete(const int *which, int n, ov_cause_t cause)
         ov_req_t *r = &slots[which[i]];
         if (r->recv && r->block) {
             mpii_guard_remove(r->block, r->plo, r->phi, MPII_GUARD_NOACCESS);
-            guarded_recvs--;
+            ov_guarded_recvs--;
         }
     }
     for (int i = 0; i < n; i++) {
@@ -131,10 +150,7 @@ static void complete(const int *which, int n, ov_cause_t cause)
         if (r->site && cause != ST_WAIT_FREE && cause != ST_WAIT_FINALIZE && cause != ST_WAIT_FULL)
             ov_site_receive_done(r->site, ov_receive_hid(r->t_post, t0, ov_p2p_calls - r->calls_post));
         unpack(r, &sts[i]);
-        if (r->status_entry >= 0 && statuses[r->status_entry].owner == which[i]) {
-            statuses[r->status_entry].saved = sts[i];
-            statuses[r->status_entry].owner = -1;
-        }
+        if (r->status_entry >= 0 && statuses[r->status_entry].owner == which[i]) settle_status(r, &sts[i]);
     }
     int received = 0;
     for (int i = 0; i < n; i++) received += slots[which[i]].recv;
@@ -171,7 +187,7 @@ void ov_complete_all(ov_cause_t cause)
 
 void ov_release_range(uintptr_t lo, uintptr_t hi, ov_cause_t cause)
 {
-    if (!guarded_recvs || lo >= hi) return;
+    if (!ov_guarded_recvs || lo >= hi) return;
     uintptr_t plo = mpii_page_down(lo), phi = mpii_page_up(hi);
     COMPLETE_WHERE(r->plo < phi && plo < r->phi, cause);
 }
@@ -186,7 +202,6 @@ static int take_slot(void)
     }
     int s = free_slots[--n_free];
     active[n_active++] = s;
-    ov_pending = n_active;
     return s;
 }
 
@@ -212,7 +227,7 @@ int ov_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MP
     }
     uintptr_t lo, hi;
     mpii_block_t *b = NULL;
-    if (guarded_recvs && mpii_extent(buf, count, type, &lo, &hi) == 0 && lo < hi) {
+    if (ov_guarded_recvs && mpii_extent(buf, count, type, &lo, &hi) == 0 && lo < hi) {
         /* data a pending receive still has to deliver must arrive before it is packed */
         COMPLETE_WHERE(r->lo < hi && lo < r->hi, ST_WAIT_OVERLAP);
         b = mpii_heap_find((void *) lo);
@@ -312,16 +327,26 @@ int ov_recv(const ov_target_t *t, void *buf, int count, MPI_Datatype type, int s
         return 0;
     }
     int guarded = mpii_guard_add(b, r->plo, r->phi, MPII_GUARD_NOACCESS) == 0;
-    if (guarded) guarded_recvs++;
+    if (guarded) ov_guarded_recvs++;
     else r->block = NULL;
     if (status != MPI_STATUS_IGNORE) {
-        /* what the program may read directly now; the count follows when it asks */
-        status->MPI_SOURCE = source;
-        status->MPI_TAG = tag;
-        status->MPI_ERROR = MPI_SUCCESS;
-        if (here) *status = probed; /* its byte count is the message's, whatever type asks */
-        else MPII_PMPI(MPI_Status_set_elements, MPI_STATUS_SET_ELEMENTS_T)(status, type, count);
-        remember_status(s, status);
+        if (here) {
+            *status = probed; /* exact: its byte count is the message's, whatever type asks */
+            ov_status_forget(status, 1);
+        } else {
+            /* what the program may read directly now, every field set (not cancelled), and the
+             * whole count: the usual case, which completion confirms (settle_status); a shorter
+             * message corrects it when the program asks */
+            MPI_Status now;
+            memset(&now, 0, sizeof now);
+            now.MPI_SOURCE = source;
+            now.MPI_TAG = tag;
+            now.MPI_ERROR = MPI_SUCCESS;
+            MPII_PMPI(MPI_Status_set_cancelled, MPI_STATUS_SET_CANCELLED_T)(&now, 0);
+            MPII_PMPI(MPI_Status_set_elements, MPI_STATUS_SET_ELEMENTS_T)(&now, type, count);
+            *status = now;
+            remember_status(s, status);
+        }
     }
     if (!guarded) { /* the kernel refused (too many mappings): finish it now, synchronously */
         ov_stats[ST_PASS_GUARD]++;
@@ -345,6 +370,7 @@ void ov_status_read(MPI_Status *status)
         if (e->owner >= 0) {
             int one = e->owner;
             complete(&one, 1, ST_WAIT_STATUS);
+            if (e->addr != status) return; /* the whole count arrived: the program's status is exact */
         }
         MPI_Status real = e->saved;
         real.MPI_SOURCE = status->MPI_SOURCE; /* the program may have set these itself */
@@ -393,7 +419,7 @@ static void on_access(uintptr_t lo, uintptr_t hi)
 
 static void on_release(mpii_block_t *b)
 {
-    if (guarded_recvs) COMPLETE_WHERE(r->block == b, ST_WAIT_FREE);
+    if (ov_guarded_recvs) COMPLETE_WHERE(r->block == b, ST_WAIT_FREE);
 }
 
 static const mpii_guard_client_t client = { on_fault, on_access };

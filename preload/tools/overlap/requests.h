@@ -11,10 +11,12 @@
 /* The wait causes, as statistics indices */
 typedef int ov_cause_t;
 
-/* Requests in flight. 0 when nothing is pending: every check is one load. */
-extern volatile int ov_pending;
+/* Receives in flight (their pages guarded): 0 most of the time, and then no call needs checking
+ * against them. Sends in flight need no checks (packed: the program's buffer is free at once),
+ * and one may stay in flight until the next receive completes. */
+extern volatile int ov_guarded_recvs __attribute__((visibility("hidden")));
 /* Statuses of converted receives the program may still read; 0 most of the time. */
-extern int ov_statuses_live;
+extern int ov_statuses_live __attribute__((visibility("hidden")));
 
 int ov_start(void);  /* after MPI_Init: guards, heap; 0 or -1 */
 void ov_stop(void);  /* before MPI_Finalize: everything completes */
