@@ -365,13 +365,19 @@ static void before_call(int id, const mpii_args_t *a)
     if (f & F_PIN) library_uses(a->pinned_buffer, 0, MPI_DATATYPE_NULL, 0, 1);
 }
 
-/* The check, out of line: the hook's usual path (nothing to check) then needs no stack frame
- * for the argument view and no saved registers (HPCC's MPI_Testany polling is that path). The
+/* The check, out of line in a specialised stack: the hook's usual path (nothing to check), inlined
+ * into the entry point, then needs no stack frame for the argument view and no saved registers
+ * (HPCC's MPI_Testany polling is that path). The
  * layer below is looked up before it: in a specialised stack the lookup is then a constant the
  * compiler can see (the entry point has just checked mpii_spec_on, and no call comes between),
  * so the call to the library inlines; looked up after an opaque call, it stayed indirect. */
+#ifdef MPII_SPEC
+#define OV_CHECK_INLINE __attribute__((noinline, cold))
+#else /* a hook of the chain has its frame anyway: out of line would only add a call */
+#define OV_CHECK_INLINE inline __attribute__((always_inline))
+#endif
 #define OV_CHECK(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                          \
-    static __attribute__((noinline, cold)) void ovc_##NAME QPARAMS                      \
+    static OV_CHECK_INLINE void ovc_##NAME QPARAMS                                      \
     {                                                                                   \
         (void) context;                                                                 \
         (void) tool_id;                                                                 \
