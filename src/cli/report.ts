@@ -118,7 +118,10 @@ async function readWithProgress(dir: string, mode: ProgressMode, json: boolean, 
   const what = `mpii: reading the profile of ${dir} (${size})`;
   const progress = await startProgress(what, mode);
   try {
-    const p = await readProfileAsync(dir, (done, total) => progress.update(`${what}: ${Math.floor((100 * done) / Math.max(1, total))}%`), ro);
+    // a spinner turns between chunks; lines show no percentage: one synchronous read, no turns
+    const p = mode === 'spinner'
+      ? await readProfileAsync(dir, (done, total) => progress.update(`${what}: ${Math.floor((100 * done) / Math.max(1, total))}%`), ro)
+      : readProfile(dir, ro);
     if (json) progress.stop();
     else progress.succeed(`mpii: read the profile of ${dir} (${size}, ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'})`);
     return p;
