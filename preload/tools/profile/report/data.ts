@@ -125,11 +125,13 @@ function readRuns(p: Profile): ProfileRun[] {
   });
 }
 
+/** the smaller of two message sizes, -1 standing for none */
+const minSize = (x: number, y: number) => (x < 0 ? y : y < 0 ? x : Math.min(x, y));
+
 function merge(a: SiteStats, b: SiteStats): SiteStats {
-  const min = (x: number, y: number) => (x < 0 ? y : y < 0 ? x : Math.min(x, y));
   return {
     count: a.count + b.count, timed: a.timed + b.timed, time: a.time + b.time, tmin: Math.min(a.tmin, b.tmin), tmax: Math.max(a.tmax, b.tmax),
-    sent: a.sent + b.sent, recv: a.recv + b.recv, smin: min(a.smin, b.smin), smax: Math.max(a.smax, b.smax),
+    sent: a.sent + b.sent, recv: a.recv + b.recv, smin: minSize(a.smin, b.smin), smax: Math.max(a.smax, b.smax),
   };
 }
 
@@ -148,24 +150,31 @@ export interface SiteTotal extends SiteStats {
 export function siteTotals(run: ProfileRun): SiteTotal[] {
   const n = run.ranks.length;
   return run.sites.map((site) => {
-    const per = run.stats[site.id];
-    let t: SiteStats | undefined;
+    // merge()'s sums, in the same order, into plain variables: one object per site, not per rank
+    let count = 0, timed = 0, time = 0, tmin = 0, tmax = 0, sent = 0, recv = 0, smin = 0, smax = 0; // eslint-disable-line one-var
+    let first = true;
     let sum = 0;
     let sq = 0;
     let maxRank = -1;
     let maxRankTime = -1;
-    for (const [ri, s] of per) {
-      t = t ? merge(t, s) : { ...s };
+    run.stats[site.id].forEach((s, ri) => {
+      if (first) {
+        ({ count, timed, time, tmin, tmax, sent, recv, smin, smax } = s);
+        first = false;
+      } else {
+        count += s.count; timed += s.timed; time += s.time; tmin = Math.min(tmin, s.tmin); tmax = Math.max(tmax, s.tmax);
+        sent += s.sent; recv += s.recv; smin = minSize(smin, s.smin); smax = Math.max(smax, s.smax);
+      }
       sum += s.time;
       sq += s.time * s.time;
       if (s.time > maxRankTime) {
         maxRankTime = s.time;
         maxRank = run.ranks[ri].rank;
       }
-    }
+    });
     const mean = n ? sum / n : 0;
     const cov = mean > 0 && n > 1 ? Math.sqrt(Math.max(0, sq / n - mean * mean)) / mean : 0;
-    return { ...t!, site, ranks: per.size, cov, maxRank, maxRankTime };
+    return { count, timed, time, tmin, tmax, sent, recv, smin, smax, site, ranks: run.stats[site.id].size, cov, maxRank, maxRankTime };
   }).sort((a, b) => b.time - a.time || b.count - a.count || a.site.id - b.site.id);
 }
 
