@@ -78,31 +78,37 @@ function readRuns(p: Profile): ProfileRun[] {
     const sym = new Symbolizer();
     for (const rr of raw) for (const row of rr.rows) for (const id of row.places) sym.add(places.list[id]);
     sym.resolve();
-    // per place its frame and the key of its source line (one per place, made on first use)
-    const frames: ({ frame: Location; key: string } | undefined)[] = [];
-    const frameOf = (id: number) => {
-      let f = frames[id];
-      if (!f) {
-        const pl = places.list[id];
-        const frame = sym.get(pl);
-        frames[id] = f = { frame, key: frame.file ? `${frame.path}|${frame.file}:${frame.line}|${frame.func}` : placeKey(pl) };
-      }
-      return f;
-    };
-    const siteIds = new Map<string, number>();
+    // per place its frame and its line: the key of its source line as a number (one per place)
+    const frames: Location[] = [];
+    const lines: number[] = [];
+    const lineIds = new Map<string, number>();
+    for (let id = 0; id < places.list.length; id++) {
+      const pl = places.list[id];
+      const frame = sym.get(pl);
+      const key = frame.file ? `${frame.path}|${frame.file}:${frame.line}|${frame.func}` : placeKey(pl);
+      let line = lineIds.get(key);
+      if (line === undefined) lineIds.set(key, (line = lineIds.size));
+      frames.push(frame);
+      lines.push(line);
+    }
+    // one site per function and source line of each frame: calls the compiler duplicated
+    // (unrolled loops, inlining) and ranks' different load addresses fall together; without
+    // debug information, per address. Found through a tree of maps: function, then each frame's
+    // line (OVERFLOW for the calls beyond the table), no key text per row.
+    const OVERFLOW = -1;
+    const siteIds = new Map<string, SiteNode>();
     const sites: Site[] = [];
     const stats: Map<number, SiteStats>[] = [];
     raw.forEach((rr, ri) => {
       for (const row of rr.rows) {
-        // one site per source line: calls the compiler duplicated (unrolled loops, inlining) and
-        // ranks' different load addresses fall together; without debug information, per address
-        const fk = row.places.map(frameOf);
-        const key = `${row.fn}|${row.overflow ? 'overflow' : fk.map((f) => f.key).join('|')}`;
-        let id = siteIds.get(key);
-        if (id === undefined) {
-          id = sites.length;
-          siteIds.set(key, id);
-          const frameList = fk.map((f) => f.frame);
+        let node = siteIds.get(row.fn);
+        if (!node) siteIds.set(row.fn, (node = { id: -1 }));
+        if (row.overflow) node = step(node, OVERFLOW);
+        else for (const p of row.places) node = step(node, lines[p]);
+        let id = node.id;
+        if (id < 0) {
+          id = node.id = sites.length;
+          const frameList = row.places.map((p) => frames[p]);
           sites.push({ id, fn: row.fn, frames: frameList, overflow: row.overflow,
             location: row.overflow ? '(sites beyond the table)' : frameList.length ? frameList.map(describe).join(' ← ') : '?' });
           stats.push(new Map());
@@ -123,6 +129,16 @@ function readRuns(p: Profile): ProfileRun[] {
       problems: sym.problems,
     };
   });
+}
+
+/** A node of the sites' tree: the site of the path to it (-1: none), the next frames' lines. */
+interface SiteNode { id: number; next?: Map<number, SiteNode> }
+
+function step(node: SiteNode, line: number): SiteNode {
+  node.next ??= new Map();
+  let n = node.next.get(line);
+  if (!n) node.next.set(line, (n = { id: -1 }));
+  return n;
 }
 
 /** the smaller of two message sizes, -1 standing for none */

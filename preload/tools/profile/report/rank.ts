@@ -41,19 +41,39 @@ export interface RawRank {
   rows: RawRow[];
 }
 
-/** The places of all ranks' rows, each made once: id -> place, in the order first met. */
+/** The places of all ranks' rows, each made once: id -> place, in the order first met. A place
+ *  is found by its object file and offset there (its placeKey), without making the key's text:
+ *  a job's ranks repeat the same few places (each rank at its own load address). */
 export class PlaceTable {
   readonly list: Place[] = [];
-  private ids = new Map<string, number>();
+  private byPath = new Map<string, Map<number, number>>();
+  private python = new Map<string, number>();
 
-  /** The id of where `addr` is in a rank with these modules (and Python sites). */
+  /** The id of where `addr` is in a rank with these modules (and Python sites); placeOf's place. */
   id(modules: Module[], addr: number, python: Map<number, PythonSite>): number {
-    const pl = placeOf(modules, addr, python);
-    const key = placeKey(pl);
-    let id = this.ids.get(key);
+    if (python.size && python.has(addr)) {
+      const pl = placeOf(modules, addr, python);
+      return this.intern(this.python, placeKey(pl), pl);
+    }
+    let path = '';
+    let offset = addr;
+    for (const m of modules) {
+      if (addr >= m.lo && addr < m.hi) {
+        path = m.path;
+        offset = addr - m.bias;
+        break;
+      }
+    }
+    let offsets = this.byPath.get(path);
+    if (!offsets) this.byPath.set(path, (offsets = new Map()));
+    return this.intern(offsets, offset, { path, offset });
+  }
+
+  private intern<K>(ids: Map<K, number>, key: K, pl: Place): number {
+    let id = ids.get(key);
     if (id === undefined) {
       id = this.list.length;
-      this.ids.set(key, id);
+      ids.set(key, id);
       this.list.push(pl);
     }
     return id;
@@ -87,7 +107,19 @@ const clockLayouts = new WeakMap<string[], Map<string, number>>();
 export class RankReader {
   private clock = new TableReader();
   private table = new TableReader();
+  /** "<id> <name>" texts parsed so far (ranks repeat them): the names shared, each parsed once */
+  private functions = new Map<string, { id: number; name: string } | null>();
   constructor(readonly places: PlaceTable) {}
+
+  private functionText(text: string): { id: number; name: string } | null {
+    let f = this.functions.get(text);
+    if (f === undefined) {
+      const m = /^(\d+) (\S+)$/.exec(text);
+      f = m ? { id: Number(m[1]), name: m[2] } : null;
+      if (this.functions.size < 65536) this.functions.set(text, f); // bounded, whatever the texts
+    }
+    return f;
+  }
 
   /** The rank's data from instance `tool` of the profile tool; undefined when it never started. */
   read(r: RankProfile, tool: number): RawRank | undefined {
@@ -121,8 +153,8 @@ export class RankReader {
       if (t.tool !== tool) continue;
       if (t.name === 'module') moduleLines.push(t.text);
       else if (t.name === 'function') {
-        const m = /^(\d+) (\S+)$/.exec(t.text);
-        if (m) names.set(Number(m[1]), m[2]);
+        const f = this.functionText(t.text);
+        if (f) names.set(f.id, f.name);
       }
     }
     const fnName = (id: number) => names.get(id) ?? `function #${id}`;
