@@ -262,6 +262,7 @@ export class Keeper {
   private arena = Buffer.alloc(0);
   private at = 0;
   private labels = new Map<string, { bytes: Buffer; labels: string[] }>();
+  private strings = new Map<string, string>();
   /** the sections in the current chunk, and their bytes */
   private pending: Counters[] = [];
   private pendingBytes = 0;
@@ -302,6 +303,16 @@ export class Keeper {
     return { buf: this.arena, base };
   }
 
+  /** `s`, or the equal string met before: the names, hosts and short texts every rank repeats are
+   *  then one string each, not one per rank (fewer objects for the collector to move about). */
+  intern(s: string): string {
+    if (s.length > 256) return s;
+    const known = this.strings.get(s);
+    if (known !== undefined) return known;
+    if (this.strings.size < 16384) this.strings.set(s, s);
+    return s;
+  }
+
   /** The labels in buf[start, end) of the record `key`: the last ones made when the bytes are the same. */
   labelsOf(key: string, buf: Buffer, start: number, end: number): string[] {
     if (end <= start) return [];
@@ -325,8 +336,8 @@ function parseImage(buf: Buffer, where: string, keeper?: Keeper): { rank: RankPr
     pid: head.pid,
     tStart: head.t_start,
     tEnd: head.t_end,
-    host: head.host,
-    flavor: head.flavor,
+    host: keeper ? keeper.intern(head.host) : head.host,
+    flavor: keeper ? keeper.intern(head.flavor) : head.flavor,
     tools: new Map(),
     counters: [],
     texts: [],
@@ -339,7 +350,8 @@ function parseImage(buf: Buffer, where: string, keeper?: Keeper): { rank: RankPr
     const p = off + r.end; // the payload, after the name and labels
     if (p > used) throw corrupt(where, off);
     const n0 = off + RECORD_HEADER_SIZE;
-    const name = buf.toString('utf8', n0, Math.min(n0 + r.name_len, used));
+    const read = buf.toString('utf8', n0, Math.min(n0 + r.name_len, used));
+    const name = keeper ? keeper.intern(read) : read;
     const l0 = n0 + pad8(r.name_len);
     const l1 = Math.min(l0 + r.labels_len, used);
     const sparse = r.kind === RECORD_KIND.sparse && p + SPARSE_HEAD_SIZE <= used ? sparseHead(buf, p).nnz : 0;
@@ -353,7 +365,8 @@ function parseImage(buf: Buffer, where: string, keeper?: Keeper): { rank: RankPr
       keeper?.hold(c);
       rank.counters.push(c);
     } else if (r.kind === RECORD_KIND.text) {
-      rank.texts.push({ tool: r.tool_id, name, text: buf.toString('utf8', p, p + r.count) });
+      const text = buf.toString('utf8', p, p + r.count);
+      rank.texts.push({ tool: r.tool_id, name, text: keeper ? keeper.intern(text) : text });
     } else if (r.kind === RECORD_KIND.tool) {
       rank.tools.set(r.tool_id, name);
     } else {
