@@ -88,8 +88,8 @@ export async function startProgress(text: string, mode: ProgressMode, stream: Pr
  *  modules for them (`mpii report` of a big profile into a log: 10 to 15 ms of its start). */
 async function progressLines(text: string, stream: ProgressOutput, env: NodeJS.ProcessEnv): Promise<Progress> {
   const { colorLevel } = await import('../color.js');
-  const { Chalk } = await import('chalk');
-  const chalk = new Chalk({ level: colorLevel(stream, env) });
+  const { green, red } = await import('../report/ansi.js');
+  const colour = colorLevel(stream, env) > 0; // green and red are the same codes at every level
   // log-symbols' rule (is-unicode-supported) on Linux: Unicode but on the Linux console; it reads process.env
   const unicode = process.env.TERM !== 'linux';
   let last = text; // a line without a text of its own repeats the last one, as ora's
@@ -97,8 +97,8 @@ async function progressLines(text: string, stream: ProgressOutput, env: NodeJS.P
   return {
     update: (t) => { last = t; },
     show: () => {},
-    succeed: (t) => { stream.write(`${chalk.green(unicode ? '✔' : '√')} ${t}\n`); },
-    fail: (t) => { stream.write(`${chalk.red(unicode ? '✖' : '×')} ${t ?? last}\n`); },
+    succeed: (t) => { const s = unicode ? '✔' : '√'; stream.write(`${colour ? green(s) : s} ${t}\n`); },
+    fail: (t) => { const s = unicode ? '✖' : '×'; stream.write(`${colour ? red(s) : s} ${t ?? last}\n`); },
     stop: () => {},
   };
 }
