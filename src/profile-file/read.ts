@@ -214,10 +214,22 @@ export interface Profile {
 /** The ids of the instances of tool `name` in the run's stack (a tool listed twice has two), in
  *  stack order: what each tool's report module reads its blocks by. */
 export function toolInstances(p: Profile, name: string): number[] {
-  const ids = new Set<number>();
-  for (const r of p.ranks) for (const [id, n] of r.tools) if (n === name) ids.add(id);
-  return [...ids].sort((a, b) => a - b);
+  let byName = instancesOf.get(p);
+  if (!byName) { // every tool's at once, in one pass over the ranks (each tool's report asks)
+    const sets = new Map<string, Set<number>>();
+    for (const r of p.ranks) {
+      for (const [id, n] of r.tools) {
+        let ids = sets.get(n);
+        if (!ids) sets.set(n, (ids = new Set()));
+        ids.add(id);
+      }
+    }
+    byName = new Map([...sets].map(([n, ids]) => [n, [...ids].sort((a, b) => a - b)]));
+    instancesOf.set(p, byName);
+  }
+  return [...(byName.get(name) ?? [])];
 }
+const instancesOf = new WeakMap<Profile, Map<string, number[]>>();
 
 /** The profiles of spawned jobs: the shim puts each in a "spawned-<host>-<pid>" subdirectory. */
 function spawnedJobs(dir: string): string[] {
