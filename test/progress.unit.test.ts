@@ -51,6 +51,29 @@ describe('progress: when, and how', () => {
     assert.deepEqual(s.out.split('\n'), ['- mpii: reading', '✔ mpii: read', '']);
   });
 
+  it('lines: the lines ora writes when it does not spin, without ora (symbols, colour, a failure\'s last text)', async () => {
+    const { default: ora } = await import('ora');
+    const { default: chalk } = await import('chalk');
+    chalk.level = 0; // log-symbols colours its symbols with chalk's shared instance (when first loaded)
+    const byOra = fakeStream(false);
+    const spin = ora({ text: 'mpii: reading', stream: byOra, isSilent: false, isEnabled: false }).start();
+    spin.text = 'mpii: reading: 40%';
+    spin.fail();
+    spin.succeed('mpii: read');
+    const s = fakeStream(false);
+    const p = await startProgress('mpii: reading', 'lines', s, { NO_COLOR: '1' });
+    p.update('mpii: reading: 40%');
+    p.fail();
+    p.succeed('mpii: read');
+    p.stop();
+    assert.equal(s.out, byOra.out);
+    assert.equal(s.out, '- mpii: reading\n✖ mpii: reading: 40%\n✔ mpii: read\n');
+    const colour = fakeStream(false);
+    const q = await startProgress('mpii: reading', 'lines', colour, { FORCE_COLOR: '1' });
+    q.succeed('mpii: read');
+    assert.equal(colour.out, '- mpii: reading\n\x1b[32m✔\x1b[39m mpii: read\n');
+  });
+
   it('spinner: drawn on the terminal, cut to its width, the cursor given back, a last line', async () => {
     const s = fakeStream(true, 30);
     const p = await startProgress(`mpii: reading ${'x'.repeat(100)}`, 'spinner', s, {});

@@ -1,11 +1,11 @@
 // mpii's command line. `run` parses its own arguments (everything it does not own goes to the
 // launcher untouched); the other commands use commander. The commander tree also describes
 // `run`'s options, for `mpii completion` and `mpii --help`.
-// Only what `mpii run` needs is imported up front: every module costs launch time.
+// Every command imports what it needs when it runs (`mpii run` its launcher, `mpii report` the
+// report's code, the others commands.ts): every module costs start-up time.
 import { readFileSync } from 'node:fs';
 import type { Command as CommandType } from 'commander';
 import { MpiiError, formatError } from '../errors.js';
-import { runCommand } from './run.js';
 import { parseRunArgs, VERSION_FLAGS } from '../launch/args.js';
 import { builtinManifests, type RunFlag } from '../tools/manifest.js';
 import type { OptionValue } from '../config/load.js';
@@ -83,7 +83,7 @@ ${examples('run')}`;
 /** The command tree; `setCode` receives each action's exit code. */
 export async function buildProgram(setCode: (c: number) => void, shownCommand: () => string): Promise<CommandType> {
   const { Argument, Command } = await import('commander');
-  const { buildCommand, doctorCommand, reportCommand, toolsCommand, varsCommand } = await import('./commands.js');
+  const commands = () => import('./commands.js');
   const program = new Command('mpii')
     .description('Run unmodified MPI programs through a stack of QMPI tools on Open MPI and MPICH')
     .version(version(), '-V, --version', 'print mpii\'s version')
@@ -117,14 +117,14 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
     .option('--tools <tools>', 'also the specialised shim of this stack of built-in tools (else made on its first run)')
     .option('--quiet', 'no progress output')
     .option('--json', 'machine-readable output: each MPI\'s shim (flavor, MPI version, library, cached)')
-    .action(async (o) => { setCode(await buildCommand(o)); });
+    .action(async (o) => { setCode(await (await commands()).buildCommand(o)); });
   program.command('tools').description('list the built-in tools and the resolved stacks')
     .option('--config <file>', 'an extra YAML configuration file')
     .option('--json', 'machine-readable output: the tools with their options, the stacks')
-    .action(async (o) => { setCode(await toolsCommand(o)); });
+    .action(async (o) => { setCode(await (await commands()).toolsCommand(o)); });
   program.command('doctor').description('check MPIs, compilers, cache and LD_PRELOAD')
     .option('--json', 'machine-readable output: every check with its status and fix')
-    .action(async (o) => { setCode(await doctorCommand(o)); });
+    .action(async (o) => { setCode(await (await commands()).doctorCommand(o)); });
   const reportFlags = builtinManifests().flatMap((m) => (m.report?.flags ?? []).map((f) => ({ tool: m.name, ...f })));
   const report = program.command('report').description('print the report of a finished (or crashed) run; with two runs, what changed from the first to the second')
     .argument('<dir>', 'the --out directory of the run (or its profile.mpii)')
@@ -138,7 +138,10 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
     .option('--html <file>', 'write every tool\'s results as one self-contained HTML page')
     .option('--force', 'replace the files --html, --csv or --prof would write when they exist')
     .addHelpText('after', `\nExamples:\n${examples('report')}`)
-    .action(async (dir, dir2, o, cmd: CommandType) => { setCode(await reportCommand(dir, { ...o, toolOptions: askedToolOptions(cmd, reportFlags) }, dir2)); });
+    .action(async (dir, dir2, o, cmd: CommandType) => {
+      const { reportCommand } = await import('./report.js');
+      setCode(await reportCommand(dir, { ...o, toolOptions: askedToolOptions(cmd, reportFlags) }, dir2));
+    });
   for (const f of reportFlags) report.option(f.flag, f.help); // the tools' own (--no-matrix)
   program.command('install').description('install the shim for every user: a library the MPI compiler wrappers link (sysadmin)')
     .option('--prefix <dir>', 'where the library, headers, defaults and the manual page go (default /usr/local)')
@@ -167,7 +170,7 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
       .argument('[names...]', 'only names containing one of these (or matching a glob with * and ?)')
       .option('--mpi <flavor>', 'openmpi or mpich (default: the mpirun on PATH)')
       .option('--json', 'machine-readable output')
-      .action(async (names: string[], o) => { setCode(await varsCommand(kind, names, o)); });
+      .action(async (names: string[], o) => { setCode(await (await commands()).varsCommand(kind, names, o)); });
   }
   program.command('completion').description('print a shell completion script: source <(mpii completion bash)')
     .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
@@ -218,6 +221,7 @@ export async function main(argv: string[]): Promise<number> {
         console.log(version());
         return 0;
       }
+      const { runCommand } = await import('./run.js');
       return await runCommand(argv.slice(1));
     }
     let code = 0;

@@ -64,6 +64,7 @@ export interface Progress {
  * by the NO_COLOR/FORCE_COLOR rule, a spinner's line cut to the terminal's width). */
 export async function startProgress(text: string, mode: ProgressMode, stream: ProgressOutput = process.stderr,
   env: NodeJS.ProcessEnv = process.env): Promise<Progress> {
+  if (mode === 'lines') return await progressLines(text, stream, env);
   // a spinner's line must fit the terminal to be redrawn in place; a line in a log stays whole
   const fit = (t: string) => (mode === 'spinner' ? fitLine(t, stream.columns) : t);
   if (mode !== 'off') {
@@ -79,5 +80,25 @@ export async function startProgress(text: string, mode: ProgressMode, stream: Pr
     succeed: (t) => { spinner.succeed(t); },
     fail: (t) => { spinner.fail(t); },
     stop: () => { spinner.stop(); },
+  };
+}
+
+/** Lines mode: the lines ora writes when it does not spin (`- text`, then `✔ text` or `✖ text`
+ *  with log-symbols' symbols, coloured as ora's would be), without loading ora and its dozen
+ *  modules for them (`mpii report` of a big profile into a log: 10 to 15 ms of its start). */
+async function progressLines(text: string, stream: ProgressOutput, env: NodeJS.ProcessEnv): Promise<Progress> {
+  const { colorLevel } = await import('../color.js');
+  const { green, red } = await import('../report/ansi.js');
+  const colour = colorLevel(stream, env) > 0; // green and red are the same codes at every level
+  // log-symbols' rule (is-unicode-supported) on Linux: Unicode but on the Linux console; it reads process.env
+  const unicode = process.env.TERM !== 'linux';
+  let last = text; // a line without a text of its own repeats the last one, as ora's
+  stream.write(`- ${text}\n`);
+  return {
+    update: (t) => { last = t; },
+    show: () => {},
+    succeed: (t) => { const s = unicode ? '✔' : '√'; stream.write(`${colour ? green(s) : s} ${t}\n`); },
+    fail: (t) => { const s = unicode ? '✖' : '×'; stream.write(`${colour ? red(s) : s} ${t ?? last}\n`); },
+    stop: () => {},
   };
 }

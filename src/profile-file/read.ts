@@ -214,10 +214,22 @@ export interface Profile {
 /** The ids of the instances of tool `name` in the run's stack (a tool listed twice has two), in
  *  stack order: what each tool's report module reads its blocks by. */
 export function toolInstances(p: Profile, name: string): number[] {
-  const ids = new Set<number>();
-  for (const r of p.ranks) for (const [id, n] of r.tools) if (n === name) ids.add(id);
-  return [...ids].sort((a, b) => a - b);
+  let byName = instancesOf.get(p);
+  if (!byName) { // every tool's at once, in one pass over the ranks (each tool's report asks)
+    const sets = new Map<string, Set<number>>();
+    for (const r of p.ranks) {
+      for (const [id, n] of r.tools) {
+        let ids = sets.get(n);
+        if (!ids) sets.set(n, (ids = new Set()));
+        ids.add(id);
+      }
+    }
+    byName = new Map([...sets].map(([n, ids]) => [n, [...ids].sort((a, b) => a - b)]));
+    instancesOf.set(p, byName);
+  }
+  return [...(byName.get(name) ?? [])];
 }
+const instancesOf = new WeakMap<Profile, Map<string, number[]>>();
 
 /** The profiles of spawned jobs: the shim puts each in a "spawned-<host>-<pid>" subdirectory. */
 function spawnedJobs(dir: string): string[] {
@@ -262,6 +274,7 @@ export class Keeper {
   private arena = Buffer.alloc(0);
   private at = 0;
   private labels = new Map<string, { bytes: Buffer; labels: string[] }>();
+  private strings = new Map<string, string>();
   /** the sections in the current chunk, and their bytes */
   private pending: Counters[] = [];
   private pendingBytes = 0;
@@ -302,6 +315,16 @@ export class Keeper {
     return { buf: this.arena, base };
   }
 
+  /** `s`, or the equal string met before: the names, hosts and short texts every rank repeats are
+   *  then one string each, not one per rank (fewer objects for the collector to move about). */
+  intern(s: string): string {
+    if (s.length > 256) return s;
+    const known = this.strings.get(s);
+    if (known !== undefined) return known;
+    if (this.strings.size < 16384) this.strings.set(s, s);
+    return s;
+  }
+
   /** The labels in buf[start, end) of the record `key`: the last ones made when the bytes are the same. */
   labelsOf(key: string, buf: Buffer, start: number, end: number): string[] {
     if (end <= start) return [];
@@ -325,8 +348,8 @@ function parseImage(buf: Buffer, where: string, keeper?: Keeper): { rank: RankPr
     pid: head.pid,
     tStart: head.t_start,
     tEnd: head.t_end,
-    host: head.host,
-    flavor: head.flavor,
+    host: keeper ? keeper.intern(head.host) : head.host,
+    flavor: keeper ? keeper.intern(head.flavor) : head.flavor,
     tools: new Map(),
     counters: [],
     texts: [],
@@ -339,7 +362,8 @@ function parseImage(buf: Buffer, where: string, keeper?: Keeper): { rank: RankPr
     const p = off + r.end; // the payload, after the name and labels
     if (p > used) throw corrupt(where, off);
     const n0 = off + RECORD_HEADER_SIZE;
-    const name = buf.toString('utf8', n0, Math.min(n0 + r.name_len, used));
+    const read = buf.toString('utf8', n0, Math.min(n0 + r.name_len, used));
+    const name = keeper ? keeper.intern(read) : read;
     const l0 = n0 + pad8(r.name_len);
     const l1 = Math.min(l0 + r.labels_len, used);
     const sparse = r.kind === RECORD_KIND.sparse && p + SPARSE_HEAD_SIZE <= used ? sparseHead(buf, p).nnz : 0;
@@ -353,7 +377,8 @@ function parseImage(buf: Buffer, where: string, keeper?: Keeper): { rank: RankPr
       keeper?.hold(c);
       rank.counters.push(c);
     } else if (r.kind === RECORD_KIND.text) {
-      rank.texts.push({ tool: r.tool_id, name, text: buf.toString('utf8', p, p + r.count) });
+      const text = buf.toString('utf8', p, p + r.count);
+      rank.texts.push({ tool: r.tool_id, name, text: keeper ? keeper.intern(text) : text });
     } else if (r.kind === RECORD_KIND.tool) {
       rank.tools.set(r.tool_id, name);
     } else {
@@ -393,8 +418,10 @@ export function parseGathered(path: string, buf: Buffer): RankProfile[] {
  *  file's `position`; it is given back the bytes read (0 at the end of the file). */
 export interface ReadAsk { buf: Buffer; offset: number; length: number; position: number }
 
-/** The bytes read at a time (and the least the window holds). */
-export const CHUNK_BYTES = 8 * 1024 * 1024;
+/** The bytes read at a time (and the least the window holds). 1 MiB, half a core's L2 cache:
+ *  the bytes a read just copied in are still in the cache when the digest goes over them (the
+ *  terminal report of 1,024 ranks × 1,023 peers: 45 ms faster than with 8 MiB). */
+export const CHUNK_BYTES = 1024 * 1024;
 
 /** The ranks of a gathered file of `total` bytes, parsed as it is read: a window of `chunk` bytes
  *  (more only for an image bigger than that) is read over and over unless it is mostly counters

@@ -1,13 +1,12 @@
 // `mpii report A B` on the terminal: at most 80 columns, largest changes first: the runs, the
 // notes on how they differ, then each tool's comparison (its report module's `diff.text`).
 import { DEFAULT_TOP } from './filter.js';
-import { Chalk } from 'chalk';
+import { bold as boldText, yellow } from './ansi.js';
 import { utc, wrap } from './header.js';
 import { table, WIDTH } from './text-table.js';
 import type { RunDiff } from './diff.js';
 import { TOOL_REPORTS } from './tools.js';
 
-const chalk = new Chalk({ level: 2 });
 
 /** "a", "a or b", "a, b or c" */
 const orList = (xs: string[]) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`);
@@ -17,8 +16,8 @@ export interface DiffTextOptions { top?: number; color?: boolean; width?: number
 export function formatDiff(d: RunDiff, o: DiffTextOptions = {}): string {
   const top = o.top ?? DEFAULT_TOP;
   const width = o.width ?? WIDTH;
-  const bold = o.color ? (s: string) => chalk.bold(s) : (s: string) => s;
-  const warn = o.color ? (s: string) => chalk.yellow(s) : (s: string) => s;
+  const bold = o.color ? boldText : (s: string) => s;
+  const warn = o.color ? yellow : (s: string) => s;
   const t_ = (head: string[], rows: string[][], right: boolean[], shrink?: number) => table(head, rows, right, { bold, shrink, width });
   const out = [bold('mpii report: what changed from run A to run B')];
   for (const [k, s] of [['A', d.a], ['B', d.b]] as const) {

@@ -4,6 +4,7 @@
 import { toolInstances, type CounterSection, type Profile, type RankProfile } from '../../../../src/profile-file/read.js';
 import { MpiiError } from '../../../../src/errors.js';
 import { BLOCKS } from '../../../../src/profile-file/format.gen.js';
+import { Float64Pool } from '../../../../src/report/float-pool.js';
 
 const PEERS = BLOCKS.monitor.peers.row; // the declared layout (preload/tools/monitor/blocks.yaml)
 export const HIST_BINS = PEERS.words.histogram;
@@ -183,10 +184,14 @@ export function monitorDigest(o: { top: number; cells: number }): (r: RankProfil
   };
 }
 
+/** Where the digests' arrays are kept: every rank's live to the end of the report. */
+const pool = new Float64Pool();
+const EMPTY = new Float64Array(0);
+
 function digest(c: CounterSection, rank: number, n: number, top: number, cells: number): Digest {
   const block = Math.max(1, Math.ceil(n / Math.max(1, cells)));
   const side = Math.ceil(n / block);
-  const d: Digest = { n, cells, top, sums: new Float64Array(8), pairs: new Float64Array(0), pairCount: 0, row: new Float64Array(side), col: new Float64Array(side) };
+  const d: Digest = { n, cells, top, sums: pool.take(8), pairs: EMPTY, pairCount: 0, row: pool.take(side), col: pool.take(side) };
   const st: PairState = { d, rank, top, best: [], worstBytes: -1 };
   const size = Math.ceil(c.length / ROW);
   const { sparse, words: w, entries } = c.words();
@@ -251,7 +256,7 @@ function digest(c: CounterSection, rank: number, n: number, top: number, cells: 
       if (v[b] !== 0) pair(st, peer, v[b], v[b + 1]);
     }
   }
-  d.pairs = Float64Array.from(st.best);
+  d.pairs = pool.from(st.best);
   return d;
 }
 

@@ -2,7 +2,7 @@
 // peer pairs, the communicators, and the communication matrix drawn in the terminal.
 import { wrap } from '../../../../src/report/header.js';
 import { WIDTH } from '../../../../src/report/text-table.js';
-import { Chalk } from 'chalk';
+import { bgAnsi256 } from '../../../../src/report/ansi.js';
 import type { Profile } from '../../../../src/profile-file/read.js';
 import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, RankData, totals, type Binned, type MonitorRun } from './data.js';
 import { humanBytes } from '../../../../src/report/units.js';
@@ -11,8 +11,6 @@ export { humanBytes };
 export interface MonitorTextOptions { top?: number; matrix?: boolean; color?: boolean; width?: number }
 
 const SHADES = [' ', '░', '▒', '▓', '█'];
-// the caller decides about colour (terminal, NO_COLOR); chalk's own guess looks at stdout only
-const chalk = new Chalk({ level: 2 });
 
 /** Cells grouped into at most `cols` blocks of ranks, shaded on a log scale of the maximum. */
 export function drawMatrix(m: number[][], opts: { color: boolean; cols: number }): string[] {
@@ -35,7 +33,7 @@ export function drawBinned(b: Binned, color: boolean): string[] {
   const level = (v: number) => (v <= 0 || max <= 0 ? 0 : Math.max(1, Math.min(4, 5 + Math.floor(Math.log10(v / max) + 1e-9))));
   // a cell is two characters wide (roughly square); empty cells show a dot without colour
   const paint = (lv: number) => {
-    if (color) return lv === 0 ? '  ' : chalk.bgAnsi256([0, 236, 240, 166, 196][lv])('  ');
+    if (color) return lv === 0 ? '  ' : bgAnsi256([0, 236, 240, 166, 196][lv])('  ');
     return lv === 0 ? ' ·' : SHADES[lv].repeat(2);
   };
   const label = (k: number) => (block === 1 ? String(k) : `${k * block}-${Math.min(n, (k + 1) * block) - 1}`);

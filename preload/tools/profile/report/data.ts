@@ -2,13 +2,11 @@
 // the application and MPI time, per call site and rank the calls, times and bytes. Call sites are
 // the same across ranks when they are the same place in the same object file (addresses differ
 // between ranks under address-space randomisation); they are named with function and file:line.
-import { toolInstances, type CounterSection, type Profile, type RankProfile } from '../../../../src/profile-file/read.js';
-import { MpiiError } from '../../../../src/errors.js';
-import { describe, parseModules, placeKey, placeOf, Symbolizer, type Location, type Place } from '../../../../src/report/addr2line.js';
-import { pythonSites } from '../../../../src/report/python-sites.js';
+import { toolInstances, type Profile } from '../../../../src/profile-file/read.js';
+import { describe, placeKey, Symbolizer, type Location } from '../../../../src/report/addr2line.js';
+import { PlaceTable, RankReader, type RawRank } from './rank.js';
 import { chooseRanks, chooseSites, siteMatches, type ReportFilter } from '../../../../src/report/filter.js';
 import { siteRankRows, siteRows } from './stats.js';
-import { CONSTANTS } from '../../../../src/profile-file/format.gen.js';
 
 export interface SiteStats {
   count: number;
@@ -60,111 +58,7 @@ export interface ProfileRun {
   problems: string[];
 }
 
-const NONE = 2 ** 63; // the C side's UINT64_MAX ("no value yet") reads as 2^64
-const ALWAYS_TIMED = CONSTANTS.PF_ALWAYS_TIMED; // a site's first calls, all timed (preload/tools/profile/blocks.yaml)
-
-interface RawRank {
-  times: RankTimes;
-  rate: number;
-  timer: number;
-  depth: number;
-  rows: { fn: string; places: Place[]; v: Float64Array; overflow: boolean }[];
-  /** field name -> index into a row's `v` */
-  fields: Map<string, number>;
-}
-
-/** The ticks a site spent in MPI: its timed calls' ticks scaled to all its calls. A site's first
- * ALWAYS_TIMED calls are all timed and are taken as they are (the first call may set up a
- * connection and take milliseconds: scaled, it would count many times); the later timed calls
- * stand for all later calls. Without `ticksFirst` (older profiles) all timed calls are scaled. */
-export function scaledTicks(count: number, timed: number, ticks: number, ticksFirst?: number): number {
-  if (timed <= 0) return 0;
-  const first = Math.min(timed, ALWAYS_TIMED);
-  if (ticksFirst === undefined || timed <= first) return ticks * (count / timed);
-  return ticksFirst + (ticks - ticksFirst) * ((count - first) / (timed - first));
-}
-
-function section(r: RankProfile, tool: number, name: string): CounterSection | undefined {
-  return r.counters.find((c) => c.tool === tool && c.name === name);
-}
-
-function values(c: CounterSection | undefined): Map<string, number> {
-  const m = new Map<string, number>();
-  c?.forEach((i, v) => { if (c.labels[i]) m.set(c.labels[i], v); });
-  return m;
-}
-
-function readRank(r: RankProfile, tool: number): RawRank | undefined {
-  const clock = values(section(r, tool, 'clock'));
-  if (!clock.get('timer')) return undefined; // the tool never started (no MPI_Init)
-  const names = new Map<number, string>();
-  const moduleLines: string[] = [];
-  for (const t of r.texts) {
-    if (t.tool !== tool) continue;
-    if (t.name === 'module') moduleLines.push(t.text);
-    else if (t.name === 'function') {
-      const m = /^(\d+) (\S+)$/.exec(t.text);
-      if (m) names.set(Number(m[1]), m[2]);
-    }
-  }
-  const fnName = (id: number) => names.get(id) ?? `function #${id}`;
-  const modules = parseModules(moduleLines);
-  const python = pythonSites(r.texts);
-  const g = (k: string) => clock.get(k) ?? 0;
-  const timer = g('timer');
-  const t0 = g('t0_ticks');
-  let rate = 1e9;
-  if (timer === 1) {
-    const span = g('end_ns') - g('t0_ns');
-    const cal = g('t0_ns') - g('cal_ns');
-    if (g('end_ticks') && span >= 1e7) rate = ((g('end_ticks') - t0) / span) * 1e9;
-    else if (cal > 0) rate = ((t0 - g('cal_ticks')) / cal) * 1e9;
-  }
-  const end = g('end_ticks') || g('last_ticks') || t0;
-  const onSince = g('on_since');
-  const times: RankTimes = {
-    rank: r.rank, app: Math.max(0, end - t0) / rate, recorded: (g('on_ticks') + (onSince ? Math.max(0, end - onSince) : 0)) / rate,
-    mpi: 0, pcontrol: g('pcontrol'), finished: g('end_ticks') > 0,
-  };
-  const rows: RawRank['rows'] = [];
-  const fields = new Map<string, number>();
-  const sites = section(r, tool, 'sites');
-  if (sites) {
-    const labels = sites.labels;
-    const depth = labels.filter((l) => l.startsWith('address')).length;
-    const len = labels.length;
-    if (!depth || labels[0] !== 'function' || len < depth + 2) {
-      throw new MpiiError(`rank ${r.rank}: the profile tool's call-site table has an unknown layout`, 'the profile was written by a different mpii version; re-run the job');
-    }
-    for (let f = depth + 1; f < len; f++) fields.set(labels[f], f - depth - 1);
-    for (const a of rowsOf(sites, len).values()) {
-      if (!a[0]) continue; // a row a crash left without its key
-      const places: Place[] = [];
-      for (let k = 0; k < depth; k++) if (k === 0 || a[1 + k]) places.push(placeOf(modules, a[1 + k], python));
-      rows.push({ fn: fnName(a[0] - 1), places, v: a.subarray(depth + 1), overflow: false });
-    }
-  }
-  const over = section(r, tool, 'overflow');
-  if (over && over.labels.length) {
-    const len = over.labels.length;
-    if (!fields.size) over.labels.forEach((l, i) => fields.set(l, i));
-    for (const [fn, a] of rowsOf(over, len)) if (a[fields.get('count') ?? 0]) rows.push({ fn: fnName(fn), places: [], v: a, overflow: true });
-  }
-  return { times, rate, timer, depth: g('depth') || 1, rows, fields };
-}
-
-/** A table stored as one counters section of `len` values a row: its rows that have a non-zero
- *  value, by row number. */
-function rowsOf(section: CounterSection, len: number): Map<number, Float64Array> {
-  const rows = new Map<number, Float64Array>();
-  section.forEach((i, v) => {
-    const row = Math.floor(i / len);
-    let a = rows.get(row);
-    if (!a) rows.set(row, (a = new Float64Array(len)));
-    a[i % len] = v;
-  });
-  return rows;
-}
+export { scaledTicks } from './rank.js';
 
 /** One entry per profile instance in the stack, call sites resolved (addr2line runs here). */
 const runsOf = new WeakMap<Profile, ProfileRun[]>(); // the terminal summary, JSON and HTML share one reading
@@ -178,44 +72,48 @@ export function profileRuns(p: Profile): ProfileRun[] {
 
 function readRuns(p: Profile): ProfileRun[] {
   return toolInstances(p, 'profile').map((tool) => {
-    const raw = p.ranks.map((r) => readRank(r, tool)).filter((x): x is RawRank => !!x).sort((a, b) => a.times.rank - b.times.rank);
+    const places = new PlaceTable();
+    const reader = new RankReader(places);
+    const raw = p.ranks.map((r) => reader.read(r, tool)).filter((x): x is RawRank => !!x).sort((a, b) => a.times.rank - b.times.rank);
     const sym = new Symbolizer();
-    for (const rr of raw) for (const row of rr.rows) for (const pl of row.places) sym.add(pl);
+    for (const rr of raw) for (const row of rr.rows) for (const id of row.places) sym.add(places.list[id]);
     sym.resolve();
-    const siteIds = new Map<string, number>();
-    const frameKeys = new Map<string, { frame: Location; key: string }>(); // per place: ranks share them
-    const frameOf = (pl: Place) => {
-      const pk = placeKey(pl);
-      let f = frameKeys.get(pk);
-      if (!f) {
-        const frame = sym.get(pl);
-        frameKeys.set(pk, (f = { frame, key: frame.file ? `${frame.path}|${frame.file}:${frame.line}|${frame.func}` : pk }));
-      }
-      return f;
-    };
+    // per place its frame and its line: the key of its source line as a number (one per place)
+    const frames: Location[] = [];
+    const lines: number[] = [];
+    const lineIds = new Map<string, number>();
+    for (let id = 0; id < places.list.length; id++) {
+      const pl = places.list[id];
+      const frame = sym.get(pl);
+      const key = frame.file ? `${frame.path}|${frame.file}:${frame.line}|${frame.func}` : placeKey(pl);
+      let line = lineIds.get(key);
+      if (line === undefined) lineIds.set(key, (line = lineIds.size));
+      frames.push(frame);
+      lines.push(line);
+    }
+    // one site per function and source line of each frame: calls the compiler duplicated
+    // (unrolled loops, inlining) and ranks' different load addresses fall together; without
+    // debug information, per address. Found through a tree of maps: function, then each frame's
+    // line (OVERFLOW for the calls beyond the table), no key text per row.
+    const OVERFLOW = -1;
+    const siteIds = new Map<string, SiteNode>();
     const sites: Site[] = [];
     const stats: Map<number, SiteStats>[] = [];
     raw.forEach((rr, ri) => {
       for (const row of rr.rows) {
-        // one site per source line: calls the compiler duplicated (unrolled loops, inlining) and
-        // ranks' different load addresses fall together; without debug information, per address
-        const fk = row.places.map(frameOf);
-        const frames = fk.map((f) => f.frame);
-        const key = `${row.fn}|${row.overflow ? 'overflow' : fk.map((f) => f.key).join('|')}`;
-        let id = siteIds.get(key);
-        if (id === undefined) {
-          id = sites.length;
-          siteIds.set(key, id);
-          sites.push({ id, fn: row.fn, frames, overflow: row.overflow,
-            location: row.overflow ? '(sites beyond the table)' : frames.length ? frames.map(describe).join(' ← ') : '?' });
+        let node = siteIds.get(row.fn);
+        if (!node) siteIds.set(row.fn, (node = { id: -1 }));
+        if (row.overflow) node = step(node, OVERFLOW);
+        else for (const p of row.places) node = step(node, lines[p]);
+        let id = node.id;
+        if (id < 0) {
+          id = node.id = sites.length;
+          const frameList = row.places.map((p) => frames[p]);
+          sites.push({ id, fn: row.fn, frames: frameList, overflow: row.overflow,
+            location: row.overflow ? '(sites beyond the table)' : frameList.length ? frameList.map(describe).join(' ← ') : '?' });
           stats.push(new Map());
         }
-        const g = (k: string) => { const f = rr.fields.get(k); return f === undefined ? 0 : row.v[f]; };
-        const timed = rr.fields.has('timed') ? g('timed') : g('count'); // profiles from before sampling timed every call
-        const s: SiteStats = {
-          count: g('count'), timed, time: scaledTicks(g('count'), timed, g('ticks'), rr.fields.has('ticks_first') ? g('ticks_first') : undefined) / rr.rate, tmin: g('ticks_min') >= NONE ? 0 : g('ticks_min') / rr.rate, tmax: g('ticks_max') / rr.rate,
-          sent: g('bytes_sent'), recv: g('bytes_recv'), smin: g('size_min') >= NONE ? -1 : g('size_min'), smax: g('size_max'),
-        };
+        const s = row.stats;
         const prev = stats[id].get(ri);
         stats[id].set(ri, prev ? merge(prev, s) : s); // two addresses on one line: one site
         rr.times.mpi += s.time;
@@ -233,11 +131,23 @@ function readRuns(p: Profile): ProfileRun[] {
   });
 }
 
+/** A node of the sites' tree: the site of the path to it (-1: none), the next frames' lines. */
+interface SiteNode { id: number; next?: Map<number, SiteNode> }
+
+function step(node: SiteNode, line: number): SiteNode {
+  node.next ??= new Map();
+  let n = node.next.get(line);
+  if (!n) node.next.set(line, (n = { id: -1 }));
+  return n;
+}
+
+/** the smaller of two message sizes, -1 standing for none */
+const minSize = (x: number, y: number) => (x < 0 ? y : y < 0 ? x : Math.min(x, y));
+
 function merge(a: SiteStats, b: SiteStats): SiteStats {
-  const min = (x: number, y: number) => (x < 0 ? y : y < 0 ? x : Math.min(x, y));
   return {
     count: a.count + b.count, timed: a.timed + b.timed, time: a.time + b.time, tmin: Math.min(a.tmin, b.tmin), tmax: Math.max(a.tmax, b.tmax),
-    sent: a.sent + b.sent, recv: a.recv + b.recv, smin: min(a.smin, b.smin), smax: Math.max(a.smax, b.smax),
+    sent: a.sent + b.sent, recv: a.recv + b.recv, smin: minSize(a.smin, b.smin), smax: Math.max(a.smax, b.smax),
   };
 }
 
@@ -256,24 +166,31 @@ export interface SiteTotal extends SiteStats {
 export function siteTotals(run: ProfileRun): SiteTotal[] {
   const n = run.ranks.length;
   return run.sites.map((site) => {
-    const per = run.stats[site.id];
-    let t: SiteStats | undefined;
+    // merge()'s sums, in the same order, into plain variables: one object per site, not per rank
+    let count = 0, timed = 0, time = 0, tmin = 0, tmax = 0, sent = 0, recv = 0, smin = 0, smax = 0; // eslint-disable-line one-var
+    let first = true;
     let sum = 0;
     let sq = 0;
     let maxRank = -1;
     let maxRankTime = -1;
-    for (const [ri, s] of per) {
-      t = t ? merge(t, s) : { ...s };
+    run.stats[site.id].forEach((s, ri) => {
+      if (first) {
+        ({ count, timed, time, tmin, tmax, sent, recv, smin, smax } = s);
+        first = false;
+      } else {
+        count += s.count; timed += s.timed; time += s.time; tmin = Math.min(tmin, s.tmin); tmax = Math.max(tmax, s.tmax);
+        sent += s.sent; recv += s.recv; smin = minSize(smin, s.smin); smax = Math.max(smax, s.smax);
+      }
       sum += s.time;
       sq += s.time * s.time;
       if (s.time > maxRankTime) {
         maxRankTime = s.time;
         maxRank = run.ranks[ri].rank;
       }
-    }
+    });
     const mean = n ? sum / n : 0;
     const cov = mean > 0 && n > 1 ? Math.sqrt(Math.max(0, sq / n - mean * mean)) / mean : 0;
-    return { ...t!, site, ranks: per.size, cov, maxRank, maxRankTime };
+    return { count, timed, time, tmin, tmax, sent, recv, smin, smax, site, ranks: run.stats[site.id].size, cov, maxRank, maxRankTime };
   }).sort((a, b) => b.time - a.time || b.count - a.count || a.site.id - b.site.id);
 }
 

@@ -1,7 +1,7 @@
 // What `mpii run` and `mpii report` print for the profile tool, laid out as mpiP does: app vs MPI
 // time per rank, the spread of MPI time across ranks, the call sites that take the most time,
 // and message sizes per call site.
-import { Chalk } from 'chalk';
+import { bold as boldText, yellow } from '../../../../src/report/ansi.js';
 import type { Profile } from '../../../../src/profile-file/read.js';
 import { humanBytes } from '../../monitor/report/text.js';
 import { imbalance, pct, profileRuns, runTotals, type ProfileRun } from './data.js';
@@ -15,11 +15,10 @@ export { humanTime };
 
 export interface ProfileTextOptions { top?: number; color?: boolean; ranks?: number; filter?: ReportFilter; width?: number }
 
-const chalk = new Chalk({ level: 2 });
 
 function formatRun(run: ProfileRun, o: Required<ProfileTextOptions>): string[] {
-  const bold = o.color ? (s: string) => chalk.bold(s) : (s: string) => s;
-  const warn = o.color ? (s: string) => chalk.yellow(s) : (s: string) => s;
+  const bold = o.color ? boldText : (s: string) => s;
+  const warn = o.color ? yellow : (s: string) => s;
   const t = (head: string[], rows: string[][], right: boolean[], shrink?: number, indent = '    ') => table(head, rows, right, { indent, bold, shrink, width: o.width });
   const n = run.ranks.length;
   const out = [bold(`profile (tool ${run.tool}): ${n} rank${n === 1 ? '' : 's'}, call sites at stack depth ${run.depth}, timer ${run.timer}`)];
