@@ -367,7 +367,7 @@ static void before_call(int id, const mpii_args_t *a)
 
 /* The check, out of line in a specialised stack: the hook's usual path (nothing to check), inlined
  * into the entry point, then needs no stack frame for the argument view and no saved registers
- * (HPCC's MPI_Testany polling is that path). The
+ * (HPCC's MPI_Testany polling is that path: two loads, as the constant flags say it can be). The
  * layer below is looked up before it: in a specialised stack the lookup is then a constant the
  * compiler can see (the entry point has just checked mpii_spec_on, and no call comes between),
  * so the call to the library inlines; looked up after an opaque call, it stayed indirect. */
@@ -390,7 +390,7 @@ static void before_call(int id, const mpii_args_t *a)
     {                                                                                   \
         int next_id;                                                                    \
         void (*next_)(void) = mpii_next(tool_id, ID, &next_id);                         \
-        if (MPII_UNLIKELY(live) && (ov_guarded_recvs | ov_statuses_live | (flags[ID] & F_EVERY))) \
+        if (MPII_UNLIKELY((ov_role_flags(ID) & F_EVERY) ? live : ov_watching()))      \
             ovc_##NAME NEXTARGS;                                                        \
         if (ID == MPI_FINALIZE_T) stop();                                               \
         return ((QTYPE *) next_) NEXTARGS;                                              \

@@ -437,4 +437,7 @@ int ov_start(void)
 void ov_stop(void)
 {
     ov_complete_all(ST_WAIT_FINALIZE);
+    /* after MPI_Finalize no call may read a status: nothing is left to watch (ov_watching) */
+    for (int i = 0; i < OV_STATUSES; i++) statuses[i].addr = NULL;
+    ov_statuses_live = 0;
 }

@@ -18,8 +18,12 @@ extern volatile int ov_guarded_recvs __attribute__((visibility("hidden")));
 /* Statuses of converted receives the program may still read; 0 most of the time. */
 extern int ov_statuses_live __attribute__((visibility("hidden")));
 
+/* Whether a call must be checked against what is in flight: nonzero only between ov_start and
+ * ov_stop (conversions set it, ov_stop clears it), so it needs no test of its own. */
+#define ov_watching() (ov_guarded_recvs | ov_statuses_live)
+
 int ov_start(void);  /* after MPI_Init: guards, heap; 0 or -1 */
-void ov_stop(void);  /* before MPI_Finalize: everything completes */
+void ov_stop(void);  /* before MPI_Finalize: everything completes, no status stays remembered */
 
 /* Background versions: return 1 when converted, 0 when the caller must call the library itself
  * (after ov_release_range on the buffers). */
