@@ -113,6 +113,19 @@ describe('monitor digest (the terminal report of a big job)', () => {
     });
   }
 
+  it('every pair (--top 0), digested or not: sorted once, in the order of the bounded list', () => {
+    for (const [file, least] of [[job(70), 1000], [oscJob(6), 1]] as const) {
+      const full = readProfile(file);
+      const n = busiestPairs(monitorRuns(full)[0], 1e9).total; // bounded: inserted in order one by one
+      const want = busiestPairs(monitorRuns(full)[0], n);
+      assert.ok(want.pairs.length >= least, `${want.pairs.length} pairs`);
+      assert.deepEqual(busiestPairs(monitorRuns(readProfile(file))[0], Infinity), want, 'from the tables');
+      const p = readProfile(file, { onImage: monitorDigest({ top: Infinity, cells: 32 }) });
+      assert.deepEqual(busiestPairs(monitorRuns(p)[0], Infinity), want, 'from the digests');
+      assert.deepEqual(formatMonitor(p, { top: Infinity }), formatMonitor(full, { top: n }));
+    }
+  });
+
   it('the digest is what the report command uses for the terminal report alone', () => {
     assert.equal(typeof monitorReport.digest, 'function');
     const file = job(12);

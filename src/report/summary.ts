@@ -43,7 +43,8 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
       timeline = true;
     }
     if (t.report.text) {
-      lines.push(...t.report.text(p, { top: opts.top, color: opts.color, filter: opts.filter, options: opts.toolOptions?.[t.name] }));
+      // a loop, not push(...): --top 0 on a big job gives a tool a million lines (the call stack's limit)
+      for (const l of t.report.text(p, { top: opts.top, color: opts.color, filter: opts.filter, options: opts.toolOptions?.[t.name] })) lines.push(l);
     }
   }
   if (!timeline) lines.push(...formatTimeline(p));

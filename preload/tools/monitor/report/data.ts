@@ -256,8 +256,17 @@ function digest(c: CounterSection, rank: number, n: number, top: number, cells: 
       if (v[b] !== 0) pair(st, peer, v[b], v[b + 1]);
     }
   }
+  if (!Number.isFinite(st.top)) sortPairs(st.best, rank); // every pair asked for: appended, sorted once
   d.pairs = pool.from(st.best);
   return d;
+}
+
+/** Orders a rank's (to, bytes, count) triples busiest first (pairBefore). */
+function sortPairs(best: number[], rank: number): void {
+  const order = Array.from({ length: best.length / 3 }, (_, i) => 3 * i);
+  order.sort((a, b) => (pairBefore(best[a + 1], best[a + 2], rank, best[a], best[b + 1], best[b + 2], rank, best[b]) ? -1 : 1));
+  const copy = best.slice();
+  order.forEach((from, i) => { best[3 * i] = copy[from]; best[3 * i + 1] = copy[from + 1]; best[3 * i + 2] = copy[from + 2]; });
 }
 
 /** A rank's busiest pairs while digested: to, bytes, count, best first; while full, the last one's bytes. */
@@ -268,6 +277,10 @@ function pair(st: PairState, peer: number, count: number, bytes: number): void {
   st.d.pairCount++;
   const { best, top, rank } = st;
   if (bytes < st.worstBytes || top <= 0) return;
+  if (!Number.isFinite(top)) { // every pair (--top 0): kept in arrival order, sorted once at the end
+    best.push(peer, bytes, count);
+    return;
+  }
   const m = best.length / 3;
   if (m === top && !pairBefore(bytes, count, rank, peer, best[3 * m - 2], best[3 * m - 1], rank, best[3 * m - 3])) return;
   let at = m;

@@ -63,10 +63,14 @@ export function busiestPairs(run: MonitorRun, top: number): Pairs {
   return { pairs: got.pairs.slice(), total: got.total };
 }
 
+type Pair = { from: number; to: number; bytes: number; count: number };
+const pairOrder = (a: Pair, b: Pair) =>
+  a.bytes !== b.bytes ? a.bytes > b.bytes : a.count !== b.count ? a.count > b.count : a.from !== b.from ? a.from < b.from : a.to < b.to;
+
 function findPairs(run: MonitorRun, top: number): Pairs {
-  const best: { from: number; to: number; bytes: number; count: number }[] = [];
-  const before = (a: typeof best[0], b: typeof best[0]) =>
-    a.bytes !== b.bytes ? a.bytes > b.bytes : a.count !== b.count ? a.count > b.count : a.from !== b.from ? a.from < b.from : a.to < b.to;
+  if (!Number.isFinite(top)) return everyPair(run);
+  const best: Pair[] = [];
+  const before = pairOrder;
   let total = 0;
   for (const r of run.ranks) {
     const d = r instanceof RankData ? r.digest : undefined;
@@ -99,6 +103,24 @@ function findPairs(run: MonitorRun, top: number): Pairs {
     }
   }
   return { pairs: best, total };
+}
+
+/** Every pair (--top 0), sorted once: inserting a million pairs one by one in order was quadratic. */
+function everyPair(run: MonitorRun): Pairs {
+  const all: Pair[] = [];
+  for (const r of run.ranks) {
+    const d = r instanceof RankData ? r.digest : undefined;
+    if (d && d.top === Infinity) {
+      for (let k = 0; k < d.pairs.length; k += 3) all.push({ from: r.rank, to: d.pairs[k], bytes: d.pairs[k + 1], count: d.pairs[k + 2] });
+      continue;
+    }
+    const { ids, values } = flowsOf(r);
+    for (let k = 0; k < ids.length; k++) {
+      if (values[k * 8]) all.push({ from: r.rank, to: ids[k], bytes: values[k * 8 + 1], count: values[k * 8] });
+    }
+  }
+  all.sort((a, b) => (pairOrder(a, b) ? -1 : 1));
+  return { pairs: all, total: all.length };
 }
 
 function formatRun(run: MonitorRun, o: Required<MonitorTextOptions>): string[] {
