@@ -30,7 +30,13 @@ function denseSection(values: number[]): CounterSection {
 
 /** rows as [row, values…] in the reader's order */
 function rowsOf(t: TableReader, width: number): number[][] {
-  return Array.from({ length: t.count }, (_, k) => [t.rows[k], ...t.values.subarray(t.rows[k] * width, (t.rows[k] + 1) * width)]);
+  return Array.from({ length: t.count }, (_, k) => [t.rows[k], ...t.values.subarray(k * width, (k + 1) * width)]);
+}
+
+/** the value of entry i (0 if its row is not listed) */
+function valueAt(t: TableReader, width: number, i: number): number {
+  const k = t.rows.subarray(0, t.count).indexOf(Math.floor(i / width));
+  return k < 0 ? 0 : t.values[k * width + (i % width)];
 }
 
 describe('TableReader', () => {
@@ -41,12 +47,19 @@ describe('TableReader', () => {
     // what forEach gives, value by value
     const seen: number[][] = [];
     c.forEach((i, v) => seen.push([i, v]));
-    for (const [i, v] of seen) assert.equal(t.values[i], v, `entry ${i}`);
+    for (const [i, v] of seen) assert.equal(valueAt(t, 3, i), v, `entry ${i}`);
   });
 
   it('entries outside the table are not rows of it', () => {
     const t = new TableReader().read(sparseSection(6, [1, 4, 6, 9, 40, 1]), 3);
     assert.deepEqual(rowsOf(t, 3), [[0, 0, 4, 0]]);
+  });
+
+  it('a table far longer than its entries (or a damaged length): memory for the rows stored only', () => {
+    const R = 2 ** 43; // row R starts at entry 3R, beyond 2^32 entries and 2^31 rows
+    const t = new TableReader().read(sparseSection(2 ** 45, [3 * R + 1, 6, 5, 7, 3 * R + 2, 8]), 3);
+    assert.deepEqual(rowsOf(t, 3), [[R, 0, 6, 8], [1, 0, 0, 7]]);
+    assert.ok(t.values.length < 1024, `${t.values.length} values allocated`);
   });
 
   it('a dense section: its non-zero values make the rows', () => {

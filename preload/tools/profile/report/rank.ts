@@ -171,7 +171,7 @@ export class RankReader {
       const t = this.table.read(sites, len);
       const w = t.values;
       for (let k = 0; k < t.count; k++) {
-        const a = t.rows[k] * len;
+        const a = k * len; // the k-th listed row
         if (!w[a]) continue; // a row a crash left without its key
         const places: number[] = [];
         for (let d = 0; d < layout.depth; d++) if (d === 0 || w[a + 1 + d]) places.push(this.places.id(modules, w[a + 1 + d], python));
@@ -186,7 +186,7 @@ export class RankReader {
       const w = t.values;
       const count = fields.count < 0 ? 0 : fields.count; // the column that says a row was used
       for (let k = 0; k < t.count; k++) {
-        const a = t.rows[k] * len;
+        const a = k * len; // the k-th listed row
         if (count >= len || !w[a + count]) continue;
         rows.push({ fn: fnName(t.rows[k]), places: [], overflow: true, stats: stats(w, a, len, fields, rate) });
       }
