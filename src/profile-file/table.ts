@@ -1,6 +1,6 @@
 // A counters section read as a table of rows of `width` values (a tool's call-site table; a
 // small section such as the profile tool's clock as its one row) into typed arrays reused from
-// one section to the next: no Map, no object per row or value. The profile tool's report reads
+// one section to the next: no object per row or value. The profile tool's report reads
 // every rank's tables this way (16,384 ranks: the per-row objects were most of its time).
 import type { CounterSection } from './read.js';
 
@@ -33,24 +33,10 @@ export class TableReader {
     if (direct) this.fitDirect(nrows);
     else this.slotMap.clear();
     const reads = ++this.reads;
-    const { sparse, words: w, entries } = c.words();
     let lastRow = -1;
     let lastSlot = 0;
-    for (let k = 0; k < entries; k++) {
-      let i: number;
-      let lo: number;
-      let hi: number;
-      if (sparse) {
-        i = w[4 * k + 1] * 0x100000000 + w[4 * k];
-        lo = w[4 * k + 2];
-        hi = w[4 * k + 3];
-      } else {
-        lo = w[2 * k];
-        hi = w[2 * k + 1];
-        if (lo === 0 && hi === 0) continue; // forEach gives a dense section's non-zero values only
-        i = k;
-      }
-      if (i >= length) continue;
+    c.forEach((i, v) => {
+      if (i >= length) return;
       const row = Math.floor(i / width);
       if (row !== lastRow) { // a row's entries mostly come together: one lookup for them
         if (direct) {
@@ -66,8 +52,8 @@ export class TableReader {
         }
         lastRow = row;
       }
-      this.values[lastSlot * width + (i - row * width)] = hi * 0x100000000 + lo; // exact below 2^53, as forEach reads it
-    }
+      this.values[lastSlot * width + (i - row * width)] = v;
+    });
     return this;
   }
 

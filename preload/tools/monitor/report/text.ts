@@ -4,7 +4,7 @@ import { wrap } from '../../../../src/report/header.js';
 import { WIDTH } from '../../../../src/report/text-table.js';
 import { bgAnsi256 } from '../../../../src/report/ansi.js';
 import type { Profile } from '../../../../src/profile-file/read.js';
-import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, RankData, totals, type Binned, type MonitorRun } from './data.js';
+import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, pairBefore, RankData, totals, type Binned, type MonitorRun } from './data.js';
 import { humanBytes } from '../../../../src/report/units.js';
 export { humanBytes };
 
@@ -64,8 +64,7 @@ export function busiestPairs(run: MonitorRun, top: number): Pairs {
 }
 
 type Pair = { from: number; to: number; bytes: number; count: number };
-const pairOrder = (a: Pair, b: Pair) =>
-  a.bytes !== b.bytes ? a.bytes > b.bytes : a.count !== b.count ? a.count > b.count : a.from !== b.from ? a.from < b.from : a.to < b.to;
+const pairOrder = (a: Pair, b: Pair) => pairBefore(a.bytes, a.count, a.from, a.to, b.bytes, b.count, b.from, b.to);
 
 function findPairs(run: MonitorRun, top: number): Pairs {
   if (!Number.isFinite(top)) return everyPair(run);
