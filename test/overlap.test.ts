@@ -47,6 +47,7 @@ const PROGRAMS: Array<[string, number, string[], string]> = [
   ['overlap_loop', 2, ['100'], ''],
   ['overlap_loop', 2, ['100', 'break'], ''],
   ['overlap_adaptive', 2, ['60'], ''],
+  ['overlap_datatypes', 2, [], ''],
 ];
 
 for (const f of FLAVORS) {

@@ -1,6 +1,5 @@
 /* The shim's datatype cache (extent.h). */
 #include <stddef.h>
-#include <string.h>
 #include "extent.h"
 
 mpii_type_t mpii_types[MPII_TYPE_SLOTS];
@@ -33,11 +32,6 @@ void mpii_type_forget(MPI_Datatype t)
 {
     mpii_type_t *e = mpii_type_slot(t);
     if (e->type == t) e->type = (MPI_Datatype) 0;
-}
-
-void mpii_types_forget_all(void)
-{
-    memset(mpii_types, 0, sizeof mpii_types);
 }
 
 int mpii_extent(const void *buf, MPI_Count count, MPI_Datatype type, uintptr_t *lo, uintptr_t *hi)

@@ -36,10 +36,9 @@ static inline uint64_t mpii_type_size(MPI_Datatype t)
     return mpii_type_size_slow(t);
 }
 
-/* The program freed t: its handle may be reused for another type. */
+/* The program frees t (its handle may come back as another type): the generated MPI_Type_free
+ * calls this below every tool, whichever tools run. */
 void mpii_type_forget(MPI_Datatype t);
-/* Forget every type (a tool that sees MPI_Type_free but not which handle). */
-void mpii_types_forget_all(void);
 /* The bytes `count` elements of `type` at buf span: [*lo, *hi). 0, or -1 if unknown. */
 int mpii_extent(const void *buf, MPI_Count count, MPI_Datatype type, uintptr_t *lo, uintptr_t *hi);
 #endif

@@ -36,6 +36,15 @@ const HOOKED: Record<string, { top?: string; before?: string; after?: string }> 
   abort: { before: 'mpii_on_abort();' },
 };
 
+// Functions the core must see, by name: MPI_Type_free drops the handle from the core's datatype
+// cache (extent.h) under every stack, whichever tools run: the library may give the freed handle
+// to the next type made, and a size or extent cached for the old one would then be wrong. The
+// parameter's name differs between mpi.h files (Open MPI `type`, MPICH `datatype`).
+const HOOKED_BY_NAME: Record<string, (f: SpecFunction) => { top?: string; before?: string; after?: string }> = {
+  MPI_Type_free: (f) => ({ before: `mpii_type_forget(*${f.params[0].name});` }),
+};
+const hookOf = (f: SpecFunction) => HOOKED[f.kind] ?? HOOKED_BY_NAME[f.name]?.(f);
+
 // Kinds the core answers itself instead of the library: `mpit` functions (the MPI_T interface)
 // go to the core's provider `mpii_mpit_<name>` (preload/core/mpit.c), which adds the tools'
 // performance variables to the library's and forwards the rest. Tools still wrap them as usual.
@@ -186,7 +195,7 @@ export function emitGenHeader(inp: EmitInput): string {
 // address, so the Fortran entry points (fortran.ts) enter the same stack with their own caller's
 // address (QMPI_Get_calling_address, call-site keyed tools) at no extra cost.
 function topWrapper(f: SpecFunction): string {
-  const hooked = HOOKED[f.kind];
+  const hooked = hookOf(f);
   // hooked kinds always pass through their bottom, even with no tool, so the core sees them
   const direct = hooked
     ? `return ${qmpiNameOf(f.name)}((QMPI_Context){ 0 }, 0${f.params.length ? ', ' + argNames(f) : ''});`
@@ -232,7 +241,7 @@ function topWrapper(f: SpecFunction): string {
 }
 
 function bottom(f: SpecFunction): string {
-  const hooked = HOOKED[f.kind];
+  const hooked = hookOf(f);
   const realCall = PROVIDED.has(f.kind) ? `${providerName(f)}(${argNames(f)})`
     : `((${realType(f)}) mpii_real_fn[${f.enumName}])(${argNames(f)})`;
   const lines = [`${f.ret} ${qmpiNameOf(f.name)}(${qParamDecls(f)})`, '{', '    (void) context; (void) tool_id;'];
@@ -281,6 +290,7 @@ export function emitWrappers(inp: EmitInput): string {
     '#include "mpii_objects.h"',
     '#include "mpii_core.h"',
     '#include "init.h" /* the hooks MPI_Init, MPI_Finalize and MPI_Abort call */',
+    '#include "extent.h" /* MPI_Type_free forgets the handle */',
     '#include "fortran.h" /* the Fortran entry points at the end */',
     '',
     `const char *const mpii_role_names[] = { ${inp.roles.map((r) => `"${r}"`).join(', ')} };`,

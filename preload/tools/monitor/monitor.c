@@ -96,10 +96,7 @@ MON_INLINE void before(mpii_kind_t kind, int id, const mpii_args_t *a)
     case MPII_KIND_COLL_BARRIER:
     case MPII_KIND_COLL_NEIGHBOR: mon_collective(kind, a); break;
     case MPII_KIND_COMM_FREE: if (a->comm_ref) mon_comm_freeing(*a->comm_ref); break;
-    default:
-        /* a freed handle may come back as another type: forget every cached size */
-        if (id == MPI_TYPE_FREE_T) mpii_types_forget_all();
-        break;
+    default: break; /* a freed type: the core forgets its cached size (extent.h) */
     }
 }
 
@@ -204,7 +201,7 @@ static inline int mpii_monitor_wraps(int id)
     case MPII_KIND_COLL_SCAN: case MPII_KIND_COLL_BARRIER: case MPII_KIND_COLL_NEIGHBOR: case MPII_KIND_COMM_CREATE:
     case MPII_KIND_COMM_FREE: case MPII_KIND_WIN_FREE: return 1;
     default:
-        return id == MPI_FINALIZE_T || id == MPI_REQUEST_FREE_T || id == MPI_COMM_SET_NAME_T || id == MPI_TYPE_FREE_T;
+        return id == MPI_FINALIZE_T || id == MPI_REQUEST_FREE_T || id == MPI_COMM_SET_NAME_T;
     }
 }
 #define MON_HOOK(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) [ID] = (void (*)(void)) mon_##NAME,

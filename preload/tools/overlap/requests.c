@@ -217,9 +217,19 @@ static int room(ov_req_t *r, size_t bytes)
 
 /* ---- conversions ---- */
 
+/* A buffer overlap leaves to the library: MPI_BOTTOM with a datatype of absolute addresses
+ * (anywhere: the stack, static data; and some MPIs refuse MPI_Pack/MPI_Unpack from or into it). */
+static int absolute(const void *buf, int count)
+{
+    if (buf != MPI_BOTTOM || count <= 0) return 0;
+    ov_stats[ST_PASS_BUFFER]++;
+    return 1;
+}
+
 int ov_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
     int size = 0;
+    if (absolute(buf, count)) return 0;
     if (MPII_PMPI(MPI_Pack_size, MPI_PACK_SIZE_T)(count, type, comm, &size) != MPI_SUCCESS || size < 0) return 0;
     if ((uint64_t) size > ov_max_bytes) {
         ov_stats[ST_PASS_LARGE]++;
@@ -242,8 +252,12 @@ int ov_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MP
     int closed = b && any_guarded(b, plo, phi); /* pages shared with a pending receive */
     if (closed) mpii_guard_open(b, plo, phi);
     int pos = 0;
-    MPII_PMPI(MPI_Pack, MPI_PACK_T)(buf, count, type, r->pack, size, &pos, comm);
+    int packed = MPII_PMPI(MPI_Pack, MPI_PACK_T)(buf, count, type, r->pack, size, &pos, comm);
     if (closed) mpii_guard_close(b, plo, phi);
+    if (packed != MPI_SUCCESS) { /* the program's own call then meets whatever the library says */
+        drop_active(s);
+        return 0;
+    }
     *r = (ov_req_t){ .recv = 0, .pack = r->pack, .cap = r->cap, .status_entry = -1 };
     /* a send MPI refuses (a rank or tag out of range, under MPI_ERRORS_RETURN) is not converted:
      * the program's own blocking call then returns the library's error */
@@ -262,7 +276,7 @@ int ov_recv_target(const void *buf, int count, MPI_Datatype type, int source, in
         ov_stats[ST_PASS_WILDCARD]++; /* the status must name the sender when MPI_Recv returns */
         return 0;
     }
-    if (source == MPI_PROC_NULL) return 0;
+    if (source == MPI_PROC_NULL || absolute(buf, count)) return 0;
     /* only a block of the page-exclusive heap, not shared with the library, and wholly inside it */
     mpii_block_t *b = NULL;
     if (count > 0 && mpii_extent(buf, count, type, &t->lo, &t->hi) == 0 && t->lo < t->hi) b = mpii_heap_find((void *) t->lo);
@@ -390,12 +404,6 @@ void ov_status_forget(const MPI_Status *status, MPI_Count n)
             statuses[i].addr = NULL;
             ov_statuses_live--;
         }
-}
-
-void ov_type_freed(MPI_Datatype type)
-{
-    COMPLETE_WHERE(r->type == type, ST_WAIT_MPI);
-    mpii_type_forget(type);
 }
 
 /* ---- what the core asks us: faults, kernel accesses, freed blocks ---- */

@@ -45,5 +45,4 @@ void ov_complete_all(ov_cause_t cause);
 void ov_status_read(MPI_Status *status);
 /* A status (or array of n) MPI is about to overwrite for something else: forget it. */
 void ov_status_forget(const MPI_Status *status, MPI_Count n);
-void ov_type_freed(MPI_Datatype type);
 #endif

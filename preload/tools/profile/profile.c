@@ -109,10 +109,10 @@ static int tsc_trusted(void)
 }
 
 
-/* A freed type's handle may come back as another type: forget every size known by handle. */
+/* A freed type's handle may come back as another type: forget every size known by handle (the
+ * core forgets its own cache, extent.h, whichever tools run). */
 static __attribute__((noinline)) void pf_forget_types(pf_state_t *s)
 {
-    mpii_types_forget_all(); /* the core's cache (extent.h): the freed handle may come back */
     for (int i = 0; i < MPII_NFUNCS; i++) s->latest[i].sig_type = 0;
 }
 
