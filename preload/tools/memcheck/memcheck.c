@@ -241,7 +241,9 @@ static int ok(const void *rc, size_t n)
         MC_BEFORE(ID, NAME);                                                                        \
         int lifted = (flags[ID] & F_LIFT) && mc_guarded_ops;                                        \
         if (lifted) mc_pending_lift();                                                              \
+        if (flags[ID] & F_LIFT) mpii_heap_library_enter(); /* its own allocations: ordinary */     \
         RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
+        if (flags[ID] & F_LIFT) mpii_heap_library_leave();                                          \
         if (ok(&rc, sizeof rc)) after_start(ID, &o, &a, &rs);                                       \
         if (lifted) mc_pending_relower();                                                           \
         return rc;                                                                                  \
