@@ -99,6 +99,19 @@ describe('mpii build --force', () => {
     assert.doesNotMatch(r.stdout, /\(cached\)/);
     const after = statSync(copied);
     assert.ok(after.ino !== before.ino || after.mtimeMs !== before.mtimeMs, 'libmpii.so was rebuilt');
+    // the build's time is kept for the next one to announce
+    const seconds = JSON.parse(readFileSync(join(cache, 'mpii', 'build-seconds.json'), 'utf8'));
+    assert.equal(typeof seconds.shim, 'number');
+
+    // a stack's first build says what, why and (from the second on) how long the last one took,
+    // in one line, even with --quiet; a cached one says nothing
+    const stack = async (tools: string) => execa('node', [MPII, 'build', '--mpi', 'mpich', '--quiet', '--tools', tools], { env });
+    const first = await stack('trace-count');
+    assert.deepEqual(first.stderr.split('\n'), ['mpii: building the stack trace-count compiled into one wrapper per function ' +
+      '(its first run with this shim); the job starts when it is done']);
+    const second = await stack('noop');
+    assert.match(second.stderr, /^mpii: building the stack noop compiled into one wrapper per function \(its first run with this shim; the last one took \d+ s\); the job starts when it is done$/);
+    assert.equal((await stack('noop')).stderr, '', 'cached: nothing to say');
   });
 });
 

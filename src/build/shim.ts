@@ -193,11 +193,20 @@ async function staticSymbols(pr: Probe, env: NodeJS.ProcessEnv): Promise<Set<str
   return new Set(r.stdout.split('\n').map((l) => l.trim().split(/\s+/)).filter((w) => w.length === 3 && /[TW]/.test(w[1])).map((w) => w[2]));
 }
 
+/** What a build makes (`shim`: the general shim of an MPI; `stack`: a stack's specialised shim)
+ *  and why it is not in the cache. */
+export interface BuildReason {
+  kind: 'shim' | 'stack';
+  what: string;
+  why: string;
+}
+
 export interface BuildOptions {
   env?: NodeJS.ProcessEnv;
   force?: boolean;
-  /** awaited once before a real build starts (the CLI loads its spinner here) */
-  beforeBuild?: () => Promise<void>;
+  /** awaited once before a real build starts, told what is built and why (the CLI loads its
+   *  spinner here, or says so in one line when quiet) */
+  beforeBuild?: (what: BuildReason) => Promise<void>;
   /** progress messages (an ora spinner in the CLI) */
   onStep?: (text: string) => void;
   /** also the static archive libmpii.a (`mpii install`): made the first time it is asked for,
@@ -249,7 +258,10 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
   process.on('exit', dropWork);
   try {
     const execa = await loadExeca();
-    await opts.beforeBuild?.();
+    // another shim of this MPI in the cache: built from other sources, or for another MPI build
+    const older = readdirSync(cache).some((d) => d.startsWith(`${flavor}-`) && d !== key);
+    await opts.beforeBuild?.({ kind: 'shim', what: `the ${FLAVORS[flavor].label} shim`,
+      why: opts.force ? '--force' : older ? "mpii's sources or the MPI changed since the cached one" : 'none cached yet for this MPI' });
     step(`reading ${FLAVORS[flavor].label} mpi.h`);
     writeFileSync(join(work, 'mpi_header.c'), '#include <mpi.h>\n');
     const pre = await execa(pr.compiler, ['-E', '-P', join(work, 'mpi_header.c')], { env });

@@ -20,7 +20,8 @@ export async function ensureSpecialised(shim: Shim, tools: ToolManifest[], opts:
   const env = opts.env ?? process.env;
   const pr = await probe(shim.flavor, cacheRoot(env), env); // remembered: a file read
   const step = opts.onStep ?? (() => {});
-  await opts.beforeBuild?.();
+  await opts.beforeBuild?.({ kind: 'stack', what: `the stack ${stackName(tools)} compiled into one wrapper per function`,
+    why: opts.force ? '--force' : 'its first run with this shim' });
   const { execa } = await import('execa');
   const work = mkdtempSync(join(dir, '.spec-'));
   try {

@@ -3,11 +3,12 @@ import { mkdirSync, readdirSync, readlinkSync, renameSync, rmdirSync, rmSync, sy
 import { hostname } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
-import { buildShim, cacheRoot, ROOT, type Shim } from '../build/shim.js';
+import { buildShim, cacheRoot, ROOT, type BuildReason, type Shim } from '../build/shim.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
 import { builtinManifests, type ToolManifest } from '../tools/manifest.js';
 import { unspecialisable } from '../tools/gen-spec.js';
 import { ensureSpecialised } from '../build/specialise.js';
+import { buildNotice, lastBuildSeconds, recordBuildSeconds } from '../build/build-times.js';
 import { MpiiError } from '../errors.js';
 import { DirError, makeDirs } from '../fsdirs.js';
 import { checkToolLibraries } from '../elf.js';
@@ -105,19 +106,31 @@ export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: 
   const label = FLAVORS[flavor].label;
   const stream = process.stderr;
   try {
+    let started: { kind: BuildReason['kind']; t0: number } | undefined;
+    const finished = () => {
+      if (started) recordBuildSeconds(cacheRoot(env), started.kind, (Date.now() - started.t0) / 1000);
+      started = undefined;
+    };
     const opts = {
       env,
       force,
-      beforeBuild: async () => {
+      beforeBuild: async (why: BuildReason) => {
+        started = { kind: why.kind, t0: Date.now() };
+        // a build takes seconds to minutes: one line says what and why, even when quiet
+        const line = buildNotice(why, lastBuildSeconds(cacheRoot(env), why.kind));
+        if (quiet) stream.write(`${line}\n`);
         // a spinner only on a terminal of known width (a 0-column pty made ora write escapes
         // forever); elsewhere the first and the last line only
-        progress ??= await startProgress(`mpii: building the ${label} shim`, progressMode(stream, env, { quiet }), stream, env);
+        if (progress) progress.update(line);
+        else progress = await startProgress(line, progressMode(stream, env, { quiet }), stream, env);
       },
       onStep: (t: string) => progress?.update(`mpii: building the ${label} shim: ${t}`),
     };
     const general = await buildShim(flavor, opts);
+    finished();
     // the stack's specialised shim, made from the general one's objects
     const shim = specialise ? await ensureSpecialised(general, specialise, opts) : general;
+    finished();
     progress?.succeed(`mpii: built the ${label} shim (${shim.functions} MPI functions wrapped)`);
     return shim;
   } catch (e) {
