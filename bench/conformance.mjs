@@ -169,12 +169,12 @@ export function judge({ output, status, signal = null, timedOut = false, resultT
   }
 }
 
-/** The first lines worth reading in a failed run's output: not blank, not " No Errors". */
+/** The first lines worth reading in a failed run's output: not blank, not " No Errors", not a launcher's ---- rule. */
 export function firstLines(output, n = 5) {
   return output
     .split('\n')
     .map((l) => l.trimEnd())
-    .filter((l) => l.trim() && !/^\s*No [Ee]rrors\s*$/.test(l))
+    .filter((l) => l.trim() && !/^\s*No [Ee]rrors\s*$/.test(l) && !/^-+$/.test(l))
     .slice(0, n)
     .map((l) => (l.length > 240 ? `${l.slice(0, 240)}…` : l));
 }
@@ -348,8 +348,20 @@ export function runCommand(argv, { cwd, env, timeoutMs }) {
     };
     const timer = setTimeout(() => {
       timedOut = true;
+      // Open MPI's mpirun puts each rank in a process group of its own: the launcher's descendants
+      // are found now, while they still hang under it
+      const tree = descendants(child.pid);
       killGroup('SIGTERM');
-      setTimeout(() => killGroup('SIGKILL'), 3000).unref();
+      setTimeout(() => {
+        killGroup('SIGKILL');
+        for (const pid of tree) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      }, 3000).unref();
     }, timeoutMs);
     child.on('error', (e) => {
       clearTimeout(timer);
@@ -361,6 +373,32 @@ export function runCommand(argv, { cwd, env, timeoutMs }) {
       resolveRun({ status, signal, stdout: out, stderr: err, timedOut, ms: Date.now() - t0 });
     });
   });
+}
+
+/** The pids below `root` in the process tree (from /proc), deepest last. */
+function descendants(root) {
+  const children = new Map();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      // pid (comm) state ppid …: comm may hold spaces and parentheses, so the fields after the last ')'
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(d));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const out = [];
+  const walk = (pid) => {
+    for (const c of children.get(pid) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(root);
+  return out;
 }
 
 /** A pool of `jobs` workers over `tasks` (async functions), in order. */
@@ -480,7 +518,8 @@ async function runOne(fl, cfg, t, exe, slotDir, timeoutMs) {
   const r = await runCommand(launchArgv(fl, cfg, t, exe, join(slotDir, 'mpii-out')), { cwd: slotDir, env, timeoutMs });
   const output = `${r.stdout}\n${r.stderr}`;
   const j = judge({ output, status: r.status, signal: r.signal, timedOut: r.timedOut, resultTest: t.resultTest });
-  return { verdict: j.verdict, why: j.why, ms: r.ms, lines: j.verdict === 'fail' ? firstLines(`${r.stderr}\n${r.stdout}`) : undefined };
+  // the program's own lines (stdout: what it checked) before the launcher's and the MPI's (stderr)
+  return { verdict: j.verdict, why: j.why, ms: r.ms, lines: j.verdict === 'fail' ? firstLines(`${r.stdout}\n${r.stderr}`) : undefined };
 }
 
 function parseArgs(argv) {

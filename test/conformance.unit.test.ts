@@ -99,7 +99,7 @@ test("MPICH's pass rule: exit 0, ' No Errors', no stray output; the resultTest v
 });
 
 test('the first error lines skip blanks and " No Errors", at most n', () => {
-  assert.deepEqual(cf.firstLines('\n No Errors\na\n\nb\nc\n', 2), ['a', 'b']);
+  assert.deepEqual(cf.firstLines('\n No Errors\n-----\na\n\nb\nc\n', 2), ['a', 'b']);
 });
 
 test('configurations: plain first, every stack compiled-in and chained, memcheck chained only', () => {
