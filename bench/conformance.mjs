@@ -324,11 +324,38 @@ const DTPOOLSCONF = '#define HAVE_STDLIB_H 1\n#define HAVE_STRING_H 1\n#define H
 
 const HELLO = '#include <mpi.h>\nint main(int argc, char **argv) { MPI_Init(&argc, &argv); MPI_Finalize(); return 0; }\n';
 
-/** Runs a command to completion (async), capturing both streams; kills its process group at the time limit. */
+/** The jobs running now: stopped with the runner (each job is a process group of its own, see below). */
+const live = new Set();
+
+/** Kills a job: its process group, and the descendants that left it (each Open MPI or MPICH rank has its own). */
+function killTree(pid, sig) {
+  const tree = descendants(pid);
+  for (const p of [-pid, ...tree]) {
+    try {
+      process.kill(p, sig);
+    } catch {
+      // already gone
+    }
+  }
+  return tree;
+}
+
+/** Ctrl-C or a kill stops the jobs too: they are in process groups of their own, the signal does not reach them. */
+function stopJobsOnSignal() {
+  for (const [sig, n] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]]) {
+    process.on(sig, () => {
+      for (const pid of live) killTree(pid, 'SIGKILL');
+      process.exit(128 + n);
+    });
+  }
+}
+
+/** Runs a command to completion (async), capturing both streams; kills its process tree at the time limit. */
 export function runCommand(argv, { cwd, env, timeoutMs }) {
   return new Promise((resolveRun) => {
     const t0 = Date.now();
     const child = spawn(argv[0], argv.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid) live.add(child.pid);
     const cap = 4 << 20;
     let out = '';
     let err = '';
@@ -350,8 +377,7 @@ export function runCommand(argv, { cwd, env, timeoutMs }) {
       timedOut = true;
       // Open MPI's mpirun puts each rank in a process group of its own: the launcher's descendants
       // are found now, while they still hang under it
-      const tree = descendants(child.pid);
-      killGroup('SIGTERM');
+      const tree = killTree(child.pid, 'SIGTERM');
       setTimeout(() => {
         killGroup('SIGKILL');
         for (const pid of tree) {
@@ -365,10 +391,12 @@ export function runCommand(argv, { cwd, env, timeoutMs }) {
     }, timeoutMs);
     child.on('error', (e) => {
       clearTimeout(timer);
+      live.delete(child.pid);
       resolveRun({ status: 127, signal: null, stdout: out, stderr: `${err}${e.message}\n`, timedOut, ms: Date.now() - t0 });
     });
     child.on('close', (status, signal) => {
       clearTimeout(timer);
+      live.delete(child.pid);
       killGroup('SIGKILL'); // ranks a launcher left behind in the group
       resolveRun({ status, signal, stdout: out, stderr: err, timedOut, ms: Date.now() - t0 });
     });
@@ -543,10 +571,11 @@ function parseArgs(argv) {
     else if (a === '--json') o.json = true;
     else if (a === '--variants') o.variants = true;
     else if (a === '--build-only') o.buildOnly = true;
+    else if (a === '--no-plain') o.noPlain = true;
     else if (a === '--report') o.reportOnly = true;
     else if (a === '-h' || a === '--help') {
       console.log(readFileSync(new URL(import.meta.url)).toString().split('\n').filter((l) => l.startsWith('//')).slice(0, 12).join('\n').replace(/^\/\/ ?/gm, ''));
-      console.log('options: --tests DIR --mpi openmpi,mpich --dirs a,b --programs REGEX --configs REGEX --jobs N --timeout S --results FILE --cache DIR --fresh --json --variants --build-only --report (see docs/conformance.md)');
+      console.log('options: --tests DIR --mpi openmpi,mpich --dirs a,b --programs REGEX --configs REGEX --jobs N --timeout S --results FILE --cache DIR --fresh --json --variants --build-only --no-plain --report (see docs/conformance.md)');
       process.exit(0);
     } else fail(`unknown option ${a} (see --help)`);
   }
@@ -564,6 +593,7 @@ function fail(msg) {
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   const t0 = Date.now();
+  stopJobsOnSignal();
   if (!o.tests)
     fail('no MPICH test suite given: set MPICH_TESTS=/path/to/test/mpi or pass --tests DIR (the test/mpi folder of the MPICH source repository, https://github.com/pmodels/mpich, any 4.x tag or main)');
   const testsDir = resolve(o.tests);
@@ -634,7 +664,8 @@ async function main() {
         for (const m of perMpi) {
           const todo = m.tests.filter((t) => {
             if (!t.exe || results.has(resultKey({ mpi: m.fl.name, id: t.id, config: cfg.id }))) return false;
-            return cfg.id === 'plain' || results.get(resultKey({ mpi: m.fl.name, id: t.id, config: 'plain' }))?.verdict === 'pass';
+            if (cfg.id === 'plain') return !o.noPlain;
+            return results.get(resultKey({ mpi: m.fl.name, id: t.id, config: 'plain' }))?.verdict === 'pass';
           });
           if (!todo.length) continue;
           // the stack's shim is built once, here, outside any test's time limit
