@@ -212,7 +212,8 @@ export function classify(r) {
 
 /**
  * The table of one MPI: for each configuration run, the programs passing plain, how many of them
- * have a result under it, how many pass, regressions and flaky-plain ones. `results` is a Map or an
+ * have a result under it, how many pass, regressions (and how many of them passed on the rerun
+ * under the tool) and flaky-plain ones. `results` is a Map or an
  * array of result records; `ids`, a Set, keeps the programs selected.
  */
 export function summarise(results, mpi, configIds, ids = undefined) {
@@ -236,13 +237,14 @@ export function summarise(results, mpi, configIds, ids = undefined) {
     if (config === 'plain') continue;
     const under = all.filter((r) => r.config === config && passingPlain.has(r.id));
     if (!under.length) continue;
-    const row = { config, passingPlain: passingPlain.size, run: under.length, passing: 0, regressions: 0, flakyPlain: 0 };
+    const row = { config, passingPlain: passingPlain.size, run: under.length, passing: 0, regressions: 0, intermittent: 0, flakyPlain: 0 };
     for (const r of under) {
       const c = classify(r);
       if (c === 'pass') row.passing++;
       else if (c === 'flaky-plain') row.flakyPlain++;
       else {
         row.regressions++;
+        if (r.rerunTool === 'pass') row.intermittent++;
         regressions.push(r);
       }
     }
@@ -261,10 +263,11 @@ export function formatSummary({ head, rows, regressions }, label = head.mpi) {
   );
   if (rows.length) {
     const w = Math.max(13, ...rows.map((r) => r.config.length));
-    out.push(`${pad('configuration', w)} | passing plain |   run | passing under it | regressions | flaky plain`);
-    out.push(`${'-'.repeat(w)}-|---------------|-------|------------------|-------------|------------`);
+    out.push(`${pad('configuration', w)} | passing plain |   run | passing under it | regressions (passed on rerun) | flaky plain`);
+    out.push(`${'-'.repeat(w)}-|---------------|-------|------------------|------------------------------|------------`);
     for (const r of rows) {
-      out.push(`${pad(r.config, w)} | ${lpad(r.passingPlain, 13)} | ${lpad(r.run, 5)} | ${lpad(r.passing, 16)} | ${lpad(r.regressions, 11)} | ${lpad(r.flakyPlain, 11)}`);
+      const reg = `${r.regressions} (${r.intermittent})`;
+      out.push(`${pad(r.config, w)} | ${lpad(r.passingPlain, 13)} | ${lpad(r.run, 5)} | ${lpad(r.passing, 16)} | ${lpad(reg, 28)} | ${lpad(r.flakyPlain, 11)}`);
     }
   } else out.push('(no tool configuration run yet)');
   for (const r of regressions) {
@@ -539,6 +542,9 @@ async function runOne(fl, cfg, t, exe, slotDir, timeoutMs) {
   mkdirSync(slotDir, { recursive: true });
   const env = { ...baseEnv };
   delete env.MPII_SPECIALISE; // compiled-in is mpii's default; chained is asked with --chained
+  // Open MPI 4.1's session directory /tmp/ompi.<host>.<uid> is shared by every job of the user, and
+  // two mpiruns starting at once race on it ("mkdir … File exists"): each slot has its own
+  if (fl.ompi) env.OMPI_MCA_orte_tmpdir_base = slotDir;
   for (const kv of t.env) {
     const i = kv.indexOf('=');
     if (i > 0) env[kv.slice(0, i)] = kv.slice(i + 1);

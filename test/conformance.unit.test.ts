@@ -131,14 +131,18 @@ test('the table: passing plain, run, passing under the tool, regressions, flaky 
     r('d/b', 'build', 'pass'),
     r('d/c', 'build', 'pass'),
     r('d/e', 'build', 'pass'),
+    r('d/f', 'build', 'pass'),
     r('d/n', 'build', 'fail'),
     r('d/a', 'plain', 'pass'),
     r('d/b', 'plain', 'pass'),
     r('d/c', 'plain', 'pass'),
     r('d/e', 'plain', 'fail'),
+    r('d/f', 'plain', 'pass'),
     r('d/a', 'overlap chained', 'pass'),
     r('d/b', 'overlap chained', 'fail', { rerunTool: 'fail', rerunPlain: 'pass', lines: ['MPI_Pack: Invalid argument'] }),
     r('d/c', 'overlap chained', 'fail', { rerunTool: 'pass', rerunPlain: 'fail' }),
+    // failed once under the tool, passed on its rerun: still a regression, counted apart too
+    r('d/f', 'overlap chained', 'fail', { rerunTool: 'pass', rerunPlain: 'pass' }),
     // a result for a program that fails plain is not the tool's
     r('d/e', 'overlap chained', 'fail'),
     r('d/a', 'noop compiled', 'pass'),
@@ -146,14 +150,15 @@ test('the table: passing plain, run, passing under the tool, regressions, flaky 
     { ...r('d/b', 'noop compiled', 'fail'), mpi: 'openmpi' },
   ];
   const s = cf.summarise(results, 'mpich', ['plain', 'noop compiled', 'overlap chained', 'memcheck chained']);
-  assert.deepEqual(s.head, { mpi: 'mpich', selected: 5, built: 4, notBuilt: 1, ranPlain: 4, passingPlain: 3, failingPlain: 1, skippedPlain: 0 });
+  assert.deepEqual(s.head, { mpi: 'mpich', selected: 6, built: 5, notBuilt: 1, ranPlain: 5, passingPlain: 4, failingPlain: 1, skippedPlain: 0 });
   assert.deepEqual(s.rows, [
-    { config: 'noop compiled', passingPlain: 3, run: 1, passing: 1, regressions: 0, flakyPlain: 0 },
-    { config: 'overlap chained', passingPlain: 3, run: 3, passing: 1, regressions: 1, flakyPlain: 1 },
+    { config: 'noop compiled', passingPlain: 4, run: 1, passing: 1, regressions: 0, intermittent: 0, flakyPlain: 0 },
+    { config: 'overlap chained', passingPlain: 4, run: 4, passing: 1, regressions: 2, intermittent: 1, flakyPlain: 1 },
   ]);
-  assert.deepEqual(s.regressions.map((x: { id: string }) => x.id), ['d/b']);
+  assert.deepEqual(s.regressions.map((x: { id: string }) => x.id), ['d/b', 'd/f']);
   const text = cf.formatSummary(s, 'MPICH');
-  assert.match(text, /^overlap chained +\| +3 \| +3 \| +1 \| +1 \| +1$/m);
+  assert.match(text, /^overlap chained +\| +4 \| +4 \| +1 \| +2 \(1\) \| +1$/m);
+  assert.match(text, /REGRESSION d\/f .*: exit 12; passed on the rerun \(intermittent\)/);
   assert.match(text, /REGRESSION d\/b \(mpich, overlap chained, 2 processes\): exit 12; reproduced on the rerun\n {4}MPI_Pack: Invalid argument/);
   // only the selected programs
   assert.equal(cf.summarise(results, 'mpich', ['plain'], new Set(['d/a'])).head.passingPlain, 1);
