@@ -129,21 +129,30 @@ export function parseMakefileAm(text) {
 // ---------------------------------------------------------------------------------------------
 // The pass rule (runtests' check_result and its resultTest variants), on stdout and stderr together
 
+/** A tool's report of a finding (`[host:pid] memcheck: rank 0: …`, then its `    backtrace:` line). */
+const FINDING = /^\[[^\]]+\] (memcheck|overlap|monitor|profile|trace-count|noop): rank \d+: /;
+
 /**
  * MPICH's rule: exit 0, a line ` No Errors`, and no stray output (TestNormal: any other line fails,
  * except MPI_Abort/`WARNING:` lines under TestAllowWarnings). `Test Skipped` is a skip. The
  * resultTest= variants expect a non-zero exit (TestStatus, TestErrFatal; TestStatusNoErrors also
- * "No Errors"). Returns { verdict: 'pass'|'fail'|'skip', why }.
+ * "No Errors"). Returns { verdict: 'pass'|'fail'|'skip'|'findings', why }.
  */
 export function judge({ output, status, signal = null, timedOut = false, resultTest }) {
   if (timedOut) return { verdict: 'fail', why: 'time limit' };
+  // A tool's findings (and their backtraces) are not the program's output: a run whose result is
+  // right but where the tool reported something is 'findings' (false positives on a correct
+  // program, or advice such as memcheck's unread data), not a changed result.
   let noErrors = false;
   let skipped = false;
   let stray = 0;
   let warnings = 0;
+  let findings = 0;
   for (const line of output.split('\n')) {
     if (line === '') continue;
-    if (/^\s*No [Ee]rrors\s*$/.test(line) && !noErrors) noErrors = true;
+    if (FINDING.test(line)) findings++;
+    else if (/^\s+backtrace:/.test(line)) continue;
+    else if (/^\s*No [Ee]rrors\s*$/.test(line) && !noErrors) noErrors = true;
     else if (/^\s*Test Skipped\s*$/.test(line)) skipped = true;
     else if (/^(MPICH: |WARNING: |(Abort.*)?application called MPI_Abort)/.test(line)) warnings++;
     else if (/(FORTRAN STOP|requesting checkpoint|checkpoint completed)\s*$/.test(line)) continue;
@@ -164,7 +173,8 @@ export function judge({ output, status, signal = null, timedOut = false, resultT
       const strayN = stray + (resultTest === 'TestAllowWarnings' ? 0 : warnings);
       if (strayN) return { verdict: 'fail', why: `${strayN} stray output line(s)${bad ? `, ${exitWhy}` : ''}` };
       if (bad) return { verdict: 'fail', why: exitWhy };
-      return skipped && !noErrors ? { verdict: 'skip', why: 'Test Skipped' } : { verdict: 'pass', why: '' };
+      if (skipped && !noErrors) return { verdict: 'skip', why: 'Test Skipped' };
+      return findings ? { verdict: 'findings', why: `${findings} finding(s) reported by the tool` } : { verdict: 'pass', why: '' };
     }
   }
 }
@@ -201,11 +211,12 @@ export function loadResults(text) {
 }
 
 /**
- * A tool run's final class, from its first run and the reruns: 'pass', 'regression' (fails under
- * the tool, passes plain again), or 'flaky-plain' (the plain rerun failed too: not counted).
+ * A tool run's final class, from its first run and the reruns: 'pass', 'findings' (the result is
+ * right, the tool reported findings), 'regression' (fails under the tool, passes plain again), or
+ * 'flaky-plain' (the plain rerun failed too: not counted).
  */
 export function classify(r) {
-  if (r.verdict === 'pass') return 'pass';
+  if (r.verdict === 'pass' || r.verdict === 'findings') return r.verdict;
   if (r.rerunPlain && r.rerunPlain !== 'pass') return 'flaky-plain';
   return 'regression';
 }
@@ -233,14 +244,20 @@ export function summarise(results, mpi, configIds, ids = undefined) {
   };
   const rows = [];
   const regressions = [];
+  const withFindings = [];
   for (const config of configIds) {
     if (config === 'plain') continue;
     const under = all.filter((r) => r.config === config && passingPlain.has(r.id));
     if (!under.length) continue;
-    const row = { config, passingPlain: passingPlain.size, run: under.length, passing: 0, regressions: 0, intermittent: 0, flakyPlain: 0 };
+    const row = { config, passingPlain: passingPlain.size, run: under.length, passing: 0, findings: 0, regressions: 0, intermittent: 0, flakyPlain: 0 };
     for (const r of under) {
       const c = classify(r);
       if (c === 'pass') row.passing++;
+      else if (c === 'findings') {
+        row.passing++;
+        row.findings++;
+        withFindings.push(r);
+      }
       else if (c === 'flaky-plain') row.flakyPlain++;
       else {
         row.regressions++;
@@ -250,11 +267,11 @@ export function summarise(results, mpi, configIds, ids = undefined) {
     }
     rows.push(row);
   }
-  return { head, rows, regressions };
+  return { head, rows, regressions, withFindings };
 }
 
 /** The text of one MPI's summary: a header, the table, each regression with its first lines. */
-export function formatSummary({ head, rows, regressions }, label = head.mpi) {
+export function formatSummary({ head, rows, regressions, withFindings = [] }, label = head.mpi) {
   const out = [];
   out.push(`=== ${label} ===`);
   out.push(
@@ -263,11 +280,12 @@ export function formatSummary({ head, rows, regressions }, label = head.mpi) {
   );
   if (rows.length) {
     const w = Math.max(13, ...rows.map((r) => r.config.length));
-    out.push(`${pad('configuration', w)} | passing plain |   run | passing under it | regressions (passed on rerun) | flaky plain`);
-    out.push(`${'-'.repeat(w)}-|---------------|-------|------------------|------------------------------|------------`);
+    out.push(`${pad('configuration', w)} | passing plain |   run | passing under it (with findings) | regressions (passed on rerun) | flaky plain`);
+    out.push(`${'-'.repeat(w)}-|---------------|-------|----------------------------------|------------------------------|------------`);
     for (const r of rows) {
+      const ok = `${r.passing} (${r.findings})`;
       const reg = `${r.regressions} (${r.intermittent})`;
-      out.push(`${pad(r.config, w)} | ${lpad(r.passingPlain, 13)} | ${lpad(r.run, 5)} | ${lpad(r.passing, 16)} | ${lpad(reg, 28)} | ${lpad(r.flakyPlain, 11)}`);
+      out.push(`${pad(r.config, w)} | ${lpad(r.passingPlain, 13)} | ${lpad(r.run, 5)} | ${lpad(ok, 32)} | ${lpad(reg, 28)} | ${lpad(r.flakyPlain, 11)}`);
     }
   } else out.push('(no tool configuration run yet)');
   for (const r of regressions) {
@@ -275,6 +293,7 @@ export function formatSummary({ head, rows, regressions }, label = head.mpi) {
     out.push(`REGRESSION ${r.id} (${r.mpi}, ${r.config}, ${r.np} processes): ${r.why}${again}`);
     for (const l of r.lines ?? []) out.push(`    ${l}`);
   }
+  for (const r of withFindings) out.push(`FINDINGS ${r.id} (${r.mpi}, ${r.config}, ${r.np} processes): ${r.why}${r.lines?.length ? `: ${r.lines[0]}` : ''}`);
   return out.join('\n');
 }
 
@@ -553,7 +572,7 @@ async function runOne(fl, cfg, t, exe, slotDir, timeoutMs) {
   const output = `${r.stdout}\n${r.stderr}`;
   const j = judge({ output, status: r.status, signal: r.signal, timedOut: r.timedOut, resultTest: t.resultTest });
   // the program's own lines (stdout: what it checked) before the launcher's and the MPI's (stderr)
-  return { verdict: j.verdict, why: j.why, ms: r.ms, lines: j.verdict === 'fail' ? firstLines(`${r.stdout}\n${r.stderr}`) : undefined };
+  return { verdict: j.verdict, why: j.why, ms: r.ms, lines: j.verdict === 'fail' || j.verdict === 'findings' ? firstLines(`${r.stdout}\n${r.stderr}`) : undefined };
 }
 
 function parseArgs(argv) {
@@ -681,13 +700,13 @@ async function main() {
               const base = { mpi: m.fl.name, id: t.id, dir: t.dir, config: cfg.id, np: t.np, args: t.args.length ? t.args : undefined };
               const r = await runOne(m.fl, cfg, t, t.exe, slot(m.fl, s), timeoutMs);
               const rec = { ...base, ...r };
-              if (cfg.tools && r.verdict !== 'pass') {
+              if (cfg.tools && r.verdict !== 'pass' && r.verdict !== 'findings') {
                 // a regression is rerun once under the tool and once plain
                 rec.rerunTool = (await runOne(m.fl, cfg, t, t.exe, slot(m.fl, s), timeoutMs)).verdict;
                 rec.rerunPlain = (await runOne(m.fl, { id: 'plain' }, t, t.exe, slot(m.fl, s), timeoutMs)).verdict;
               }
               record(rec);
-              if (r.verdict !== 'pass') log(`${m.fl.name} ${cfg.id} ${t.id}: ${r.verdict} (${r.why})${rec.rerunTool ? ` rerun: tool ${rec.rerunTool}, plain ${rec.rerunPlain}` : ''}`);
+              if (r.verdict !== 'pass' && r.verdict !== 'findings') log(`${m.fl.name} ${cfg.id} ${t.id}: ${r.verdict} (${r.why})${rec.rerunTool ? ` rerun: tool ${rec.rerunTool}, plain ${rec.rerunPlain}` : ''}`);
             });
           }
         }
@@ -703,7 +722,7 @@ async function main() {
     const wall = Math.round((Date.now() - t0) / 1000);
     const tables = perMpi.map((m) => summarise(results, m.fl.name, configIds, new Set(m.tests.map((t) => t.id))));
     if (o.json) {
-      console.log(JSON.stringify({ tables: tables.map((t) => ({ ...t, regressions: t.regressions.map(({ mpi, id, config, np, why, lines, rerunTool, rerunPlain }) => ({ mpi, id, config, np, why, lines, rerunTool, rerunPlain })) })), phases, wallSeconds: wall }, null, 2));
+      console.log(JSON.stringify({ tables: tables.map((t) => ({ ...t, regressions: t.regressions.map(({ mpi, id, config, np, why, lines, rerunTool, rerunPlain }) => ({ mpi, id, config, np, why, lines, rerunTool, rerunPlain })), withFindings: t.withFindings.map(({ mpi, id, config, np, why, lines }) => ({ mpi, id, config, np, why, lines })) })), phases, wallSeconds: wall }, null, 2));
     } else {
       perMpi.forEach((m, i) => console.log(`${formatSummary(tables[i], m.fl.label)}\n`));
       for (const p of phases) console.log(`phase ${pad(p.phase, 32)} ${lpad(p.runs, 5)} run(s) ${lpad(p.seconds, 6)} s`);

@@ -91,6 +91,13 @@ test("MPICH's pass rule: exit 0, ' No Errors', no stray output; the resultTest v
   // a warning line fails TestNormal, not TestAllowWarnings
   assert.equal(j('WARNING: x\n No Errors\n').verdict, 'fail');
   assert.equal(j('WARNING: x\n No Errors\n', 0, { resultTest: 'TestAllowWarnings' }).verdict, 'pass');
+  // a tool's findings (and their backtraces) are not the program's output, but are told apart
+  const finding = '[vm:4811] memcheck: rank 1: received data never read: 1200 B\n    backtrace: eagerdt+0x26c2\n';
+  assert.deepEqual(j(`${finding} No Errors\n`), { verdict: 'findings', why: '1 finding(s) reported by the tool' });
+  assert.equal(j(`${finding}Read -1, expected 40000, errno = 14\n No Errors\n`).verdict, 'fail');
+  assert.equal(j(`${finding}`, 1).verdict, 'fail');
+  // mpii's own messages are output like any other
+  assert.equal(j("MPII 0: no rank's host shares the output directory\n No Errors\n").verdict, 'fail');
   // the tests that must fail
   assert.equal(j('MPI_ERR_OTHER\n', 1, { resultTest: 'TestErrFatal' }).verdict, 'pass');
   assert.equal(j(' No Errors\n', 0, { resultTest: 'TestStatus' }).verdict, 'fail');
@@ -124,7 +131,7 @@ test('resume: one result per MPI, program and configuration; a later line wins, 
   assert.equal(m.has(cf.resultKey({ mpi: 'mpich', id: 'pt2pt/b', config: 'plain' })), false);
 });
 
-test('the table: passing plain, run, passing under the tool, regressions, flaky plain not counted', () => {
+test('the table: passing plain, run, passing under the tool (with findings), regressions, flaky plain not counted', () => {
   const r = (id: string, config: string, verdict: string, extra = {}) => ({ mpi: 'mpich', id, config, verdict, np: 2, why: verdict === 'pass' ? '' : 'exit 12', ...extra });
   const results = [
     r('d/a', 'build', 'pass'),
@@ -143,6 +150,7 @@ test('the table: passing plain, run, passing under the tool, regressions, flaky 
     r('d/c', 'overlap chained', 'fail', { rerunTool: 'pass', rerunPlain: 'fail' }),
     // failed once under the tool, passed on its rerun: still a regression, counted apart too
     r('d/f', 'overlap chained', 'fail', { rerunTool: 'pass', rerunPlain: 'pass' }),
+    r('d/a', 'memcheck chained', 'findings', { why: '1 finding(s) reported by the tool', lines: ['[vm:1] memcheck: rank 0: x'] }),
     // a result for a program that fails plain is not the tool's
     r('d/e', 'overlap chained', 'fail'),
     r('d/a', 'noop compiled', 'pass'),
@@ -152,12 +160,15 @@ test('the table: passing plain, run, passing under the tool, regressions, flaky 
   const s = cf.summarise(results, 'mpich', ['plain', 'noop compiled', 'overlap chained', 'memcheck chained']);
   assert.deepEqual(s.head, { mpi: 'mpich', selected: 6, built: 5, notBuilt: 1, ranPlain: 5, passingPlain: 4, failingPlain: 1, skippedPlain: 0 });
   assert.deepEqual(s.rows, [
-    { config: 'noop compiled', passingPlain: 4, run: 1, passing: 1, regressions: 0, intermittent: 0, flakyPlain: 0 },
-    { config: 'overlap chained', passingPlain: 4, run: 4, passing: 1, regressions: 2, intermittent: 1, flakyPlain: 1 },
+    { config: 'noop compiled', passingPlain: 4, run: 1, passing: 1, findings: 0, regressions: 0, intermittent: 0, flakyPlain: 0 },
+    { config: 'overlap chained', passingPlain: 4, run: 4, passing: 1, findings: 0, regressions: 2, intermittent: 1, flakyPlain: 1 },
+    { config: 'memcheck chained', passingPlain: 4, run: 1, passing: 1, findings: 1, regressions: 0, intermittent: 0, flakyPlain: 0 },
   ]);
   assert.deepEqual(s.regressions.map((x: { id: string }) => x.id), ['d/b', 'd/f']);
   const text = cf.formatSummary(s, 'MPICH');
-  assert.match(text, /^overlap chained +\| +4 \| +4 \| +1 \| +2 \(1\) \| +1$/m);
+  assert.match(text, /^overlap chained +\| +4 \| +4 \| +1 \(0\) \| +2 \(1\) \| +1$/m);
+  assert.match(text, /^memcheck chained +\| +4 \| +1 \| +1 \(1\) \| +0 \(0\) \| +0$/m);
+  assert.match(text, /^FINDINGS d\/a \(mpich, memcheck chained, 2 processes\): 1 finding\(s\) reported by the tool: \[vm:1\] memcheck: rank 0: x$/m);
   assert.match(text, /REGRESSION d\/f .*: exit 12; passed on the rerun \(intermittent\)/);
   assert.match(text, /REGRESSION d\/b \(mpich, overlap chained, 2 processes\): exit 12; reproduced on the rerun\n {4}MPI_Pack: Invalid argument/);
   // only the selected programs
