@@ -78,8 +78,8 @@ describe('separate debug files', () => {
     assert.equal(findDebugFile(join(away, 'three'), [other]), undefined, 'a debug file whose CRC differs is not it');
   });
 
-  it('MPII_DEBUG_DIR: colon-separated, else /usr/lib/debug', () => {
+  it('MPII_DEBUG_DIR: colon-separated, searched before /usr/lib/debug', () => {
     assert.deepEqual(debugDirs({}), ['/usr/lib/debug']);
-    assert.deepEqual(debugDirs({ MPII_DEBUG_DIR: '/a::/b' }), ['/a', '/b']);
+    assert.deepEqual(debugDirs({ MPII_DEBUG_DIR: '/a::/b' }), ['/a', '/b', '/usr/lib/debug']);
   });
 });

@@ -5,7 +5,8 @@
 // folder and under <dir> followed by the object's folder, the link's CRC checked (a stale debug
 // file would name the wrong lines). binutils' readelf reads the notes and the link; addr2line and
 // nm then read the debug file itself, which numbers code as the object does.
-// Debug directories: $MPII_DEBUG_DIR (colon-separated), else /usr/lib/debug.
+// Debug directories: $MPII_DEBUG_DIR (colon-separated), searched before /usr/lib/debug (which
+// binutils searches anyway, so it cannot be left out).
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,8 +15,8 @@ import { crc32 } from 'node:zlib';
 export const DEFAULT_DEBUG_DIR = '/usr/lib/debug';
 
 export function debugDirs(env: NodeJS.ProcessEnv = process.env): string[] {
-  const set = env.MPII_DEBUG_DIR?.split(':').filter(Boolean);
-  return set?.length ? set : [DEFAULT_DEBUG_DIR];
+  const set = env.MPII_DEBUG_DIR?.split(':').filter(Boolean) ?? [];
+  return [...new Set([...set, DEFAULT_DEBUG_DIR])];
 }
 
 export interface DebugLinks { buildId?: string; link?: { name: string; crc: number } }
