@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { execaSync } from 'execa';
 import { debugDirs, debugLinks, findDebugFile } from '../src/report/debug-files.js';
 import { SymbolTable } from '../src/report/elf-symbols.js';
+import { describe as where, parseObjects, Symbolizer } from '../src/report/symbols.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mpii-symbols-'));
 const src = join(dir, 'three.c');
@@ -27,6 +28,8 @@ const syms = nmOf(full);
 const stripped = join(dir, 'three.stripped');
 execaSync('objcopy', ['--only-keep-debug', full, `${full}.debug`]);
 execaSync('objcopy', ['--strip-all', `--add-gnu-debuglink=${full}.debug`, full, stripped]);
+const bare = join(dir, 'three.bare'); // stripped, no debug link: the debug file next to it is not its
+execaSync('objcopy', ['--strip-all', '--remove-section=.note.gnu.build-id', full, bare]);
 
 describe('sized symbols', () => {
   it('a function names the addresses inside it, and no others', () => {
@@ -45,6 +48,19 @@ describe('sized symbols', () => {
     assert.equal(t.at(m.lo + 2), undefined, 'not first()');
     assert.equal(t.at(syms.get('last')!.lo), 'last');
     assert.equal(t.at(f.lo + f.size), undefined, 'one past first()');
+  });
+});
+
+describe('memcheck\'s resolver names addresses by the same rule', () => {
+  it('a stripped object without debug file: no function for a static one, the exported one\'s name inside it', () => {
+    const base = 0x7f0000000000;
+    const sym = new Symbolizer(parseObjects(`${(base).toString(16)} ${(base + 0x100000).toString(16)} ${base.toString(16)} ${bare}\n`));
+    const m = syms.get('middle')!;
+    const l = syms.get('last')!;
+    const got = sym.resolve([{ addr: BigInt(base + m.lo + 2), returnAddress: false }, { addr: BigInt(base + l.lo + 1), returnAddress: false }]);
+    const [inMiddle, inLast] = [...got.values()];
+    assert.equal(where(inMiddle), `three.bare+0x${(m.lo + 2).toString(16)}`);
+    assert.equal(where(inLast), `last (three.bare+0x${(l.lo + 1).toString(16)})`);
   });
 });
 
