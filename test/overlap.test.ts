@@ -119,6 +119,22 @@ for (const f of FLAVORS) {
       assert.match(own.stderr + own.stdout, /own handler ran/);
     });
 
+    it('off above MPI_THREAD_SINGLE: the report names the call, the levels asked for and got, and a C program\'s fix (no mpi4py hint)', async () => {
+      const out = outDir(`overlap-threads-${f}`);
+      const r = await mpii(['run', '--quiet', '--tools', 'overlap', '--out', out, ...launcherArgs(f, 2), program(f, 'profile_threads')]);
+      assert.equal(r.code, 0, r.stderr);
+      const got = /profile_threads ok provided=(\d)/.exec(r.stdout);
+      assert.ok(got, r.stdout);
+      const run = overlapRuns(readProfile(out))[0];
+      assert.equal(run.disabled.length, 2);
+      const levels = ['SINGLE', 'FUNNELED', 'SERIALIZED', 'MULTIPLE'];
+      assert.equal(run.disabled[0].reason, `MPI_Init_thread, called from profile_threads asked for thread level MPI_THREAD_MULTIPLE and got MPI_THREAD_${levels[Number(got[1])]}; `
+        + 'the method supports MPI_THREAD_SINGLE only (a fault on another thread would call MPI from it): ask for MPI_THREAD_SINGLE there (or call MPI_Init) to use overlap');
+      const text = await mpii(['report', out]);
+      assert.match(text.stdout.replace(/\s+/g, ' '), /OFF on all 2 ranks: MPI_Init_thread, called from profile_threads asked for thread level MPI_THREAD_MULTIPLE/);
+      assert.doesNotMatch(text.stdout, /MPI4PY/);
+    });
+
     it('red-black SOR: the Sendrecv variant under overlap gives the plain grid bit for bit', async () => {
       const prog = program(f, 'sor');
       const np = f === 'openmpi' ? 4 : 2;

@@ -98,6 +98,12 @@ static inline uint64_t mpii_calling_address(QMPI_Context context)
     return MPII_UNLIKELY(mpii_python_site != NULL) ? mpii_python_site(ra) : ra;
 }
 
+/* The application's return address itself, also in a Python rank: which object made the call. */
+static inline uint64_t mpii_return_address(QMPI_Context context)
+{
+    return (uint64_t) (uintptr_t) context.storage_stack[1];
+}
+
 int mpii_build_stack(const char *tools);      /* returns 0 or -1 (message printed) */
 void mpii_disable_stack(void);
 int mpii_tool_count(void);

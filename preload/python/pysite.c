@@ -27,6 +27,7 @@
 #undef Py_BUILD_CORE
 #endif
 #include <dlfcn.h>
+#include <link.h> /* ElfW */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,7 +75,12 @@ static uint64_t register_site(PyCodeObject *code, uint64_t where, int line, uint
 #endif
         char text[2048], cframe[600] = "";
         Dl_info d;
-        if (ra && dladdr((void *) (uintptr_t) ra, &d) && d.dli_fname) {
+        const ElfW(Sym) *sym = NULL;
+        if (ra && dladdr1((void *) (uintptr_t) ra, &d, (void **) &sym, RTLD_DL_SYMENT) && d.dli_fname) {
+            /* dladdr names the nearest exported symbol below, however far: only one containing
+             * the call (the byte before the return address) names it */
+            uintptr_t at = (uintptr_t) d.dli_saddr;
+            if (!d.dli_sname || !sym || ra - 1 < at || ra - 1 - at >= sym->st_size) d.dli_sname = NULL;
             const char *base = strrchr(d.dli_fname, '/');
             snprintf(cframe, sizeof cframe, "%s%s%s+0x%lx%s", d.dli_sname ? d.dli_sname : "", d.dli_sname ? " (" : "",
                      base ? base + 1 : d.dli_fname, (unsigned long) (ra - (uintptr_t) d.dli_fbase), d.dli_sname ? ")" : "");

@@ -1,11 +1,16 @@
 // Code addresses recorded in the ranks, turned into function and file:line with the binaries'
-// debug information (addr2line from binutils, one run per object file for all its addresses).
+// debug information (addr2line from binutils, one run per object file for all its addresses),
+// read from the object or from its separate debug file (debug-files.ts: a -dbgsym package's, by
+// build-id or .gnu_debuglink). Where there is no line information a function names an address
+// only when the address lies inside it (elf-symbols.ts); otherwise the place is object+0xoffset.
 // A rank describes each object that holds a recorded address as "<start> <end> <bias> <path>"
 // (hex: the object's code, its load bias); an address's place in the file is `address - bias`,
 // the same in every rank whatever the address-space randomisation did.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
+import { debugDirs, findDebugFile } from './debug-files.js';
+import { SymbolTable } from './elf-symbols.js';
 import type { PythonSite } from './python-sites.js';
 
 export interface Module { lo: number; hi: number; bias: number; path: string }
@@ -36,6 +41,27 @@ export function placeOf(modules: Module[], addr: number, python?: Map<number, Py
 /** Equal for the same code in every rank (keys of Python sites differ between ranks, lines not). */
 export const placeKey = (p: Place) => (p.python ? `py|${p.python.file}:${p.python.line}|${p.python.func}` : `${p.path}@${p.offset.toString(16)}`);
 
+/** Per object file: where its line information is (the object, or its separate debug file) and
+ * its sized symbols (read on first need); remembered for the life of the process. */
+const debugInfo = new Map<string, { file: string; symbols: () => SymbolTable }>();
+function debugOf(path: string): { file: string; symbols: () => SymbolTable } {
+  const dirs = debugDirs();
+  const key = `${dirs.join(':')}|${path}`;
+  let d = debugInfo.get(key);
+  if (!d) {
+    const file = findDebugFile(path, dirs) ?? path;
+    let table: SymbolTable | undefined;
+    // a debug file keeps the .symtab the object lost; an object whose debug file has none: its own
+    const symbols = () => (table ??= readSymbols(file, path));
+    debugInfo.set(key, (d = { file, symbols }));
+  }
+  return d;
+}
+function readSymbols(file: string, path: string): SymbolTable {
+  const t = SymbolTable.read(file);
+  return t.size || file === path ? t : SymbolTable.read(path);
+}
+
 export interface Location {
   /** function name (demangled), '' when unknown */
   func: string;
@@ -65,8 +91,9 @@ export function describe(l: Location): string {
 export class Symbolizer {
   private wanted = new Map<string, Set<number>>();
   private found = new Map<string, Location>();
-  /** why some places have no file:line (addr2line missing, object gone), for the report */
+  /** why some places have no file:line (addr2line missing, object gone, no debug information), for the report */
   problems: string[] = [];
+  private noDebug = new Set<string>();
 
   constructor(private returnAddress = true) {}
 
@@ -86,23 +113,32 @@ export class Symbolizer {
         continue;
       }
       const look = offsets.map((o) => (this.returnAddress && o > 0 ? o - 1 : o));
-      const r = spawnSync('addr2line', ['-f', '-C', '-e', path], {
+      const { file: source, symbols } = debugOf(path);
+      const r = spawnSync('addr2line', ['-f', '-C', '-e', source], {
         input: look.map((o) => `0x${o.toString(16)}`).join('\n') + '\n', encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 28,
       });
       if (r.error || r.status !== 0) {
         this.problems.push(r.error && (r.error as NodeJS.ErrnoException).code === 'ENOENT'
-          ? 'addr2line not found (apt-get install -y binutils)' : `addr2line failed on ${path}`);
+          ? 'addr2line not found (apt-get install -y binutils)' : `addr2line failed on ${source}`);
         continue;
       }
       const lines = r.stdout.split('\n');
+      let anyLine = false;
       offsets.forEach((o, k) => {
-        const func = lines[2 * k] ?? '??';
         const m = /^(.*):(\d+)/.exec((lines[2 * k + 1] ?? '').replace(/ \(discriminator \d+\)$/, ''));
         const file = m && m[1] !== '??' ? m[1] : '';
-        this.found.set(placeKey({ path, offset: o }), {
-          func: func === '??' ? '' : func, file, line: file && m ? Number(m[2]) : 0, path, offset: o,
-        });
+        // with line information addr2line's function is the debug information's; without, it is
+        // the nearest symbol below, however far: only a symbol containing the address names it
+        let func = file ? lines[2 * k] ?? '??' : '??';
+        if (func === '??') func = symbols().at(look[k]) ?? '';
+        anyLine ||= !!file;
+        this.found.set(placeKey({ path, offset: o }), { func, file, line: file && m ? Number(m[2]) : 0, path, offset: o });
       });
+      if (!anyLine) this.noDebug.add(basename(path));
+    }
+    if (this.noDebug.size) {
+      this.problems.push(`no debug information for ${[...this.noDebug].join(', ')}: install the -dbgsym package, or set MPII_DEBUG_DIR to the folder holding the .build-id/ debug files (docs/report.md)`);
+      this.noDebug.clear();
     }
   }
 

@@ -223,10 +223,14 @@ void mc_report(const mc_finding_t *f)
 #if defined(__x86_64__)
     if (f->ucontext) pc = (uintptr_t) ((ucontext_t *) f->ucontext)->uc_mcontext.gregs[REG_RIP];
 #endif
+    /* In a Python rank the access is named by the Python line that made it, as call sites are
+     * (pysite.c: its key; a new line takes the GIL once, which the faulting thread holds or no
+     * other thread keeps for long); the backtrace keeps the C frames from the instruction. */
+    uintptr_t at = pc && mpii_python_site ? (uintptr_t) mpii_python_site(pc) : pc;
     uintptr_t site = f->origin ? (uintptr_t) f->origin->site : 0;
     for (int i = 0; i < n_findings; i++) {
         uint64_t *rec = &table[(size_t) i * MC_FIELDS];
-        if (rec[F_KIND] == (uint64_t) f->kind && rec[F_SITE] == site && rec[F_PC] == pc) {
+        if (rec[F_KIND] == (uint64_t) f->kind && rec[F_SITE] == site && rec[F_PC] == at) {
             rec[F_COUNT]++;
             rec[F_BYTES] += f->bytes;
             return; /* printed the first time */
@@ -237,7 +241,7 @@ void mc_report(const mc_finding_t *f)
     rec[F_KIND] = (uint64_t) f->kind;
     rec[F_COUNT] = 1;
     rec[F_SITE] = site;
-    rec[F_PC] = pc;
+    rec[F_PC] = at;
     rec[F_ADDR] = f->addr;
     rec[F_BASE] = f->base;
     rec[F_LEN] = f->len;

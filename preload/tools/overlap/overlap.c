@@ -10,7 +10,9 @@
  * buffers handed to nonblocking calls, windows and attached buffers are "pinned": the library
  * may touch them at any time, so they are never guarded. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mpii_tool.h"
@@ -263,7 +265,34 @@ static void read_options(void)
     heap_min = (size_t) o.heap_min;
 }
 
-static void start(int provided)
+static const char *level_name(int level)
+{
+    return level == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" : level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
+         : level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED" : level == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "?";
+}
+
+/* Why overlap is off at this thread level, naming the call and the fix for this program: mpi4py
+ * (its MPI extension called MPI_Init_thread) asks for what MPI4PY_RC_THREAD_LEVEL says; a C or
+ * Fortran program, or a library such as PETSc, asks in its own code. The caller's object, not its
+ * address, so every rank writes the same text. */
+static void say_thread_level(int required, int provided, uint64_t caller)
+{
+    Dl_info d;
+    const char *path = caller && dladdr((void *) (uintptr_t) caller, &d) && d.dli_fname ? d.dli_fname : "";
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    int mpi4py = strstr(path, "/mpi4py/") != NULL;
+    const char *fix = required > MPI_THREAD_SINGLE
+                          ? (mpi4py ? "MPI4PY_RC_THREAD_LEVEL=single in the ranks' environment makes mpi4py ask for it"
+                                    : "ask for MPI_THREAD_SINGLE there (or call MPI_Init) to use overlap")
+                          : "the MPI library gave more than was asked for (its default thread level setting)";
+    char text[1024];
+    snprintf(text, sizeof text, "MPI_Init_thread%s%s%s asked for thread level %s and got %s; the method supports "
+             "MPI_THREAD_SINGLE only (a fault on another thread would call MPI from it): %s", *base ? ", called from " : "",
+             base, mpi4py ? " (mpi4py)" : "", level_name(required), level_name(provided), fix);
+    mpii_profile_text(ov_tool, "disabled", text);
+}
+
+static void start(int required, int provided, uint64_t caller)
 {
     ov_stats = mpii_profile_counters(ov_tool, "stats", ST_COUNT, OV_STAT_LABELS);
     if (!ov_stats) ov_stats = dummy_stats;
@@ -272,9 +301,7 @@ static void start(int provided)
     read_options();
     if (provided != MPI_THREAD_SINGLE) {
         /* a fault on another thread would have to call MPI from it: stay out of the way */
-        mpii_profile_text(ov_tool, "disabled", "MPI runs at a thread level above MPI_THREAD_SINGLE, which the method "
-                                               "does not support; a Python program: MPI4PY_RC_THREAD_LEVEL=single in "
-                                               "the ranks' environment (mpi4py asks for MPI_THREAD_MULTIPLE)");
+        say_thread_level(required, provided, caller);
         mpii_debug("overlap: off (thread level %d; only MPI_THREAD_SINGLE is supported)", provided);
         return;
     }
@@ -299,14 +326,14 @@ static void stop(void)
 static int ov_MPI_Init(QMPI_Context context, int tool_id, int *argc, char ***argv)
 {
     int rc = NEXT(MPI_INIT_T, QMPI_Init_t, argc, argv);
-    if (rc == MPI_SUCCESS) start(MPI_THREAD_SINGLE);
+    if (rc == MPI_SUCCESS) start(MPI_THREAD_SINGLE, MPI_THREAD_SINGLE, 0);
     return rc;
 }
 
 static int ov_MPI_Init_thread(QMPI_Context context, int tool_id, int *argc, char ***argv, int required, int *provided)
 {
     int rc = NEXT(MPI_INIT_THREAD_T, QMPI_Init_thread_t, argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) start(*provided);
+    if (rc == MPI_SUCCESS) start(required, *provided, context.storage_stack ? mpii_return_address(context) : 0);
     return rc;
 }
 
