@@ -68,6 +68,7 @@ mpii options (before the program):
                      /tmp with sbcast first (no filesystem shared with the nodes), removed after
   --timeout SECONDS  stop the job after that long: partial profile marked INCOMPLETE, exit 124
   --force            replace the profile already in --out DIR
+  --chained          run built-in tools through the QMPI chain, not compiled into one wrapper
 ${toolFlagHelp()}  --dry-run          print the launcher command and environment, run nothing
   --quiet            no progress, no report
   -V, --version      print mpii's version (anywhere before the program; after it, the program's)
