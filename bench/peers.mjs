@@ -9,15 +9,21 @@
 //      benchmark of test/apps/in.lj, its own "Loop time"; and bench/sor.c (red-black SOR with
 //      halo exchanges, both MPIs), its median time per iteration. Ratios to the plain run of the
 //      same round.
-// The peers are built once per MPI from the sources in bench/peers/vendor/ by bench/peers/build.sh
-// (nothing is downloaded) into $XDG_CACHE_HOME/mpii/peers/<mpi>-<sources> (or PEERS_DIR/<mpi>).
-// A peer that does not build on an MPI is named and left out; the rest still runs.
+// The repository holds no third-party code: the peers' sources come from the user, as checkouts
+// of their public repositories (see bench/README.md, "peers.mjs"), and are built once per MPI by
+// bench/peers/build.sh into $XDG_CACHE_HOME/mpii/peers/<mpi>-<sources> (or PEERS_DIR/<mpi>):
+//   PEERS_SRC=DIR             DIR/mpiP and DIR/PnMPI
+//   MPIP_SRC=DIR PNMPI_SRC=DIR  each one's checkout (either alone: only that peer)
+//   PEERS_DIR=DIR             peers built before (DIR/<mpi>/lib/libmpiP.so, lib/libpnmpi.so,
+//                             modules/empty.so, pnmpi.conf); sources given too: missing ones built there
+// With none of these it says so in one line and measures nothing. A peer that does not build on
+// an MPI is named and left out; the rest still runs.
 //
-//   npm run build && node bench/peers.mjs
-//   MPI=openmpi RUNS=9 PAIRS=150 APP_RUNS=5 node bench/peers.mjs
+//   npm run build && PEERS_SRC=~/src node bench/peers.mjs
+//   MPI=openmpi RUNS=9 PAIRS=150 APP_RUNS=5 MPIP_SRC=~/src/mpiP node bench/peers.mjs
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { env, flavorHeader, forEachFlavor, log, lpad, MPII, median, pad, quantile, ROOT, run, runRetry, shuffle } from './common.mjs';
@@ -26,34 +32,63 @@ const RUNS = Number(process.env.RUNS ?? 9); // paired ping-pong runs per configu
 const PAIRS = Number(process.env.PAIRS ?? 150);
 const APP_RUNS = Number(process.env.APP_RUNS ?? 5); // rounds of each real program (0: none)
 const SOR_N = Number(process.env.SOR_N ?? 512);
-const VENDOR = join(ROOT, 'bench', 'peers', 'vendor');
+
+/** A source checkout named by `variable` (or PEERS_SRC/`sub`), checked to exist. */
+function sourceDir(variable, sub) {
+  const dir = process.env[variable] || (process.env.PEERS_SRC && join(process.env.PEERS_SRC, sub));
+  if (!dir) return undefined;
+  if (!existsSync(dir)) {
+    if (!process.env[variable]) return undefined; // PEERS_SRC may hold only one of them
+    console.error(`peers.mjs: ${variable}=${dir} does not exist — give the directory of a checkout (bench/README.md, "peers.mjs")`);
+    process.exit(2);
+  }
+  return dir;
+}
+const SRC = { mpip: sourceDir('MPIP_SRC', 'mpiP'), pnmpi: sourceDir('PNMPI_SRC', 'PnMPI') };
+if (!SRC.mpip && !SRC.pnmpi && !process.env.PEERS_DIR) {
+  console.log('peers.mjs: skipped: no peers given — set PEERS_SRC=DIR holding checkouts of https://github.com/LLNL/mpiP and https://github.com/LLNL/PnMPI (git clone --recursive), or MPIP_SRC/PNMPI_SRC, or PEERS_DIR (bench/README.md, "peers.mjs")');
+  process.exit(0);
+}
 
 const tmp = mkdtempSync(join(tmpdir(), 'mpii-bench-peers-'));
 let outs = 0;
 const freshOut = () => join(tmp, `out-${outs++}`);
 
-/** Where this MPI's peers are built: named by the vendored sources, so new sources build anew. */
+/** What identifies a checkout: its commit when it is a git checkout (and whether files differ from
+ * it), else its path and modification time. */
+function sourceId(dir) {
+  const git = (args) => spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
+  const head = git(['rev-parse', 'HEAD']);
+  if (head.status === 0) return `${head.stdout.trim()}${git(['status', '--porcelain']).stdout.trim() ? '+changes' : ''}`;
+  return `${dir}:${statSync(dir).mtimeMs}`;
+}
+
+/** Where this MPI's peers are built: named by the sources and the build script, so other
+ * sources build anew. */
 function peersDir(fl) {
   if (process.env.PEERS_DIR) return join(process.env.PEERS_DIR, fl.name);
   const h = createHash('sha256');
-  for (const f of readdirSync(VENDOR).sort()) h.update(f).update(readFileSync(join(VENDOR, f)));
+  for (const d of [SRC.mpip, SRC.pnmpi]) h.update(d ? sourceId(d) : '-').update('\n');
   h.update(readFileSync(join(ROOT, 'bench', 'peers', 'build.sh')));
   return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'mpii', 'peers', `${fl.name}-${h.digest('hex').slice(0, 12)}`);
 }
 
-/** The peers of one MPI, built when missing; what failed to build is reported, not fatal. */
+/** The peers of one MPI, built from the given sources when missing; `why` says why one is left out. */
 function peers(fl) {
   const dir = peersDir(fl);
   const mpip = join(dir, 'lib', 'libmpiP.so');
   const pnmpi = join(dir, 'lib', 'libpnmpi.so');
-  if (!existsSync(mpip) || !existsSync(pnmpi)) {
-    log(`${fl.label}: building mpiP and PnMPI from bench/peers/vendor into ${dir} (a few minutes)`);
-    const r = spawnSync('sh', [join(ROOT, 'bench', 'peers', 'build.sh'), fl.name, dir], { env, encoding: 'utf8' });
+  const build = { mpip: SRC.mpip && !existsSync(mpip) ? SRC.mpip : '-', pnmpi: SRC.pnmpi && !existsSync(pnmpi) ? SRC.pnmpi : '-' };
+  if (build.mpip !== '-' || build.pnmpi !== '-') {
+    log(`${fl.label}: building ${[build.mpip, build.pnmpi].filter((d) => d !== '-').join(' and ')} into ${dir} (a few minutes)`);
+    const r = spawnSync('sh', [join(ROOT, 'bench', 'peers', 'build.sh'), fl.name, dir, build.mpip, build.pnmpi], { env, encoding: 'utf8' });
     if (r.status !== 0) log(`${fl.label}: bench/peers/build.sh failed:\n${(r.stderr || '').trim()}`);
   }
+  const why = (src, variable) => (src ? 'could not be built here (see the log above)' : `not given (${variable}, PEERS_SRC) and not built in ${dir}`);
   return {
     mpip: existsSync(mpip) ? mpip : undefined,
     pnmpi: existsSync(pnmpi) ? { lib: pnmpi, modules: join(dir, 'modules'), conf: join(dir, 'pnmpi.conf') } : undefined,
+    why: { mpip: why(SRC.mpip, 'MPIP_SRC'), pnmpi: why(SRC.pnmpi, 'PNMPI_SRC') },
   };
 }
 
@@ -169,8 +204,8 @@ forEachFlavor(tmp, (fl) => {
   const sor = join(tmp, `sor-${fl.name}`);
   run([fl.cc, '-O2', '-o', sor, join(ROOT, 'bench', 'sor.c'), '-lm']);
   console.log(flavorHeader(fl));
-  if (!p.mpip) console.log('mpiP: could not be built here (see the log above); left out');
-  if (!p.pnmpi) console.log('PnMPI: could not be built here (see the log above); left out');
+  if (!p.mpip) console.log(`mpiP: ${p.why.mpip}; left out`);
+  if (!p.pnmpi) console.log(`PnMPI: ${p.why.pnmpi}; left out`);
   for (const l of pingpong(fl, cfgs, exe)) console.log(l);
   if (APP_RUNS > 0) for (const l of app(fl, cfgs, `bench/sor.c sendrecv n=${SOR_N}, -np 2, ms per iteration`, [sor, 'sendrecv', String(SOR_N), '20'],
     (out) => Number(/median_ms=([\d.]+)/.exec(out)?.[1]))) console.log(l);

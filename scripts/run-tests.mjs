@@ -3,6 +3,8 @@
 //   node scripts/run-tests.mjs unit          *.unit.test.ts: no MPI job, no root, no namespaces, no Slurm
 //   node scripts/run-tests.mjs integration   every other *.test.ts: real jobs on both MPIs, as root
 //   node scripts/run-tests.mjs all           both, unit first (one summary each)
+//   node scripts/run-tests.mjs smoke         a few integration files (SMOKE): CI's check of another
+//                                            Node line (docs/package.md)
 // Any further arguments go to `node --test` (e.g. --test-name-pattern=…).
 //
 // The layer is in the file's name, wherever the file is (test/, or a tool's folder under preload/),
@@ -18,6 +20,8 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SKIP = new Set(['node_modules', 'dist', '.git']);
 const LAYERS = ['unit', 'integration'];
+// the smoke test: both MPIs' shims built, run and torn down, the report, doctor (which loads koffi)
+const SMOKE = ['test/cli.test.ts', 'test/shim.test.ts'];
 
 /** Every *.test.ts under the repository, relative to it, sorted. */
 function testSources(dir = ROOT) {
@@ -34,7 +38,7 @@ function testSources(dir = ROOT) {
 const layerOf = (file) => (file.endsWith('.unit.test.ts') ? 'unit' : 'integration');
 
 function run(layer, extra) {
-  const sources = testSources().filter((f) => layerOf(f) === layer);
+  const sources = layer === 'smoke' ? SMOKE : testSources().filter((f) => layerOf(f) === layer);
   if (sources.length === 0) {
     console.error(`run-tests: no ${layer} test files found`);
     return 1;
@@ -48,14 +52,14 @@ function run(layer, extra) {
   console.log(`run-tests: ${layer} layer, ${compiled.length} files`);
   // integration files one at a time: jobs share the machine's cores, the launchers and Slurm; unit
   // files two at a time (the machines here have 2 cores)
-  const concurrency = ['--test-concurrency=' + (layer === 'integration' ? 1 : 2)];
+  const concurrency = ['--test-concurrency=' + (layer === 'unit' ? 2 : 1)];
   const r = spawnSync(process.execPath, ['--test', ...concurrency, ...extra, ...compiled], { cwd: ROOT, stdio: 'inherit' });
   return r.status ?? 1;
 }
 
 const [which, ...extra] = process.argv.slice(2);
-if (which !== 'all' && !LAYERS.includes(which)) {
-  console.error('usage: node scripts/run-tests.mjs unit|integration|all [node --test options]');
+if (which !== 'all' && which !== 'smoke' && !LAYERS.includes(which)) {
+  console.error('usage: node scripts/run-tests.mjs unit|integration|all|smoke [node --test options]');
   process.exit(2);
 }
 let status = 0;

@@ -1,10 +1,11 @@
 // The small commands: build, tools, doctor, pvars, cvars (`mpii report` is in report.ts).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import chalk from 'chalk';
 import { colorLevel } from '../color.js';
 import { makeDirs } from '../fsdirs.js';
-import { cacheRoot } from '../build/shim.js';
+import { cacheRoot, ROOT } from '../build/shim.js';
 import { listStacks, listTools, resolveStack } from '../config/resolve.js';
 import { unspecialisable } from '../tools/gen-spec.js';
 import type { ToolManifest } from '../tools/manifest.js';
@@ -14,6 +15,7 @@ import { SRUN_PLUGIN, srunPlugins } from '../launch/srun.js';
 import { launcherFlavor } from '../mpi/detect.js';
 import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
 import { askMpit, findInstall } from '../mpit/library.js';
+import { loadKoffi } from '../mpit/koffi.js';
 import { formatCvars, formatPvars, nameFilter } from '../mpit/vars.js';
 
 function installedFlavors(env: NodeJS.ProcessEnv): FlavorName[] {
@@ -98,12 +100,19 @@ export async function doctorCommand(o: { json?: boolean } = {}): Promise<number>
     if (r.exitCode === 0) ok(`${tool}: ${r.stdout.trim()}`);
     else bad(`${tool} not found`, 'apt-get install -y build-essential');
   }
+  show(nodeCheck());
   const cache = cacheRoot(env);
   try {
     makeDirs(cache);
-    ok(`shim cache ${cache} is writable`);
+    ok(`shim cache ${cache} is writable: the shims and mpii's other caches are built there (nothing is written in ${ROOT})`);
   } catch {
     bad(`shim cache ${cache} is not writable`, 'set XDG_CACHE_HOME to a writable directory');
+  }
+  try {
+    await loadKoffi();
+    ok('koffi loads (mpii pvars, cvars and --pvar)');
+  } catch (e) {
+    bad((e as MpiiError).message, (e as MpiiError).fix ?? '');
   }
   if (env.LD_PRELOAD) {
     const missing = env.LD_PRELOAD.split(/[:\s]+/).filter((p) => p && !existsSync(p));
@@ -116,6 +125,22 @@ export async function doctorCommand(o: { json?: boolean } = {}): Promise<number>
   if (o.json) console.log(jsonText({ problems, checks }));
   else console.log(problems ? chalk.red(`${problems} problem(s)`) : chalk.green('all good'));
   return problems ? 1 : 0;
+}
+
+/** Where this mpii is, and whether the Node running it is one package.json's `engines` names
+ * (the lines CI tests: docs/package.md). */
+function nodeCheck(): Check {
+  let majors: string[] = [];
+  try {
+    const engines = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines?: { node?: string } }).engines?.node ?? '';
+    majors = engines.split('||').map((r) => r.trim().match(/^\^?(\d+)/)?.[1] ?? '').filter(Boolean);
+  } catch {
+    /* no package.json: said below as an unsupported Node */
+  }
+  const where = `mpii in ${ROOT}, Node ${process.version}`;
+  const major = process.versions.node.split('.')[0];
+  return majors.includes(major) ? { status: 'ok', message: where }
+    : { status: 'info', message: `${where}: not a Node line mpii is tested on (${majors.join(', ') || '?'})` };
 }
 
 /** Information only: mpirun works without Slurm, and inside an allocation it uses it by itself. */

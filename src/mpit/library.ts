@@ -12,6 +12,7 @@ import { cacheRoot, mpiVersionOf, probe } from '../build/shim.js';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
 import { namesByValue, parseHeader, type HeaderConstants } from './header.js';
+import { loadKoffi, type Koffi } from './koffi.js';
 
 export interface MpiInstall {
   flavor: FlavorName;
@@ -77,8 +78,6 @@ export async function findInstall(flavor: FlavorName, env: NodeJS.ProcessEnv = p
   return { flavor, version: mpiVersionOf(flavor, [dirname(header)]), library: realpathSync(library), header };
 }
 
-type Koffi = typeof import('koffi');
-
 /** The handle of each predefined datatype, to name a variable's type. */
 function datatypeNames(koffi: Koffi, lib: import('koffi').IKoffiLib, h: HeaderConstants): Map<string, string> {
   const out = new Map<string, string>();
@@ -125,7 +124,7 @@ export async function askMpit(inst: MpiInstall, want: { pvars?: boolean; cvars?:
 
 /** Ask the library in this process (child.ts does). */
 export async function readMpit(inst: MpiInstall, want: { pvars?: boolean; cvars?: boolean }): Promise<MpitListing> {
-  const { default: koffi } = await import('koffi');
+  const koffi = await loadKoffi();
   let lib: import('koffi').IKoffiLib;
   try {
     lib = koffi.load(inst.library);

@@ -337,7 +337,7 @@ const SCRIPT = `
     var max = 0;
     h.bins.forEach(function (x) { if (x[2] > max) max = x[2]; });
     var svg = el('svg', { width: L + W + 8, height: T + H + 40, role: 'img', 'aria-label': 'message sizes', 'data-bins': n, 'data-max': max }, box);
-    var y = function (v) { return T + H - (max > 0 ? v / max * H : 0); };
+    var y = function (v) { return T + H - (max > 0 ? v / max * H : 0); }, labels = [];
     for (var g = 0; g <= 4; g++) {
       var v = Math.round(max * g / 4);
       el('line', { x1: L, x2: L + W, y1: y(v), y2: y(v), stroke: '#e6e8ee' }, svg);
@@ -348,11 +348,27 @@ const SCRIPT = `
         'data-lo': x[0], 'data-hi': x[1], 'data-count': x[2] }, svg);
       var tt = el('title', {}, r);
       tt.textContent = (x[1] === 0 ? '0 B' : bytes(x[0]) + ' to ' + bytes(x[1])) + ': ' + x[2] + ' message' + (x[2] === 1 ? '' : 's');
-      if (n <= 24 || i % Math.ceil(n / 24) === 0) {
-        var tx = el('text', { x: L + (i + 0.5) * bw, y: T + H + 12, 'text-anchor': 'middle' }, svg); tx.textContent = bytes(x[0]);
-      }
+      labels.push(el('text', { 'class': 'size-label', x: L + (i + 0.5) * bw, y: T + H + 12, 'text-anchor': 'middle' }, svg));
+      labels[i].textContent = pow2(x[0]);
     });
+    // every k-th bin labelled, k the fewest bars the widest label (measured in the page's font)
+    // and a gap span, so that no two labels meet whatever the sizes and the window's width
+    var widest = 0;
+    labels.forEach(function (t) { widest = Math.max(widest, t.getComputedTextLength()); });
+    var step = Math.max(1, Math.ceil((widest + 8) / bw)), right = L + W + 8;
+    labels.forEach(function (t, i) {
+      if (i % step) svg.removeChild(t);
+      else right = Math.max(right, L + (i + 0.5) * bw + t.getComputedTextLength() / 2 + 2);
+    });
+    svg.setAttribute('width', right); // the last label may reach past the last bar
+    svg.setAttribute('data-label-step', step);
     var ax = el('text', { x: L + W / 2, y: T + H + 30, 'text-anchor': 'middle' }, svg); ax.textContent = 'message size';
+  }
+  /** A bin's lower bound, a power of two (or 0), exactly: 512 B, 1 KiB, 64 KiB, 1 MiB. */
+  function pow2(n) {
+    var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'], i = 0;
+    while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
+    return n + ' ' + u[i];
   }
 
   ${SORTABLE_SCRIPT}
