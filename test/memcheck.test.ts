@@ -123,6 +123,27 @@ for (const f of FLAVORS) {
       }
     });
 
+    it('a receive into a pending send buffer (MPICH\'s pt2pt/sendrecv3): an error at the receive, and the peer\'s single-copy read of the pending send never fails', async () => {
+      const name = 'memcheck_recv_pending_send';
+      const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), program(f, name)], { env: TEST_ENV, reject: false, timeout: 120_000 });
+      assert.equal(plain.exitCode, 0, plain.stderr);
+      const r = await underMemcheck(f, 2, name, []);
+      // before: UCX aborted the job (MPICH, exit 6: "process_vm_readv … Bad address"), Open MPI
+      // printed "Read -1, expected 40000, errno = 14" for every round
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stderr, /Read -1|errno = 14|Bad address|process_vm_readv/);
+      assert.deepEqual(r.stdout.match(/rank \d sum \S+/g)?.sort(), plain.stdout.match(/rank \d sum \S+/g)?.sort());
+      assert.equal(r.run.findings.length, 1, show(r.run.findings));
+      const found = r.run.findings[0];
+      assert.equal(found.kind, 'receive into memory MPI still owns');
+      assert.equal(found.count, 16); // every round (a site's first 16 operations are checked)
+      assert.deepEqual(found.ranks, [0]);
+      assert.equal(found.call.fn, 'MPI_Isend');
+      assert.equal(found.call.at?.line, marked(name, 'MEMCHECK-CALL'));
+      assert.equal(found.backtrace[0]?.line, marked(name, 'MEMCHECK-ACCESS'), show(r.run.findings));
+      assert.equal(r.run.stats['receives not watched (pages shared with a pending send)'], 16, JSON.stringify(r.run.stats));
+    });
+
     it('sampling: a site\'s first 16 operations are checked, then as many as cost ~1/128 of its time; pending=all checks every one', async () => {
       const ops = 2 * 2 * 20000; // two ranks, a send and a receive each per round trip
       const sampled = await underMemcheck(f, 2, 'memcheck_many', []);

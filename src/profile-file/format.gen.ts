@@ -253,7 +253,7 @@ export const BLOCKS = {
     "by kind": {
       "kind": "counters",
       "row": {
-        "size": 13,
+        "size": 14,
         "index": {
           "write to a pending send buffer": 0,
           "read of a pending send buffer (strict)": 1,
@@ -267,7 +267,8 @@ export const BLOCKS = {
           "write before read of received data": 9,
           "received data never read": 10,
           "free of memory MPI still owns": 11,
-          "system call on memory MPI still owns": 12
+          "system call on memory MPI still owns": 12,
+          "receive into memory MPI still owns": 13
         },
         "words": {}
       },
@@ -284,13 +285,14 @@ export const BLOCKS = {
         "write before read of received data",
         "received data never read",
         "free of memory MPI still owns",
-        "system call on memory MPI still owns"
+        "system call on memory MPI still owns",
+        "receive into memory MPI still owns"
       ]
     },
     "stats": {
       "kind": "counters",
       "row": {
-        "size": 16,
+        "size": 18,
         "index": {
           "buffers checked": 0,
           "unchecked: not on the page-exclusive heap": 1,
@@ -307,7 +309,9 @@ export const BLOCKS = {
           "requests freed while active": 12,
           "requests untracked: table full": 13,
           "pending operations not checked (sampling)": 14,
-          "receive guards read-only (page shared with a pending send)": 15
+          "receive guards read-only (page shared with a pending send)": 15,
+          "receives not watched (pages shared with a pending send)": 16,
+          "large sends followed unguarded (not sampled)": 17
         },
         "words": {}
       },
@@ -327,7 +331,9 @@ export const BLOCKS = {
         "requests freed while active",
         "requests untracked: table full",
         "pending operations not checked (sampling)",
-        "receive guards read-only (page shared with a pending send)"
+        "receive guards read-only (page shared with a pending send)",
+        "receives not watched (pages shared with a pending send)",
+        "large sends followed unguarded (not sampled)"
       ]
     },
     "layout": {"kind":"text","format":"json","labels":"none"},

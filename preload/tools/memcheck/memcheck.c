@@ -186,6 +186,7 @@ static void before(int id, mc_origin_t *o, const mpii_args_t *a, mc_ranges_t *rs
     if (f & F_BUF) {
         ranges_of(id, a, rs);
         check_extents(o, rs);
+        for (int k = 0; k < rs->n; k++) mc_pending_recv_overlaps(&rs->r[k]);
         if (mc_tracked)
             for (int k = 0; k < rs->n; k++) mc_unread_library_uses(rs->r[k].lo, rs->r[k].hi, rs->r[k].dir);
     }

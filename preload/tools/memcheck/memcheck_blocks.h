@@ -38,7 +38,8 @@ enum {
     MC_UNREAD = 10, /* E10: received data never read (bytes) */
     MC_FREE_PENDING = 11, /* free()/realloc() of memory MPI still owns */
     MC_SYSCALL_PENDING = 12, /* a system call (read, write, …) on memory MPI still owns */
-    MC_KINDS = 13
+    MC_RECV_PENDING = 13, /* a receive into the buffer of a pending operation (a send's, another receive's, a one-sided origin or result) */
+    MC_KINDS = 14
 };
 #define MC_KIND_LABELS \
     "write to a pending send buffer\n" \
@@ -53,7 +54,8 @@ enum {
     "write before read of received data\n" \
     "received data never read\n" \
     "free of memory MPI still owns\n" \
-    "system call on memory MPI still owns"
+    "system call on memory MPI still owns\n" \
+    "receive into memory MPI still owns"
 
 /* block "stats" (counters): what memcheck did */
 enum {
@@ -73,7 +75,9 @@ enum {
     MS_TABLE_FULL = 13,
     MS_PENDING_SKIPPED = 14,
     MS_READABLE_FOR_SENDS = 15,
-    MS_COUNT = 16
+    MS_UNWATCHED_SEND_PAGES = 16,
+    MS_SENDS_FOLLOWED = 17,
+    MS_COUNT = 18
 };
 #define MC_STAT_LABELS \
     "buffers checked\n" \
@@ -91,6 +95,8 @@ enum {
     "requests freed while active\n" \
     "requests untracked: table full\n" \
     "pending operations not checked (sampling)\n" \
-    "receive guards read-only (page shared with a pending send)"
+    "receive guards read-only (page shared with a pending send)\n" \
+    "receives not watched (pages shared with a pending send)\n" \
+    "large sends followed unguarded (not sampled)"
 
 #endif

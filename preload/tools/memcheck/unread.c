@@ -196,6 +196,13 @@ void mc_unread_received(const mc_origin_t *o, uintptr_t lo, size_t n, unsigned e
         elem = 0;
     }
     if (lo >= end) return;
+    /* a pending send on a page in between: its bytes are received bytes (the receive overwrote a
+     * pending send, an error reported at the call), and the peer may still read those pages at any
+     * moment (UCX aborted: "process_vm_readv … Bad address"): nothing of it is watched */
+    if (send_pages(mpii_page_down(lo), mpii_page_up(end))) {
+        mc_stats[MS_UNWATCHED_SEND_PAGES]++;
+        return;
+    }
     mc_stats[MS_TRACKED]++;
     for (int k = 0; k < MC_RECORDS_PER_RECV && lo < end && n_free > 0; k++) {
         uintptr_t plo = mpii_page_down(lo), stop = plo + (uintptr_t) MC_RECORD_PAGES * mpii_page_size;
