@@ -261,9 +261,18 @@ void mpii_heap_stop(void)
     heap_on = 0;
 }
 
+/* > 0 while this thread allocates memory whose layout the MPI library relies on (mpii_heap_bypass);
+ * per thread: another thread's allocations meanwhile are the program's as usual. */
+static __thread int bypass __attribute__((tls_model("initial-exec")));
+
+void mpii_heap_bypass(int on)
+{
+    bypass += on ? 1 : -1;
+}
+
 static inline int wants_pages(size_t n)
 {
-    return heap_on && n >= heap_min && (n >= mpii_page_size || small_blocks < small_limit);
+    return heap_on && n >= heap_min && (n >= mpii_page_size || small_blocks < small_limit) && !bypass;
 }
 
 /* Pages of its own for an allocation of n bytes, aligned to `align` (a power of two >= page). */

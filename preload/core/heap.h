@@ -26,6 +26,10 @@ void mpii_heap_start(size_t min_bytes);
 /* At most max_blocks live exclusive blocks smaller than a page (each costs two pages); beyond
  * that, small allocations stay ordinary (unchecked). Default: unlimited. */
 void mpii_heap_limit_small(size_t max_blocks);
+/* on = 1: until the matching on = 0, this thread's allocations go to the next allocator, where it
+ * would put them (memory the MPI library hands out for windows: Open MPI's osc/rdma counts the
+ * pages attached to a dynamic window, so small elements must stay side by side). Nests. */
+void mpii_heap_bypass(int on);
 /* New allocations go to the next allocator again; existing blocks stay valid until freed. */
 void mpii_heap_stop(void);
 /* The block containing addr, or NULL. Valid until the program frees that block. */

@@ -253,7 +253,7 @@ export const BLOCKS = {
     "by kind": {
       "kind": "counters",
       "row": {
-        "size": 14,
+        "size": 15,
         "index": {
           "write to a pending send buffer": 0,
           "read of a pending send buffer (strict)": 1,
@@ -268,7 +268,8 @@ export const BLOCKS = {
           "received data never read": 10,
           "free of memory MPI still owns": 11,
           "system call on memory MPI still owns": 12,
-          "receive into memory MPI still owns": 13
+          "received data never read, overwritten by a later receive": 13,
+          "receive into memory MPI still owns": 14
         },
         "words": {}
       },
@@ -286,13 +287,14 @@ export const BLOCKS = {
         "received data never read",
         "free of memory MPI still owns",
         "system call on memory MPI still owns",
+        "received data never read, overwritten by a later receive",
         "receive into memory MPI still owns"
       ]
     },
     "stats": {
       "kind": "counters",
       "row": {
-        "size": 18,
+        "size": 19,
         "index": {
           "buffers checked": 0,
           "unchecked: not on the page-exclusive heap": 1,
@@ -311,7 +313,8 @@ export const BLOCKS = {
           "pending operations not checked (sampling)": 14,
           "receive guards read-only (page shared with a pending send)": 15,
           "receives not watched (pages shared with a pending send)": 16,
-          "large sends followed unguarded (not sampled)": 17
+          "large sends followed unguarded (not sampled)": 17,
+          "faults inside MPI calls on received data (the library's accesses)": 18
         },
         "words": {}
       },
@@ -333,7 +336,8 @@ export const BLOCKS = {
         "pending operations not checked (sampling)",
         "receive guards read-only (page shared with a pending send)",
         "receives not watched (pages shared with a pending send)",
-        "large sends followed unguarded (not sampled)"
+        "large sends followed unguarded (not sampled)",
+        "faults inside MPI calls on received data (the library's accesses)"
       ]
     },
     "layout": {"kind":"text","format":"json","labels":"none"},
