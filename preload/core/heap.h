@@ -30,10 +30,13 @@ void mpii_heap_start(size_t min_bytes);
 void mpii_heap_limit_small(size_t max_blocks);
 /* New allocations go to the next allocator again; existing blocks stay valid until freed. */
 void mpii_heap_stop(void);
-/* Allocations the MPI library makes for itself during a call (a communicator's tables, its
- * queues) are nobody's buffer: while a tool says the library runs on this thread, they stay
- * ordinary. Pages of their own cost a fault, a zeroed page and a trim each: memcheck made
- * MPI_Comm_dup + MPI_Comm_free 12x (Open MPI) to 25x (MPICH) slower with them. */
+/* Between enter and the matching leave (they nest), this thread's allocations go to the next
+ * allocator, where it would put them. A tool says so around the MPI library's work: what the
+ * library allocates for itself during a call (a communicator's tables, its queues) is nobody's
+ * buffer, and pages of its own cost a fault, a zeroed page and a trim each (memcheck made
+ * MPI_Comm_dup + MPI_Comm_free 12x (Open MPI) to 25x (MPICH) slower with them); and memory the
+ * library hands out for windows must keep its layout (Open MPI's osc/rdma counts the pages
+ * attached to a dynamic window, so small elements must stay side by side). */
 extern __thread int mpii_heap_library_depth __attribute__((tls_model("initial-exec")));
 static inline void mpii_heap_library_enter(void) { mpii_heap_library_depth++; }
 static inline void mpii_heap_library_leave(void) { mpii_heap_library_depth--; }

@@ -253,7 +253,7 @@ export const BLOCKS = {
     "by kind": {
       "kind": "counters",
       "row": {
-        "size": 13,
+        "size": 15,
         "index": {
           "write to a pending send buffer": 0,
           "read of a pending send buffer (strict)": 1,
@@ -267,7 +267,9 @@ export const BLOCKS = {
           "write before read of received data": 9,
           "received data never read": 10,
           "free of memory MPI still owns": 11,
-          "system call on memory MPI still owns": 12
+          "system call on memory MPI still owns": 12,
+          "received data never read, overwritten by a later receive": 13,
+          "receive into memory MPI still owns": 14
         },
         "words": {}
       },
@@ -284,13 +286,15 @@ export const BLOCKS = {
         "write before read of received data",
         "received data never read",
         "free of memory MPI still owns",
-        "system call on memory MPI still owns"
+        "system call on memory MPI still owns",
+        "received data never read, overwritten by a later receive",
+        "receive into memory MPI still owns"
       ]
     },
     "stats": {
       "kind": "counters",
       "row": {
-        "size": 16,
+        "size": 19,
         "index": {
           "buffers checked": 0,
           "unchecked: not on the page-exclusive heap": 1,
@@ -307,7 +311,10 @@ export const BLOCKS = {
           "requests freed while active": 12,
           "requests untracked: table full": 13,
           "pending operations not checked (sampling)": 14,
-          "receive guards read-only (page shared with a pending send)": 15
+          "receive guards read-only (page shared with a pending send)": 15,
+          "receives not watched (pages shared with a pending send)": 16,
+          "large sends followed unguarded (not sampled)": 17,
+          "faults inside MPI calls on received data (the library's accesses)": 18
         },
         "words": {}
       },
@@ -327,7 +334,10 @@ export const BLOCKS = {
         "requests freed while active",
         "requests untracked: table full",
         "pending operations not checked (sampling)",
-        "receive guards read-only (page shared with a pending send)"
+        "receive guards read-only (page shared with a pending send)",
+        "receives not watched (pages shared with a pending send)",
+        "large sends followed unguarded (not sampled)",
+        "faults inside MPI calls on received data (the library's accesses)"
       ]
     },
     "layout": {"kind":"text","format":"json","labels":"none"},

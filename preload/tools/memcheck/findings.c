@@ -139,6 +139,7 @@ static void print(const uint64_t *rec, const mc_finding_t *f)
         "access to a pending RMA result buffer before its synchronisation", "send buffer overrun",
         "receive buffer overrun", "write before read of received data", "received data never read",
         "free of memory MPI still owns", "system call on memory MPI still owns",
+        "received data never read, overwritten by a later receive", "receive into memory MPI still owns",
     };
     line_t l = { .n = 0 };
     put(&l, "[");
@@ -157,7 +158,7 @@ static void print(const uint64_t *rec, const mc_finding_t *f)
         put(&l, ", ");
         put_bytes(&l, f->len);
         put(&l, ")");
-    } else if (f->kind == MC_UNREAD) {
+    } else if (f->kind == MC_UNREAD || f->kind == MC_UNREAD_OVERWRITTEN) {
         put(&l, ": ");
         put_bytes(&l, f->bytes);
         put(&l, " of ");

@@ -50,6 +50,8 @@ enum {
     F_BLOCKING_RECV = 256, /* receives data before it returns */
     F_REQ_FREE = 512,
     F_GET_STATUS = 1024,
+    F_WINDOW = 2048,   /* creates or extends a window: what the library allocates keeps its layout */
+    F_PIN = 4096,      /* hands the library memory it may access at any time (windows, Bsend buffer) */
 };
 static uint16_t flags[MPII_NFUNCS];
 
@@ -186,6 +188,7 @@ static void before(int id, mc_origin_t *o, const mpii_args_t *a, mc_ranges_t *rs
     if (f & F_BUF) {
         ranges_of(id, a, rs);
         check_extents(o, rs);
+        for (int k = 0; k < rs->n; k++) mc_pending_recv_overlaps(&rs->r[k]);
         if (mc_tracked)
             for (int k = 0; k < rs->n; k++) mc_unread_library_uses(rs->r[k].lo, rs->r[k].hi, rs->r[k].dir);
     }
@@ -239,13 +242,15 @@ static int ok(const void *rc, size_t n)
         if (ID == MPI_FINALIZE_T) stop();                                                           \
         if (MPII_UNLIKELY(!mc_on())) return CALL_NEXT(ID, QTYPE, NEXTARGS);                         \
         MC_BEFORE(ID, NAME);                                                                        \
-        int lifted = (flags[ID] & F_LIFT) && mc_guarded_ops;                                        \
+        int lifts = (flags[ID] & F_LIFT) != 0, lifted = lifts && mc_guarded_ops;                   \
+        mc_in_library += lifts;                                                                     \
         if (lifted) mc_pending_lift();                                                              \
         if (flags[ID] & F_LIFT) mpii_heap_library_enter(); /* its own allocations: ordinary */     \
         RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
         if (flags[ID] & F_LIFT) mpii_heap_library_leave();                                          \
         if (ok(&rc, sizeof rc)) after_start(ID, &o, &a, &rs);                                       \
         if (lifted) mc_pending_relower();                                                           \
+        mc_in_library -= lifts;                                                                     \
         return rc;                                                                                  \
     }
 MPII_FOREACH_FUNC(MC_WRAPPER)
@@ -254,14 +259,18 @@ MPII_FOREACH_FUNC(MC_WRAPPER)
 
 #define NEXT(ID, QTYPE, ...) MPII_CALL_NEXT(tool_id, ID, QTYPE, __VA_ARGS__)
 
+/* Around every call that may progress communication: pending buffers open for the library, and
+ * what faults meanwhile on this thread is the library's (mc_in_library). Always in pairs. */
 static void lift(void)
 {
+    mc_in_library++;
     if (mc_guarded_ops) mc_pending_lift();
 }
 
 static void relower(void)
 {
     mc_pending_relower(); /* also when the call completed the last pending operation */
+    mc_in_library--;
 }
 
 static int mc_MPI_Wait(QMPI_Context context, int tool_id, MPI_Request *req, MPI_Status *status)
@@ -479,6 +488,55 @@ static int mc_MPI_Win_free(QMPI_Context context, int tool_id, MPI_Win *win)
     return rc;
 }
 
+/* ---- memory given to MPI for windows: its layout stays, and it is never guarded ---- */
+
+/* MPI_Win_create, MPI_Win_attach, MPI_Buffer_attach: peers may read or write this memory at any
+ * moment (one-sided transfers by single copy, outside any MPI call here), and the kernel fails
+ * on a protected page instead of faulting: its block is never guarded again (what is watched on
+ * it now counts as used). The pin lasts until the block is freed. */
+static void pin(const void *p)
+{
+    mpii_block_t *b = p ? mpii_heap_find(p) : NULL;
+    if (!b) return;
+    b->pins++;
+    mc_unread_library_uses(b->start, b->start + b->pages * mpii_page_size, MC_DIR_SEND);
+}
+
+/* MPI_Win_allocate(_shared), MPI_Win_create(_dynamic), MPI_Win_attach/detach: the window's memory
+ * and the library's bookkeeping for it are allocated where the library's allocator puts them
+ * (never page-exclusive: never guarded). Else each attach's record took pages of its own from
+ * the same arena, between the program's small MPI_Alloc_mem elements, and spread them over a
+ * page each again (Open MPI's attach limit, below). */
+#define MC_WINDOW(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                    \
+    static __attribute__((unused)) RET mcw_##NAME QPARAMS                                           \
+    {                                                                                               \
+        if (MPII_UNLIKELY(!mc_on())) return CALL_NEXT(ID, QTYPE, NEXTARGS);                         \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                           \
+        if (flags[ID] & F_PIN) pin(a.pinned_buffer);                                                \
+        int own = (flags[ID] & F_WINDOW) != 0;                                                      \
+        if (own) mpii_heap_library_enter();                                                               \
+        lift(); /* collective: may progress pending operations */                                  \
+        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
+        relower();                                                                                  \
+        if (own) mpii_heap_library_leave();                                                               \
+        return rc;                                                                                  \
+    }
+MPII_FOREACH_FUNC(MC_WINDOW)
+
+/* MPI_Alloc_mem: memory the program may attach to a dynamic window. Below a page it stays where
+ * the library's allocator puts it, next to its neighbours: Open MPI's osc/rdma counts attached
+ * regions by page (32 per window by default), and a page each made a list of 16-byte elements
+ * fail at the 33rd MPI_Win_attach (MPICH's rma/linked_list: MPI_ERR_RMA_ATTACH). Larger blocks
+ * get pages of their own like any allocation: message buffers from MPI_Alloc_mem are checked. */
+static int mc_MPI_Alloc_mem(QMPI_Context context, int tool_id, MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    int keep = mc_on() && !mc_valgrind && size >= 0 && (size_t) size < mpii_page_size;
+    if (keep) mpii_heap_library_enter();
+    int rc = NEXT(MPI_ALLOC_MEM_T, QMPI_Alloc_mem_t, size, info, baseptr);
+    if (keep) mpii_heap_library_leave();
+    return rc;
+}
+
 /* ---- what the core tells us: faults, system calls, freed memory ---- */
 
 static int on_fault(void *addr, int write)
@@ -633,6 +691,12 @@ static void classify(void)
         if (k == MPII_KIND_RMA_SYNC) v |= F_SYNC;
         if (id == MPI_REQUEST_FREE_T) v |= F_REQ_FREE;
         if (id == MPI_REQUEST_GET_STATUS_T) v |= F_GET_STATUS;
+        /* window creation (and _shared, _c forms), attach and detach: the library's allocations
+         * meanwhile stay where its allocator puts them */
+        if (!strncmp(f->name, "MPI_Win_allocate", 16) || !strncmp(f->name, "MPI_Win_create", 14) ||
+            !strcmp(f->name, "MPI_Win_attach") || !strcmp(f->name, "MPI_Win_detach"))
+            v |= F_WINDOW;
+        if (has_role(f, MPII_ROLE_PINNED_BUFFER)) v |= F_PIN;
         flags[id] = (uint16_t) v;
     }
 }
@@ -644,7 +708,8 @@ void mpii_memcheck_init(int tool_id)
     classify();
     /* every function first: the generic wrapper lifts guards around anything that progresses */
 #define MC_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                  \
-    if (flags[ID] & F_SYNC) QMPI_Register_function(tool_id, ID, (void (*)(void)) mcs_##NAME);       \
+    if (flags[ID] & (F_WINDOW | F_PIN)) QMPI_Register_function(tool_id, ID, (void (*)(void)) mcw_##NAME); \
+    else if (flags[ID] & F_SYNC) QMPI_Register_function(tool_id, ID, (void (*)(void)) mcs_##NAME);       \
     else if ((flags[ID] & F_BLOCKING_RECV) && !(flags[ID] & F_START_OP))                            \
         QMPI_Register_function(tool_id, ID, (void (*)(void)) mcb_##NAME);                           \
     else if (flags[ID] & (F_LIFT | F_BUF)) QMPI_Register_function(tool_id, ID, (void (*)(void)) mcg_##NAME);
@@ -667,4 +732,5 @@ void mpii_memcheck_init(int tool_id)
     QMPI_Register_function(tool_id, MPI_STARTALL_T, (void (*)(void)) mc_MPI_Startall);
     QMPI_Register_function(tool_id, MPI_REQUEST_FREE_T, (void (*)(void)) mc_MPI_Request_free);
     QMPI_Register_function(tool_id, MPI_WIN_FREE_T, (void (*)(void)) mc_MPI_Win_free);
+    QMPI_Register_function(tool_id, MPI_ALLOC_MEM_T, (void (*)(void)) mc_MPI_Alloc_mem);
 }

@@ -38,7 +38,9 @@ enum {
     MC_UNREAD = 10, /* E10: received data never read (bytes) */
     MC_FREE_PENDING = 11, /* free()/realloc() of memory MPI still owns */
     MC_SYSCALL_PENDING = 12, /* a system call (read, write, …) on memory MPI still owns */
-    MC_KINDS = 13
+    MC_UNREAD_OVERWRITTEN = 13, /* E10: received data the library overwrote with a later message before the program read it (bytes) */
+    MC_RECV_PENDING = 14, /* a receive into the buffer of a pending operation (a send's, another receive's, a one-sided origin or result) */
+    MC_KINDS = 15
 };
 #define MC_KIND_LABELS \
     "write to a pending send buffer\n" \
@@ -53,7 +55,9 @@ enum {
     "write before read of received data\n" \
     "received data never read\n" \
     "free of memory MPI still owns\n" \
-    "system call on memory MPI still owns"
+    "system call on memory MPI still owns\n" \
+    "received data never read, overwritten by a later receive\n" \
+    "receive into memory MPI still owns"
 
 /* block "stats" (counters): what memcheck did */
 enum {
@@ -73,7 +77,10 @@ enum {
     MS_TABLE_FULL = 13,
     MS_PENDING_SKIPPED = 14,
     MS_READABLE_FOR_SENDS = 15,
-    MS_COUNT = 16
+    MS_UNWATCHED_SEND_PAGES = 16,
+    MS_SENDS_FOLLOWED = 17,
+    MS_LIBRARY_FAULTS = 18,
+    MS_COUNT = 19
 };
 #define MC_STAT_LABELS \
     "buffers checked\n" \
@@ -91,6 +98,9 @@ enum {
     "requests freed while active\n" \
     "requests untracked: table full\n" \
     "pending operations not checked (sampling)\n" \
-    "receive guards read-only (page shared with a pending send)"
+    "receive guards read-only (page shared with a pending send)\n" \
+    "receives not watched (pages shared with a pending send)\n" \
+    "large sends followed unguarded (not sampled)\n" \
+    "faults inside MPI calls on received data (the library's accesses)"
 
 #endif

@@ -27,6 +27,7 @@
  * value or copied elsewhere is found by its handle among the active ones. */
 typedef struct {
     uint8_t used, active, persistent, nranges, has_req, counted;
+    uint8_t follow_only;     /* not sampled, followed only for its pages (a large send: see start) */
     MPI_Request *where;      /* the program's variable */
     MPI_Request req;         /* the handle it held */
     MPI_Win win;
@@ -39,6 +40,9 @@ typedef struct {
 } mc_op_t;
 
 volatile int mc_guarded_ops;
+/* A large send could not be followed (the table was full): any page may hold a pending send from
+ * now on, so mc_pending_send_pages answers yes for every page (no receive becomes NOACCESS). */
+static int blind;
 static mc_op_t *ops;              /* mmap'd: the table must not come from the heap we watch */
 static int free_ops[MC_OPS], n_free;
 static int live[MC_OPS], n_live;  /* active operations */
@@ -143,6 +147,15 @@ int mc_range(mc_range_t *r, const void *buf, MPI_Count count, MPI_Datatype type,
  * MPI calls, where guards are lifted. */
 #define MC_EAGER_BYTES 4096
 
+/* Whether an operation has a send buffer larger than that: one a peer may read at any moment
+ * until the send completes (the only ones whose pages must stay readable). */
+static int large_send(const mc_range_t *r, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (r[k].dir == MC_DIR_SEND && r[k].hi - r[k].lo > MC_EAGER_BYTES) return 1;
+    return 0;
+}
+
 static int guard_kind(const mc_op_t *op, const mc_range_t *r)
 {
     if (r->dir == MC_DIR_RECV) return MPII_GUARD_NOACCESS;
@@ -157,6 +170,7 @@ static int guard_kind(const mc_op_t *op, const mc_range_t *r)
  * page: the transfer fails ("Read -1 … errno = 14"). Such pages are never made NOACCESS. */
 int mc_pending_send_pages(uintptr_t plo, uintptr_t phi)
 {
+    if (blind) return 1;
     for (int n = 0; n < n_live; n++) {
         const mc_op_t *op = &ops[live[n]];
         for (int k = 0; k < op->nranges; k++) {
@@ -277,7 +291,7 @@ static void deactivate(int i, const MPI_Status *st)
     int last = live[--n_live];
     live[op->at] = last;
     ops[last].at = op->at;
-    for (int k = 0; k < op->nranges; k++) {
+    for (int k = 0; k < op->nranges && !op->follow_only; k++) {
         mc_range_t *r = &op->r[k];
         if (r->dir != MC_DIR_RECV || r->lo >= r->hi || (!r->contiguous && !mc_valgrind)) continue;
         size_t n = r->hi - r->lo;
@@ -325,6 +339,7 @@ void mc_pending_start(const mc_origin_t *o, MPI_Request *req, MPI_Win win, int t
 {
     if (!table_ready() || n_free == 0) {
         mc_stats[MS_TABLE_FULL]++;
+        if (large_send(ranges, nranges)) blind = 1;
         return;
     }
     if (req && *req == MPI_REQUEST_NULL) return;
@@ -336,7 +351,12 @@ void mc_pending_start(const mc_origin_t *o, MPI_Request *req, MPI_Win win, int t
         }
     }
     int check = !persistent && mc_sampled(o->site, MC_SAMPLE_PENDING, bytes_of(ranges, nranges));
-    if (!persistent && !check) { /* not followed: costs nothing */
+    /* A large send not sampled is still followed, without a guard: its pages must never become
+     * NOACCESS while it is pending (mc_pending_send_pages: received data watched on them, a
+     * receive guard), and a receive into it is an error (mc_pending_recv_overlaps). One table
+     * entry, no system call: small next to moving more than 4 KiB. */
+    int follow = !persistent && !check && !mc_valgrind && large_send(ranges, nranges);
+    if (!persistent && !check && !follow) { /* not followed: costs nothing */
         mc_stats[MS_PENDING_SKIPPED]++;
         return;
     }
@@ -348,6 +368,8 @@ void mc_pending_start(const mc_origin_t *o, MPI_Request *req, MPI_Win win, int t
     op->win = win;
     op->target = target;
     op->persistent = (uint8_t) persistent;
+    op->follow_only = (uint8_t) follow;
+    mc_stats[MS_SENDS_FOLLOWED] += follow;
     op->nranges = (uint8_t) (nranges > 2 ? 2 : nranges);
     memcpy(op->r, ranges, sizeof(mc_range_t) * op->nranges);
     if (req) {
@@ -390,6 +412,28 @@ void mc_pending_rma_sync(MPI_Win win, int target)
         if (target >= 0 && ops[i].target != target) continue;
         deactivate(i, NULL);
         if (!ops[i].has_req) release(i); /* Rput & co. still answer to their Wait */
+    }
+}
+
+/* A receive into [r->lo, r->hi) is about to start while an operation still owns some of those
+ * bytes: MPI forbids it (a pending send's buffer must not be modified, a pending receive's or
+ * one-sided result's not accessed, until completion), and the library's transfers of the two
+ * race. Reported once per operation, with the operation's call as the owner and the receive's
+ * stack as the backtrace. Byte ranges are exact only for contiguous datatypes: strided ones
+ * (interleaved columns) and the vector forms' whole-allocation ranges are not compared. */
+void mc_pending_recv_overlaps(const mc_range_t *r)
+{
+    if (!n_live || r->dir != MC_DIR_RECV || !r->contiguous) return;
+    for (int n = 0; n < n_live; n++) {
+        const mc_op_t *op = &ops[live[n]];
+        for (int k = 0; k < op->nranges; k++) {
+            const mc_range_t *p = &op->r[k];
+            if (!p->contiguous || p->hi <= r->lo || r->hi <= p->lo) continue;
+            mc_finding_t f = { .kind = MC_RECV_PENDING, .origin = &op->origin, .addr = p->lo > r->lo ? p->lo : r->lo,
+                               .base = p->lo, .len = p->hi - p->lo, .access = 1 };
+            mc_report(&f);
+            break;
+        }
     }
 }
 

@@ -30,6 +30,8 @@ void mc_pending_block_released(mpii_block_t *b);
 void mc_pending_finalize(void);
 /* Whether a page of [plo, phi) holds bytes of a pending send (such pages never become NOACCESS). */
 int mc_pending_send_pages(uintptr_t plo, uintptr_t phi);
+/* A receive into range r is about to start: report each pending operation owning bytes of it. */
+void mc_pending_recv_overlaps(const mc_range_t *r);
 /* Fill a range from buffer/count/type (0, or -1 when the extent is unknown). */
 int mc_range(mc_range_t *r, const void *buf, MPI_Count count, MPI_Datatype type, int dir);
 #endif

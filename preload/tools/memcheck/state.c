@@ -4,3 +4,4 @@
 int mc_tool;
 uint64_t *mc_stats;
 int mc_strict, mc_fatal, mc_valgrind;
+__thread int mc_in_library;

@@ -27,6 +27,9 @@ extern int mc_strict;     /* pending send/origin buffers are NOACCESS (reads are
 extern int mc_fatal;      /* stop the job at the first finding */
 extern int mc_valgrind;   /* running under Valgrind: client requests instead of page protection */
 extern int mc_tool;
+/* > 0 while this thread runs inside an MPI call that may move data (memcheck.c): a fault then is
+ * the library's access, never the program's */
+extern __thread int mc_in_library;
 
 enum { MC_DIR_SEND, MC_DIR_RECV };
 enum { MC_OWNER_P2P, MC_OWNER_COLL, MC_OWNER_RMA };

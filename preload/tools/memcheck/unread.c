@@ -39,6 +39,7 @@ typedef struct {
     unsigned elem, nelem;      /* precise records: element size and count (nelem 0: per page) */
     int at;                    /* index in active[] */
     uint64_t decided;          /* precise: elements read or written since the receive */
+    uint64_t overwritten;      /* bytes the library overwrote unread (library_fault), reported at finish */
 } mc_record_t;
 
 volatile int mc_tracked;
@@ -86,10 +87,10 @@ static void open_page(mc_record_t *r, int i)
     mpii_guard_remove(r->block, page_at(r, i), page_at(r, i) + mpii_page_size, MPII_GUARD_NOACCESS);
 }
 
-static void report_unread(const mc_origin_t *origin, uintptr_t lo, uintptr_t len, uint64_t unread)
+static void report_unread(const mc_origin_t *origin, uintptr_t lo, uintptr_t len, uint64_t unread, int kind)
 {
     mc_stats[MS_UNREAD_BYTES] += unread;
-    mc_finding_t f = { .kind = MC_UNREAD, .origin = origin, .addr = lo, .base = lo, .len = len, .bytes = unread, .access = -1 };
+    mc_finding_t f = { .kind = kind, .origin = origin, .addr = lo, .base = lo, .len = len, .bytes = unread, .access = -1 };
     mc_report(&f);
 }
 
@@ -116,12 +117,14 @@ static void finish(mc_record_t *r)
     /* released before reporting: the report writes to stderr, and write() comes back here */
     mc_origin_t origin = r->origin;
     uintptr_t lo = r->lo, len = r->hi - r->lo;
+    uint64_t over = r->overwritten;
     r->used = 0;
     free_records[n_free++] = (int) (r - records);
     int last = active[--mc_tracked];
     active[r->at] = last;
     records[last].at = r->at;
-    if (unread) report_unread(&origin, lo, len, unread);
+    if (over) report_unread(&origin, lo, len, over, MC_UNREAD_OVERWRITTEN);
+    if (unread) report_unread(&origin, lo, len, unread, MC_UNREAD);
 }
 
 static uint64_t all_elements(const mc_record_t *r)
@@ -196,6 +199,13 @@ void mc_unread_received(const mc_origin_t *o, uintptr_t lo, size_t n, unsigned e
         elem = 0;
     }
     if (lo >= end) return;
+    /* a pending send on a page in between: its bytes are received bytes (the receive overwrote a
+     * pending send, an error reported at the call), and the peer may still read those pages at any
+     * moment (UCX aborted: "process_vm_readv … Bad address"): nothing of it is watched */
+    if (send_pages(mpii_page_down(lo), mpii_page_up(end))) {
+        mc_stats[MS_UNWATCHED_SEND_PAGES]++;
+        return;
+    }
     mc_stats[MS_TRACKED]++;
     for (int k = 0; k < MC_RECORDS_PER_RECV && lo < end && n_free > 0; k++) {
         uintptr_t plo = mpii_page_down(lo), stop = plo + (uintptr_t) MC_RECORD_PAGES * mpii_page_size;
@@ -253,7 +263,7 @@ static void received_again(mc_record_t *r, uintptr_t lo, uintptr_t hi)
             if (y > x) unread += y - x;
         }
     }
-    if (unread) report_unread(&r->origin, r->lo, r->hi - r->lo, unread);
+    if (unread) report_unread(&r->origin, r->lo, r->hi - r->lo, unread, MC_UNREAD_OVERWRITTEN);
     if (r->nelem) { /* followed element by element on guarded pages the library now needs open */
         stop_watching(r);
         return;
@@ -283,10 +293,53 @@ void mc_unread_library_uses(uintptr_t lo, uintptr_t hi, int dir)
     }
 }
 
+/* A fault inside an MPI call: the library (Open MPI's ob1 unpacking a fragment with
+ * opal_convertor_unpack, MPICH's shared-memory copy) touches watched data for a receive or a send
+ * whose buffer memcheck could not see at its call (MPI_BOTTOM with absolute addresses, a receive
+ * that was not sampled before data was watched on its pages, a user callback). Never the
+ * program's access: a write into received bytes means a later receive overwrote them (those not
+ * read by now never will be: a hint at the first receive's site); anything else counts as used.
+ * The page opens for the rest of the call. */
+static int library_fault(uintptr_t a, int write)
+{
+    int mine = 0;
+    FOR_ACTIVE(r) {
+        if (a < r->plo || a >= page_at(r, MC_RECORD_PAGES)) continue;
+        int p = (int) ((a - r->plo) / mpii_page_size);
+        if (!(r->guarded >> p & 1)) continue;
+        mine = 1;
+        mc_stats[MS_LIBRARY_FAULTS]++;
+        if (write && a >= r->lo && a < r->hi) { /* the page's unread bytes: one finding at finish */
+            uintptr_t lo = page_at(r, p), hi = lo + mpii_page_size;
+            if (r->nelem) {
+                for (unsigned e = 0; e < r->nelem; e++) {
+                    uintptr_t x = r->lo + (uintptr_t) e * r->elem;
+                    if (x >= lo && x < hi && !(r->decided >> e & 1)) {
+                        r->decided |= 1ull << e;
+                        r->overwritten += r->elem;
+                    }
+                }
+                stop_watching(r);
+            } else {
+                r->overwritten += bytes_on_page(r, p);
+                open_page(r, p);
+                if (!r->guarded) finish(r);
+            }
+        } else if (r->nelem) {
+            stop_watching(r);
+        } else {
+            open_page(r, p);
+            if (!r->guarded) finish(r);
+        }
+    }
+    return mine;
+}
+
 int mc_unread_fault(void *addr, int write)
 {
     uintptr_t a = (uintptr_t) addr;
     int mine = 0;
+    if (mc_in_library) return library_fault(a, write);
     FOR_ACTIVE(r) {
         if (a < r->plo || a >= page_at(r, MC_RECORD_PAGES)) continue;
         int p = (int) ((a - r->plo) / mpii_page_size);
