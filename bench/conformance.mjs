@@ -221,6 +221,9 @@ export function classify(r) {
   return 'regression';
 }
 
+/** A regression whose rerun under the tool gave the right result. */
+const passedOnRerun = (r) => r.rerunTool === 'pass' || r.rerunTool === 'findings';
+
 /**
  * The table of one MPI: for each configuration run, the programs passing plain, how many of them
  * have a result under it, how many pass, regressions (and how many of them passed on the rerun
@@ -261,7 +264,7 @@ export function summarise(results, mpi, configIds, ids = undefined) {
       else if (c === 'flaky-plain') row.flakyPlain++;
       else {
         row.regressions++;
-        if (r.rerunTool === 'pass') row.intermittent++;
+        if (passedOnRerun(r)) row.intermittent++;
         regressions.push(r);
       }
     }
@@ -289,7 +292,7 @@ export function formatSummary({ head, rows, regressions, withFindings = [] }, la
     }
   } else out.push('(no tool configuration run yet)');
   for (const r of regressions) {
-    const again = r.rerunTool === undefined ? '' : r.rerunTool === 'pass' ? '; passed on the rerun (intermittent)' : '; reproduced on the rerun';
+    const again = r.rerunTool === undefined ? '' : passedOnRerun(r) ? `; ${r.rerunTool === 'pass' ? 'passed' : 'passed with findings'} on the rerun (intermittent)` : '; reproduced on the rerun';
     out.push(`REGRESSION ${r.id} (${r.mpi}, ${r.config}, ${r.np} processes): ${r.why}${again}`);
     for (const l of r.lines ?? []) out.push(`    ${l}`);
   }

@@ -150,6 +150,7 @@ test('the table: passing plain, run, passing under the tool (with findings), reg
     r('d/c', 'overlap chained', 'fail', { rerunTool: 'pass', rerunPlain: 'fail' }),
     // failed once under the tool, passed on its rerun: still a regression, counted apart too
     r('d/f', 'overlap chained', 'fail', { rerunTool: 'pass', rerunPlain: 'pass' }),
+    r('d/b', 'memcheck chained', 'fail', { rerunTool: 'findings', rerunPlain: 'pass' }),
     r('d/a', 'memcheck chained', 'findings', { why: '1 finding(s) reported by the tool', lines: ['[vm:1] memcheck: rank 0: x'] }),
     // a result for a program that fails plain is not the tool's
     r('d/e', 'overlap chained', 'fail'),
@@ -162,12 +163,13 @@ test('the table: passing plain, run, passing under the tool (with findings), reg
   assert.deepEqual(s.rows, [
     { config: 'noop compiled', passingPlain: 4, run: 1, passing: 1, findings: 0, regressions: 0, intermittent: 0, flakyPlain: 0 },
     { config: 'overlap chained', passingPlain: 4, run: 4, passing: 1, findings: 0, regressions: 2, intermittent: 1, flakyPlain: 1 },
-    { config: 'memcheck chained', passingPlain: 4, run: 1, passing: 1, findings: 1, regressions: 0, intermittent: 0, flakyPlain: 0 },
+    { config: 'memcheck chained', passingPlain: 4, run: 2, passing: 1, findings: 1, regressions: 1, intermittent: 1, flakyPlain: 0 },
   ]);
-  assert.deepEqual(s.regressions.map((x: { id: string }) => x.id), ['d/b', 'd/f']);
+  assert.deepEqual(s.regressions.map((x: { id: string; config: string }) => `${x.id} ${x.config}`), ['d/b overlap chained', 'd/f overlap chained', 'd/b memcheck chained']);
   const text = cf.formatSummary(s, 'MPICH');
   assert.match(text, /^overlap chained +\| +4 \| +4 \| +1 \(0\) \| +2 \(1\) \| +1$/m);
-  assert.match(text, /^memcheck chained +\| +4 \| +1 \| +1 \(1\) \| +0 \(0\) \| +0$/m);
+  assert.match(text, /^memcheck chained +\| +4 \| +2 \| +1 \(1\) \| +1 \(1\) \| +0$/m);
+  assert.match(text, /REGRESSION d\/b \(mpich, memcheck chained, 2 processes\): exit 12; passed with findings on the rerun \(intermittent\)/);
   assert.match(text, /^FINDINGS d\/a \(mpich, memcheck chained, 2 processes\): 1 finding\(s\) reported by the tool: \[vm:1\] memcheck: rank 0: x$/m);
   assert.match(text, /REGRESSION d\/f .*: exit 12; passed on the rerun \(intermittent\)/);
   assert.match(text, /REGRESSION d\/b \(mpich, overlap chained, 2 processes\): exit 12; reproduced on the rerun\n {4}MPI_Pack: Invalid argument/);
