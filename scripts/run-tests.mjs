@@ -50,6 +50,12 @@ function run(layer, extra) {
     return 1;
   }
   console.log(`run-tests: ${layer} layer, ${compiled.length} files`);
+  if (layer !== 'unit') {
+    // both MPIs' shims built once, before any test: a build (1–2 minutes, more on a busy machine)
+    // then never runs inside one test's time limit
+    const b = spawnSync(process.execPath, [join(ROOT, 'bin', 'mpii.js'), 'build', '--mpi', 'all', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
+    if (b.status !== 0) console.error('run-tests: building the shims failed: the tests that need them will say why');
+  }
   // integration files one at a time: jobs share the machine's cores, the launchers and Slurm; unit
   // files two at a time (the machines here have 2 cores)
   const concurrency = ['--test-concurrency=' + (layer === 'unit' ? 2 : 1)];
