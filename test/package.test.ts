@@ -96,7 +96,7 @@ describe('the npm package: pack, install as root, run as another user', { timeou
 
   it('holds what a user runs and nothing else', () => {
     const top = readdirSync(pkg).filter((f) => f !== 'node_modules').sort();
-    assert.deepEqual(top, ['README.md', 'bin', 'config', 'dist', 'docs', 'package.json', 'preload']);
+    assert.deepEqual(top, ['LICENSE', 'README.md', 'bin', 'config', 'dist', 'docs', 'package.json', 'preload']);
     assert.deepEqual(readdirSync(join(pkg, 'dist')).sort(), ['preload', 'src']);
     assert.deepEqual(readdirSync(join(pkg, 'docs')), ['mpii.1']);
     assert.ok(existsSync(join(pkg, 'dist', 'src', 'cli', 'main.js')));
