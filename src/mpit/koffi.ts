@@ -3,14 +3,11 @@
 // binaries for the common platforms; elsewhere its install script builds one, and npm 11 runs a
 // dependency's install script only when approved (`--allow-scripts=koffi`, docs/package.md).
 // Only those commands load it: `mpii run` without --pvar, `report`, `doctor` … work without it.
-import { basename, dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, dirname } from 'node:path';
+import { ROOT } from '../build/shim.js'; /* mpii's install root (package.json, dist/, preload/) */
 import { MpiiError } from '../errors.js';
 
 export type Koffi = typeof import('koffi');
-
-/** mpii's install root (the folder holding package.json, dist/, preload/). */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /** How to get koffi's native module for the mpii installed at `root`: a global install
  * (`<prefix>/lib/node_modules/mpii`) is installed again with the script allowed; in a clone,

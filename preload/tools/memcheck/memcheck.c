@@ -245,9 +245,9 @@ static int ok(const void *rc, size_t n)
         int lifts = (flags[ID] & F_LIFT) != 0, lifted = lifts && mc_guarded_ops;                   \
         mc_in_library += lifts;                                                                     \
         if (lifted) mc_pending_lift();                                                              \
-        if (flags[ID] & F_LIFT) mpii_heap_library_enter(); /* its own allocations: ordinary */     \
+        if (lifts) mpii_heap_library_enter(); /* the library's own allocations: ordinary */          \
         RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
-        if (flags[ID] & F_LIFT) mpii_heap_library_leave();                                          \
+        if (lifts) mpii_heap_library_leave();                                                       \
         if (ok(&rc, sizeof rc)) after_start(ID, &o, &a, &rs);                                       \
         if (lifted) mc_pending_relower();                                                           \
         mc_in_library -= lifts;                                                                     \
@@ -514,11 +514,11 @@ static void pin(const void *p)
         mpii_args_t a = MPII_ARGS_##NAME;                                                           \
         if (flags[ID] & F_PIN) pin(a.pinned_buffer);                                                \
         int own = (flags[ID] & F_WINDOW) != 0;                                                      \
-        if (own) mpii_heap_library_enter();                                                               \
+        if (own) mpii_heap_library_enter();                                                         \
         lift(); /* collective: may progress pending operations */                                  \
         RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
         relower();                                                                                  \
-        if (own) mpii_heap_library_leave();                                                               \
+        if (own) mpii_heap_library_leave();                                                         \
         return rc;                                                                                  \
     }
 MPII_FOREACH_FUNC(MC_WINDOW)
