@@ -86,6 +86,21 @@ for (const f of FLAVORS) {
       });
     }
 
+    it('an RMA epoch of many operations: guards held across 64 calls are given up, a write right after a call is still found', async () => {
+      // MPICH's rma/manyrma2 (16,384 Accumulate calls per epoch) ran 200x plain's time when every
+      // guard was lifted and lowered around every later call until the fence
+      const n = 500;
+      const r = await underMemcheck(f, 2, 'memcheck_rma_epoch', [String(n)], 'pending=all');
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, new RegExp(`after epoch 1: ${n} ${2 * n}`));
+      // epoch 1: operation i is lifted around calls i+1..n and the fence: n - 64 give up their guard
+      assert.equal(r.run.stats['RMA guards given up (held across 64 MPI calls in one epoch)'], n - 64, JSON.stringify(r.run.stats));
+      // the write changes the origin of all three pending Accumulates of epoch 2: one finding each
+      assert.deepEqual(r.run.findings.map((x) => [x.kind, x.count]), [['write to a pending RMA origin buffer', 3]], show(r.run.findings));
+      assert.equal(r.run.findings[0].access?.at.line, marked('memcheck_rma_epoch', 'MEMCHECK-ACCESS'));
+      assert.equal(r.run.findings[0].call.at?.line, marked('memcheck_rma_epoch', 'MEMCHECK-CALL'));
+    });
+
     it('strict mode: reads of pending send and RMA origin buffers too; relaxed mode allows them (MPI-2.2)', async () => {
       const relaxed = await underMemcheck(f, 2, 'memcheck_e6_pending_read', []);
       assert.equal(relaxed.run.findings.length, 0, show(relaxed.run.findings));

@@ -294,7 +294,7 @@ export const BLOCKS = {
     "stats": {
       "kind": "counters",
       "row": {
-        "size": 19,
+        "size": 20,
         "index": {
           "buffers checked": 0,
           "unchecked: not on the page-exclusive heap": 1,
@@ -314,7 +314,8 @@ export const BLOCKS = {
           "receive guards read-only (page shared with a pending send)": 15,
           "receives not watched (pages shared with a pending send)": 16,
           "large sends followed unguarded (not sampled)": 17,
-          "faults inside MPI calls on received data (the library's accesses)": 18
+          "faults inside MPI calls on received data (the library's accesses)": 18,
+          "RMA guards given up (held across 64 MPI calls in one epoch)": 19
         },
         "words": {}
       },
@@ -337,7 +338,8 @@ export const BLOCKS = {
         "receive guards read-only (page shared with a pending send)",
         "receives not watched (pages shared with a pending send)",
         "large sends followed unguarded (not sampled)",
-        "faults inside MPI calls on received data (the library's accesses)"
+        "faults inside MPI calls on received data (the library's accesses)",
+        "RMA guards given up (held across 64 MPI calls in one epoch)"
       ]
     },
     "layout": {"kind":"text","format":"json","labels":"none"},

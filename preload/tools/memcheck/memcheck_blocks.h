@@ -80,7 +80,8 @@ enum {
     MS_UNWATCHED_SEND_PAGES = 16,
     MS_SENDS_FOLLOWED = 17,
     MS_LIBRARY_FAULTS = 18,
-    MS_COUNT = 19
+    MS_GIVEN_UP_LIFTS = 19,
+    MS_COUNT = 20
 };
 #define MC_STAT_LABELS \
     "buffers checked\n" \
@@ -101,6 +102,7 @@ enum {
     "receive guards read-only (page shared with a pending send)\n" \
     "receives not watched (pages shared with a pending send)\n" \
     "large sends followed unguarded (not sampled)\n" \
-    "faults inside MPI calls on received data (the library's accesses)"
+    "faults inside MPI calls on received data (the library's accesses)\n" \
+    "RMA guards given up (held across 64 MPI calls in one epoch)"
 
 #endif

@@ -20,6 +20,14 @@
 #define MC_OPS 4096
 #define MC_HASH 8192 /* power of two, > 2 × MC_OPS */
 #define MC_STEP_LIMIT 256 /* steps over one operation's pages before its guard is given up */
+/* MPI calls an operation's guard is lifted around before it is given up. A guard costs two
+ * mprotect calls per progressing MPI call while the operation is pending: nothing for a receive
+ * completed by the next Wait, but an RMA origin stays pending until its epoch's synchronisation,
+ * and MPICH's rma/manyrma2 makes 16,384 MPI_Accumulate calls per epoch: with every guard held to
+ * the end, 200x plain's time. A write that breaks the rule mostly comes right after the call (the
+ * next iteration refills the buffer); after this many calls the operation is only followed.
+ * Point-to-point operations keep their guards: a Wait soon completes them. */
+#define MC_LIFT_LIMIT 64
 
 /* Operations are found by the address of the program's MPI_Request variable: handle values are
  * not unique while pending (both MPIs hand out one shared handle for operations that completed
@@ -34,6 +42,7 @@ typedef struct {
     int target;
     int at;                  /* index in live[] while active */
     uint32_t steps;
+    uint32_t lifts;          /* MPI calls its guard was lifted around (MC_LIFT_LIMIT) */
     uint64_t since;          /* activation order: among ops sharing a handle, the oldest answers */
     mc_origin_t origin;
     mc_range_t r[2];
@@ -156,11 +165,15 @@ static int large_send(const mc_range_t *r, int n)
     return 0;
 }
 
+static int is_rma(const mc_op_t *op)
+{
+    return op->win != MPI_WIN_NULL && op->win != (MPI_Win) 0;
+}
+
 static int guard_kind(const mc_op_t *op, const mc_range_t *r)
 {
     if (r->dir == MC_DIR_RECV) return MPII_GUARD_NOACCESS;
-    int rma = op->win != MPI_WIN_NULL && op->win != (MPI_Win) 0;
-    if (mc_strict && (rma || r->hi - r->lo <= MC_EAGER_BYTES)) return MPII_GUARD_NOACCESS;
+    if (mc_strict && (is_rma(op) || r->hi - r->lo <= MC_EAGER_BYTES)) return MPII_GUARD_NOACCESS;
     return MPII_GUARD_READONLY;
 }
 
@@ -265,6 +278,7 @@ static void activate(int i, int check)
     static uint64_t activations;
     op->active = 1;
     op->steps = 0;
+    op->lifts = 0;
     op->since = ++activations;
     op->at = n_live;
     live[n_live++] = i;
@@ -277,6 +291,16 @@ static void activate(int i, int check)
     if (!mc_valgrind) readable_for_sends(op);
     op->counted = guarded(op) || mc_valgrind;
     mc_guarded_ops += op->counted;
+}
+
+/* The guard has cost too many system calls (MC_LIFT_LIMIT): the operation is followed to its
+ * completion unguarded, as an unsampled one. */
+static void give_up_guards(mc_op_t *op)
+{
+    for (int k = 0; k < op->nranges; k++) unguard_range(&op->r[k]);
+    mc_guarded_ops -= op->counted;
+    op->counted = 0;
+    mc_stats[MS_GIVEN_UP_LIFTS]++;
 }
 
 /* The operation finished (received: bytes that arrived, for the unread tracking). */
@@ -448,6 +472,12 @@ void mc_pending_lift(void)
 {
     mc_stats[MS_LIFTS]++;
     n_lifted = 0;
+    /* first the guards given up (a removal re-applies the other guards of its pages: none may be
+     * open yet), then the rest opened */
+    if (!mc_valgrind)
+        for (int n = 0; n < n_live; n++)
+            if (is_rma(&ops[live[n]]) && ops[live[n]].counted && ++ops[live[n]].lifts > MC_LIFT_LIMIT)
+                give_up_guards(&ops[live[n]]);
     for (int n = 0; n < n_live; n++) {
         mc_op_t *op = &ops[live[n]];
         if (mc_valgrind) {
@@ -457,8 +487,12 @@ void mc_pending_lift(void)
         for (int k = 0; k < op->nranges; k++) {
             mc_range_t *r = &op->r[k];
             if (r->kind == 0xff) continue;
-            mpii_guard_open(r->block, r->plo, r->phi);
             r->open = 1;
+            /* the pages the previous range opened (operations on one buffer: an RMA loop) are open */
+            if (n_lifted && lifted[n_lifted - 1].block == r->block && lifted[n_lifted - 1].lo <= r->plo &&
+                r->phi <= lifted[n_lifted - 1].hi)
+                continue;
+            mpii_guard_open(r->block, r->plo, r->phi);
             lifted[n_lifted].block = r->block;
             lifted[n_lifted].lo = r->plo;
             lifted[n_lifted++].hi = r->phi;
@@ -490,7 +524,7 @@ static void forget_lifted(const mpii_block_t *b)
 
 static int finding_kind(const mc_op_t *op, const mc_range_t *r, int write)
 {
-    int rma = op->win != MPI_WIN_NULL && op->win != (MPI_Win) 0;
+    int rma = is_rma(op);
     if (r->dir == MC_DIR_RECV) return rma ? MC_ACCESS_RMA_RESULT : write ? MC_WRITE_PENDING_RECV : MC_READ_PENDING_RECV;
     if (rma) return write ? MC_WRITE_RMA_ORIGIN : MC_READ_RMA_ORIGIN;
     return write ? MC_WRITE_PENDING_SEND : MC_READ_PENDING_SEND;
