@@ -143,16 +143,13 @@ describe('the npm package: pack, install as root, run as another user', { timeou
     assert.match(doctor.stdout, new RegExp(`^ok +shim cache ${esc(cache)} is writable: .*nothing is written in ${esc(pkg)}`, 'm'));
   });
 
-  it('a C program on MPICH and a Python program on Open MPI: all in $XDG_CACHE_HOME/mpii', async () => {
+  // one MPI: a shim build in a fresh cache is the slowest step of this file, and which MPI the
+  // shim is for changes nothing the package decides (both MPIs' runs are tested from the checkout)
+  it('a Python program on Open MPI: all in $XDG_CACHE_HOME/mpii', async () => {
     const xdg = userDir(join(work, 'xdg'));
     const env = { XDG_CACHE_HOME: xdg };
     const homeCache = join(home, '.cache');
     const homeBefore = existsSync(homeCache) ? snapshot(homeCache) : [];
-    const ring = await cProgram('mpich');
-    const c = await runAsUser([ring], env, ['-np', String(NP)]);
-    assert.match(c.stdout, /ring ok size=2 token=6/);
-    assert.equal(c.calls.get('MPI_Send'), NP * 3);
-
     const py = join(work, 'allreduce.py');
     writeFileSync(py, [
       'import numpy as np',
@@ -169,7 +166,7 @@ describe('the npm package: pack, install as root, run as another user', { timeou
     assert.equal(p.calls.get('MPI_Allreduce'), NP);
 
     const cache = join(xdg, 'mpii');
-    assert.deepEqual(shims(cache).map((d) => d.split('-')[0]).sort(), ['mpich', 'openmpi']);
+    assert.deepEqual(shims(cache).map((d) => d.split('-')[0]), ['openmpi']);
     assert.ok(readdirSync(cache).some((f) => /^pysite-.*\.so$/.test(f)), 'the Python call-site helper is built in the cache');
     assert.deepEqual(existsSync(homeCache) ? snapshot(homeCache) : [], homeBefore, 'nothing changed in ~/.cache');
     assert.deepEqual(snapshot(prefix), installed);
