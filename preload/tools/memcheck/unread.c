@@ -159,9 +159,10 @@ static void precise_access(mc_record_t *r, uintptr_t a, int write)
         if (fresh) {
             e = (unsigned) __builtin_ctzll(fresh);
             a = r->lo + (uintptr_t) e * r->elem;
-            if (write) {
+            if (write) { /* bytes: the received elements the write lost */
                 mc_finding_t f = { .kind = MC_WRITE_BEFORE_READ, .origin = &r->origin, .addr = a, .base = r->lo,
-                                   .len = r->hi - r->lo, .access = 1, .ucontext = mpii_fault_context };
+                                   .len = r->hi - r->lo, .bytes = (uint64_t) __builtin_popcountll(fresh) * r->elem,
+                                   .access = 1, .ucontext = mpii_fault_context };
                 mc_report(&f);
             }
         }
@@ -351,9 +352,11 @@ int mc_unread_fault(void *addr, int write)
         }
         mc_stats[MS_FAULTS]++;
         if (a >= r->lo && a < r->hi) {
-            if (write) {
+            if (write) { /* bytes: what the instruction wrote (0: not decoded) */
+                unsigned width = mc_access_width(mpii_fault_context);
                 mc_finding_t f = { .kind = MC_WRITE_BEFORE_READ, .origin = &r->origin, .addr = a, .base = r->lo,
-                                   .len = r->hi - r->lo, .access = 1, .ucontext = mpii_fault_context };
+                                   .len = r->hi - r->lo, .bytes = a + width <= r->hi ? width : r->hi - a,
+                                   .access = 1, .ucontext = mpii_fault_context };
                 mc_report(&f);
             }
             open_page(r, p);
