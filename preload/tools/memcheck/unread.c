@@ -235,9 +235,13 @@ void mc_unread_received(const mc_origin_t *o, uintptr_t lo, size_t n, unsigned e
  * kernel access to a guarded page does not fault: it fails (EFAULT, "Read -1 … errno = 14"). So
  * pages count, not bytes: a message received into the rest of a page whose other bytes await
  * their first read (LAMMPS receives its second message right behind its first) opens it too. */
+/* Whether [lo, hi) shares a page with r's received bytes (the pages r may guard; not the 64 pages
+ * a record could cover: a receive into another buffer a few pages further on ended the watch of a
+ * small receive, and its bytes never read were counted as used). */
 static int overlaps(const mc_record_t *r, uintptr_t lo, uintptr_t hi)
 {
-    return r->used && r->guarded && r->plo < mpii_page_up(hi) && mpii_page_down(lo) < page_at(r, MC_RECORD_PAGES);
+    uintptr_t end = mpii_page_up(r->hi) < page_at(r, MC_RECORD_PAGES) ? mpii_page_up(r->hi) : page_at(r, MC_RECORD_PAGES);
+    return r->used && r->guarded && r->plo < mpii_page_up(hi) && mpii_page_down(lo) < end;
 }
 
 /* [lo, hi) is about to be received into again: what of r lies there and was not read by now
