@@ -7,7 +7,8 @@
  *   received data never read, overwritten by a later receive 7x (3 ints each: 84 B) and
  *   received data never read 1x (12 B) at the MPI_Recv;
  * with `error`: write to a pending send buffer 1x on rank 0 (under --memcheck-fatal the job stops
- * there, after the barrier: the hints of the loop are all in the profile by then). */
+ * there, after the first barrier: the hints of the loop are all in the profile by then, and rank 1
+ * waits in the second until it is stopped, so it never prints nor frees its buffers). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,7 @@ int main(int argc, char **argv)
             sum += *e;
         }
         free(e);
+        MPI_Barrier(MPI_COMM_WORLD); /* under --memcheck-fatal rank 0 never comes: rank 1 stops here */
     }
     if (rank == 1) printf("rank 1 sum %g\n", sum);
     free(n);
