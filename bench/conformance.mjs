@@ -131,6 +131,8 @@ export function parseMakefileAm(text) {
 
 /** A tool's report of a finding (`[host:pid] memcheck: rank 0: …`, then its `    backtrace:` line). */
 const FINDING = /^\[[^\]]+\] (memcheck|overlap|monitor|profile|trace-count|noop): rank \d+: /;
+/** memcheck's hints (`…: rank 0: hint: …`): waste, not errors: a run with only these passes. */
+const HINT = /^\[[^\]]+\] memcheck: rank \d+: hint: /;
 
 /**
  * MPICH's rule: exit 0, a line ` No Errors`, and no stray output (TestNormal: any other line fails,
@@ -142,15 +144,18 @@ export function judge({ output, status, signal = null, timedOut = false, resultT
   if (timedOut) return { verdict: 'fail', why: 'time limit' };
   // A tool's findings (and their backtraces) are not the program's output: a run whose result is
   // right but where the tool reported something is 'findings' (false positives on a correct
-  // program, or advice such as memcheck's unread data), not a changed result.
+  // program), not a changed result; memcheck's hints (data received and never read) are advice,
+  // not errors: a run with only hints passes, the count in its `why`.
   let noErrors = false;
   let skipped = false;
   let stray = 0;
   let warnings = 0;
   let findings = 0;
+  let hints = 0;
   for (const line of output.split('\n')) {
     if (line === '') continue;
-    if (FINDING.test(line)) findings++;
+    if (HINT.test(line)) hints++;
+    else if (FINDING.test(line)) findings++;
     else if (/^\s+backtrace:/.test(line)) continue;
     else if (/^\s*No [Ee]rrors\s*$/.test(line) && !noErrors) noErrors = true;
     else if (/^\s*Test Skipped\s*$/.test(line)) skipped = true;
@@ -174,7 +179,8 @@ export function judge({ output, status, signal = null, timedOut = false, resultT
       if (strayN) return { verdict: 'fail', why: `${strayN} stray output line(s)${bad ? `, ${exitWhy}` : ''}` };
       if (bad) return { verdict: 'fail', why: exitWhy };
       if (skipped && !noErrors) return { verdict: 'skip', why: 'Test Skipped' };
-      return findings ? { verdict: 'findings', why: `${findings} finding(s) reported by the tool` } : { verdict: 'pass', why: '' };
+      if (findings) return { verdict: 'findings', why: `${findings} finding(s) reported by the tool${hints ? `, ${hints} hint(s)` : ''}` };
+      return { verdict: 'pass', why: hints ? `${hints} hint(s) reported by the tool` : '' };
     }
   }
 }

@@ -96,6 +96,11 @@ test("MPICH's pass rule: exit 0, ' No Errors', no stray output; the resultTest v
   assert.deepEqual(j(`${finding} No Errors\n`), { verdict: 'findings', why: '1 finding(s) reported by the tool' });
   assert.equal(j(`${finding}Read -1, expected 40000, errno = 14\n No Errors\n`).verdict, 'fail');
   assert.equal(j(`${finding}`, 1).verdict, 'fail');
+  // memcheck's hints are advice: a run with only hints passes (counted); with an error too, findings
+  const hint = '[vm:4811] memcheck: rank 1: hint: received data never read: 1200 B of 4800 B at 0x1000; MPI_Recv called at eagerdt+0x26c2\n    backtrace: eagerdt+0x26c2\n';
+  assert.deepEqual(j(`${hint}${hint} No Errors\n`), { verdict: 'pass', why: '2 hint(s) reported by the tool' });
+  const error = '[vm:4811] memcheck: rank 0: error: send buffer overrun: 8 B past the end of its allocation\n    backtrace: x+0x1\n';
+  assert.deepEqual(j(`${hint}${error} No Errors\n`), { verdict: 'findings', why: '1 finding(s) reported by the tool, 1 hint(s)' });
   // mpii's own messages are output like any other
   assert.equal(j("MPII 0: no rank's host shares the output directory\n No Errors\n").verdict, 'fail');
   // the tests that must fail

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
-import { memcheckRuns, type MemcheckFinding } from '../preload/tools/memcheck/report.js';
+import { memcheckRuns, type MemcheckFinding, type MemcheckRun } from '../preload/tools/memcheck/report.js';
 
 /** The line of a marker comment in a test program: "memcheck_e5_pending_write.c:21". */
 function marked(name: string, marker: string, nth = 0): string {
@@ -29,11 +29,14 @@ async function underMemcheck(f: Flavor, np: number, name: string, args: string[]
   return { ...r, run: runs[0] };
 }
 
-const show = (fs: MemcheckFinding[]) => JSON.stringify(fs.map((f) => ({ kind: f.kind, count: f.count, call: f.call.at?.line, access: f.access?.at.line })));
+/** Every finding of a run, errors then hints. */
+const every = (run: MemcheckRun) => [...run.errors, ...run.hints];
 
-// program, args, options, the one finding expected: kind, rank, bytes (or undefined), has an access line
-// (extra: further findings at the same call site, by kind and bytes)
-const ERRORS: Array<{ name: string; args?: string[]; options?: string; kind: string; rank: number; bytes?: number; access: boolean; marker?: string;
+const show = (fs: MemcheckFinding[]) => JSON.stringify(fs.map((f) => ({ kind: f.kind, class: f.class, count: f.count, call: f.call.at?.line, access: f.access?.at.line })));
+
+// program, args, options, the one finding expected: kind, its class (blocks.yaml), rank, bytes (or
+// undefined), has an access line (extra: further hints at the same call site, by kind and bytes)
+const ERRORS: Array<{ name: string; args?: string[]; options?: string; kind: string; class?: 'hint'; rank: number; bytes?: number; access: boolean; marker?: string;
   extra?: Array<{ kind: string; bytes: number }> }> = [
   { name: 'memcheck_e1_send_overrun', kind: 'send buffer overrun', rank: 0, bytes: 1, access: false },
   { name: 'memcheck_e2_recv_overrun', kind: 'receive buffer overrun', rank: 1, bytes: 4, access: false },
@@ -41,11 +44,11 @@ const ERRORS: Array<{ name: string; args?: string[]; options?: string; kind: str
   { name: 'memcheck_e5_pending_write', args: ['irecv'], kind: 'write to a pending receive buffer', rank: 1, access: true, marker: 'irecv' },
   { name: 'memcheck_e5_pending_write', args: ['persistent'], kind: 'write to a pending send buffer', rank: 0, access: true, marker: 'persistent' },
   { name: 'memcheck_e6_pending_read', options: 'strict=true', kind: 'read of a pending send buffer (strict)', rank: 0, access: true },
-  { name: 'memcheck_e7_wbr', kind: 'write before read of received data', rank: 1, access: true },
+  { name: 'memcheck_e7_wbr', kind: 'write before read of received data', class: 'hint', rank: 1, bytes: 1, access: true },
   { name: 'memcheck_e8_accumulate', kind: 'write to a pending RMA origin buffer', rank: 0, access: true },
   { name: 'memcheck_e9_get', kind: 'access to a pending RMA result buffer', rank: 0, access: true },
   // b[0] of messages 1-9 is overwritten by the next receive, the 10th is freed unread
-  { name: 'memcheck_e10_unread', kind: 'received data never read, overwritten by a later receive', rank: 1, bytes: 9, access: false,
+  { name: 'memcheck_e10_unread', kind: 'received data never read, overwritten by a later receive', class: 'hint', rank: 1, bytes: 9, access: false,
     extra: [{ kind: 'received data never read', bytes: 1 }] },
   { name: 'memcheck_free_pending', args: ['free'], kind: 'free of memory MPI still owns', rank: 1, access: false },
   { name: 'memcheck_free_pending', args: ['syscall'], kind: 'system call on memory MPI still owns', rank: 1, access: false },
@@ -60,29 +63,35 @@ function markerIndex(name: string, which: string | undefined, marker: string): n
 for (const f of FLAVORS) {
   describe(`${f}: memcheck reports every error class where it happened`, () => {
     for (const c of ERRORS) {
-      it(`${c.name} ${(c.args ?? []).join(' ')} ${c.options ?? ''}: ${c.kind}`, async () => {
+      it(`${c.name} ${(c.args ?? []).join(' ')} ${c.options ?? ''}: ${c.kind} (${c.class ?? 'error'})`, async () => {
         const { code, stderr, run } = await underMemcheck(f, 2, c.name, c.args ?? [], c.options);
         assert.equal(code, 0, stderr);
         assert.equal(run.engine, 'pages');
-        assert.equal(run.findings.length, 1 + (c.extra?.length ?? 0), show(run.findings));
-        const found = run.findings.find((x) => x.kind === c.kind)!;
-        assert.ok(found, show(run.findings));
+        // errors and hints apart: the kind's class decides the list, the counts follow it
+        const cls = c.class ?? 'error';
+        assert.equal((cls === 'error' ? run.hints : run.errors).length, 0, show(every(run)));
+        assert.deepEqual(run.counts, cls === 'error' ? { errors: every(run).reduce((n, x) => n + x.count, 0), hints: 0 }
+          : { errors: 0, hints: every(run).reduce((n, x) => n + x.count, 0) });
+        assert.equal(every(run).length, 1 + (c.extra?.length ?? 0), show(every(run)));
+        const found = every(run).find((x) => x.kind === c.kind)!;
+        assert.ok(found, show(every(run)));
         for (const e of c.extra ?? []) {
-          const other = run.findings.find((x) => x.kind === e.kind);
-          assert.equal(other?.bytes, e.bytes, show(run.findings));
+          const other = every(run).find((x) => x.kind === e.kind);
+          assert.equal(other?.bytes, e.bytes, show(every(run)));
           assert.deepEqual(other?.ranks, [c.rank]);
           assert.equal(other?.call.at?.line, marked(c.name, 'MEMCHECK-CALL'));
         }
         assert.equal(found.kind, c.kind);
+        assert.equal(found.class, cls);
         assert.deepEqual(found.ranks, [c.rank]);
         if (c.bytes !== undefined) assert.equal(found.bytes, c.bytes);
         const callIdx = markerIndex(c.name, c.marker, 'MEMCHECK-CALL');
-        if (callIdx >= 0) assert.equal(found.call.at?.line, marked(c.name, 'MEMCHECK-CALL', callIdx), show(run.findings));
+        if (callIdx >= 0) assert.equal(found.call.at?.line, marked(c.name, 'MEMCHECK-CALL', callIdx), show(every(run)));
         else assert.equal(found.call.fn, 'MPI_Send_init');
         if (c.access) assert.equal(found.access?.at.line, marked(c.name, 'MEMCHECK-ACCESS', markerIndex(c.name, c.marker, 'MEMCHECK-ACCESS')));
-        assert.ok(found.backtrace.length >= 2 && found.backtrace[0].fn === 'main', show(run.findings));
+        assert.ok(found.backtrace.length >= 2 && found.backtrace[0].fn === 'main', show(every(run)));
         // printed as it happened: rank, host:pid, the kind, the owning call
-        assert.match(stderr, new RegExp(`\\[[^:\\]]+:${found.first.pid}\\] memcheck: rank ${c.rank}: `));
+        assert.match(stderr, new RegExp(`\\[[^:\\]]+:${found.first.pid}\\] memcheck: rank ${c.rank}: ${cls}: ${c.kind.replace(/[()]/g, '\\$&')}`));
       });
     }
 
@@ -96,18 +105,18 @@ for (const f of FLAVORS) {
       // epoch 1: operation i is lifted around calls i+1..n and the fence: n - 64 give up their guard
       assert.equal(r.run.stats['RMA guards given up (held across 64 MPI calls in one epoch)'], n - 64, JSON.stringify(r.run.stats));
       // the write changes the origin of all three pending Accumulates of epoch 2: one finding each
-      assert.deepEqual(r.run.findings.map((x) => [x.kind, x.count]), [['write to a pending RMA origin buffer', 3]], show(r.run.findings));
-      assert.equal(r.run.findings[0].access?.at.line, marked('memcheck_rma_epoch', 'MEMCHECK-ACCESS'));
-      assert.equal(r.run.findings[0].call.at?.line, marked('memcheck_rma_epoch', 'MEMCHECK-CALL'));
+      assert.deepEqual(every(r.run).map((x) => [x.kind, x.class, x.count]), [['write to a pending RMA origin buffer', 'error', 3]], show(every(r.run)));
+      assert.equal(r.run.errors[0].access?.at.line, marked('memcheck_rma_epoch', 'MEMCHECK-ACCESS'));
+      assert.equal(r.run.errors[0].call.at?.line, marked('memcheck_rma_epoch', 'MEMCHECK-CALL'));
     });
 
     it('strict mode: reads of pending send and RMA origin buffers too; relaxed mode allows them (MPI-2.2)', async () => {
       const relaxed = await underMemcheck(f, 2, 'memcheck_e6_pending_read', []);
-      assert.equal(relaxed.run.findings.length, 0, show(relaxed.run.findings));
+      assert.equal(every(relaxed.run).length, 0, show(every(relaxed.run)));
       const e8 = await underMemcheck(f, 2, 'memcheck_e8_accumulate', [], 'strict=true');
-      const kinds = e8.run.findings.map((x) => x.kind).sort();
-      assert.deepEqual(kinds, ['read of a pending RMA origin buffer (strict)'], show(e8.run.findings));
-      assert.equal(e8.run.findings[0].access?.at.line, marked('memcheck_e8_accumulate', 'MEMCHECK-READ'));
+      const kinds = every(e8.run).map((x) => x.kind).sort();
+      assert.deepEqual(kinds, ['read of a pending RMA origin buffer (strict)'], show(every(e8.run)));
+      assert.equal(every(e8.run)[0].access?.at.line, marked('memcheck_e8_accumulate', 'MEMCHECK-READ'));
       // MPI_ERROR after a single completion is undefined: strict mode makes a use visible
       const e4 = await underMemcheck(f, 2, 'memcheck_e4_status', [], 'strict=true');
       assert.match(e4.stdout, /MPI_ERROR reads -19779/);
@@ -123,7 +132,7 @@ for (const f of FLAVORS) {
       for (const options of ['', 'strict=true;unread=all']) {
         const r = await underMemcheck(f, np, 'memcheck_clean', [], options);
         assert.equal(r.code, 0, r.stderr);
-        assert.equal(r.run.findings.length, 0, `${options}: ${show(r.run.findings)}`);
+        assert.equal(every(r.run).length, 0, `${options}: ${show(every(r.run))}`);
         assert.equal(r.stdout.match(/checksum \S+/)?.[0], plain.stdout.match(/checksum \S+/)?.[0]);
         assert.ok(r.run.stats['buffers checked'] > 50, JSON.stringify(r.run.stats));
         assert.ok(r.run.stats['steps over shared pages'] > 0, 'halo rows share pages with the interior');
@@ -132,7 +141,7 @@ for (const f of FLAVORS) {
       for (const variant of ['isend', 'sendrecv']) {
         const r = await underMemcheck(f, 2, 'sor', [variant, '512', '10']);
         assert.equal(r.code, 0, r.stderr);
-        assert.equal(r.run.findings.length, 0, `${variant}: ${show(r.run.findings)}`);
+        assert.equal(every(r.run).length, 0, `${variant}: ${show(every(r.run))}`);
       }
     });
 
@@ -143,7 +152,7 @@ for (const f of FLAVORS) {
         const r = await underMemcheck(f, 2, 'memcheck_halo', [], options);
         assert.equal(r.code, 0, r.stderr);
         assert.doesNotMatch(r.stderr, /Read -1|errno = 14|process_vm_readv/, options);
-        assert.equal(r.run.findings.length, 0, `${options}: ${show(r.run.findings)}`);
+        assert.equal(every(r.run).length, 0, `${options}: ${show(every(r.run))}`);
         assert.deepEqual(r.stdout.match(/rank \d sum \S+/g)?.sort(), plain.stdout.match(/rank \d sum \S+/g)?.sort());
         if (!options.includes('strict')) assert.ok(r.run.stats['receive guards read-only (page shared with a pending send)'] > 0, JSON.stringify(r.run.stats));
       }
@@ -159,14 +168,15 @@ for (const f of FLAVORS) {
       assert.equal(r.code, 0, r.stderr);
       assert.doesNotMatch(r.stderr, /Read -1|errno = 14|Bad address|process_vm_readv/);
       assert.deepEqual(r.stdout.match(/rank \d sum \S+/g)?.sort(), plain.stdout.match(/rank \d sum \S+/g)?.sort());
-      assert.equal(r.run.findings.length, 1, show(r.run.findings));
-      const found = r.run.findings[0];
+      assert.equal(every(r.run).length, 1, show(every(r.run)));
+      const found = every(r.run)[0];
       assert.equal(found.kind, 'receive into memory MPI still owns');
+      assert.equal(found.class, 'error');
       assert.equal(found.count, 16); // every round (a site's first 16 operations are checked)
       assert.deepEqual(found.ranks, [0]);
       assert.equal(found.call.fn, 'MPI_Isend');
       assert.equal(found.call.at?.line, marked(name, 'MEMCHECK-CALL'));
-      assert.equal(found.backtrace[0]?.line, marked(name, 'MEMCHECK-ACCESS'), show(r.run.findings));
+      assert.equal(found.backtrace[0]?.line, marked(name, 'MEMCHECK-ACCESS'), show(every(r.run)));
       assert.equal(r.run.stats['receives not watched (pages shared with a pending send)'], 16, JSON.stringify(r.run.stats));
     });
 
@@ -181,7 +191,7 @@ for (const f of FLAVORS) {
       const lines = (s: string) => s.match(/rank \d read .*/g)?.sort();
       assert.deepEqual(lines(r.stdout), lines(plain.stdout));
       assert.match(r.stdout, /rank 1 read 100 elements from rank 0, sum 4950, 0 wrong/);
-      assert.equal(r.run.findings.length, 0, show(r.run.findings));
+      assert.equal(every(r.run).length, 0, show(every(r.run)));
     });
 
     it('the library overwriting received data never read is a hint at that receive, never a write by the program (CP2K: a repeated MPI_Irecv)', async () => {
@@ -193,9 +203,10 @@ for (const f of FLAVORS) {
         assert.equal(r.code, 0, r.stderr);
         assert.equal(r.stdout.match(/sum \S+/)?.[0], plain.stdout.match(/sum \S+/)?.[0]);
         // before (bottom): "write before read of received data", the writer in the MPI library
-        assert.equal(r.run.findings.length, 1, `${mode}: ${show(r.run.findings)}`);
-        const found = r.run.findings[0];
+        assert.equal(every(r.run).length, 1, `${mode}: ${show(every(r.run))}`);
+        const found = every(r.run)[0];
         assert.equal(found.kind, 'received data never read, overwritten by a later receive');
+        assert.deepEqual([r.run.errors.length, r.run.hints.length, r.run.counts], [0, 1, { errors: 0, hints: count }]);
         assert.equal(found.count, count, mode);
         assert.equal(found.bytes, bytes, mode);
         assert.deepEqual(found.ranks, [1]);
@@ -206,11 +217,30 @@ for (const f of FLAVORS) {
       }
     });
 
+    it('derived datatypes made and freed per call (ARMCI\'s strided accumulate, Get_accumulate with a result type, BLACS\' combine Sendrecv): no false overrun; a real one still found', async () => {
+      const name = 'memcheck_derived';
+      const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), program(f, name)], { env: TEST_ENV, reject: false, timeout: 120_000 });
+      assert.equal(plain.exitCode, 0, plain.stderr);
+      const lines = (s: string) => s.match(/memcheck_derived rank \d: .*/g)?.sort();
+      // before (a freed handle's extent kept in the datatype cache, given to the next type made):
+      // "send buffer overrun" on MPI_Accumulate, "receive buffer overrun" on MPI_Get_accumulate
+      // and on MPI_Sendrecv, on MPICH (which hands the last freed handle out first)
+      const r = await underMemcheck(f, 2, name, [], 'pending=all');
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(lines(r.stdout), lines(plain.stdout));
+      assert.deepEqual(every(r.run), [], show(every(r.run)));
+      assert.ok(r.run.stats['buffers checked'] >= 2 * 12, JSON.stringify(r.run.stats)); // every one-sided call was checked
+      const o = await underMemcheck(f, 2, name, ['overrun'], 'pending=all');
+      assert.equal(o.code, 0, o.stderr);
+      assert.deepEqual(every(o.run).map((x) => [x.kind, x.class, x.count, x.bytes, x.ranks, x.call.fn, x.call.at?.line]),
+        [['send buffer overrun', 'error', 1, 8, [0], 'MPI_Send', marked(name, 'MEMCHECK-OVERRUN')]]);
+    });
+
     it('sampling: a site\'s first 16 operations are checked, then as many as cost ~1/128 of its time; pending=all checks every one', async () => {
       const ops = 2 * 2 * 20000; // two ranks, a send and a receive each per round trip
       const sampled = await underMemcheck(f, 2, 'memcheck_many', []);
       assert.equal(sampled.code, 0, sampled.stderr);
-      assert.equal(sampled.run.findings.length, 0, show(sampled.run.findings));
+      assert.equal(every(sampled.run).length, 0, show(every(sampled.run)));
       const s = sampled.run.stats;
       assert.ok(s['buffers checked'] >= 4 * 16 && s['buffers checked'] < ops / 10, JSON.stringify(s));
       assert.equal(s['buffers checked'] + s['pending operations not checked (sampling)'], ops, JSON.stringify(s));
@@ -220,11 +250,60 @@ for (const f of FLAVORS) {
       assert.equal(all.stdout.match(/sum=\d+/)?.[0], `sum=${(2000 * 1999) / 2}`);
     });
 
-    it('--memcheck-fatal stops the job at the first finding, and the finding is kept', async () => {
+    it('errors apart from hints: hints are one group per call site and kind, errors first; --memcheck-fatal stops on errors only', async () => {
+      const name = 'memcheck_hints';
+      const B = marked(name, 'MEMCHECK-CALL', 0), R = marked(name, 'MEMCHECK-CALL', 1);
+      const writers = [marked(name, 'MEMCHECK-ACCESS', 0), marked(name, 'MEMCHECK-ACCESS', 1)];
+      const hintsOf = (run: MemcheckRun) => run.hints.map((h) => [h.kind, h.count, h.bytes, h.ranks, h.call.fn, h.call.at?.line]);
+      // rank 1's hints at the MPI_Bcast (two writing lines: one group) and the MPI_Recv
+      const loop = [
+        ['write before read of received data', 8, 64, [1], 'MPI_Bcast', B],
+        ['received data never read, overwritten by a later receive', 7, 84, [1], 'MPI_Recv', R],
+      ];
+      const atEnd = ['received data never read', 1, 12, [1], 'MPI_Recv', R];
+      for (const fatal of [[], ['--memcheck-fatal']]) {
+        // only hints: a correct program; under --memcheck-fatal too it runs to the end, hints reported
+        const r = await underMemcheck(f, 2, name, [], '', fatal);
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stdout, /rank 1 sum /);
+        assert.deepEqual(r.run.errors, [], show(every(r.run)));
+        assert.deepEqual(hintsOf(r.run), [...loop, atEnd], show(every(r.run)));
+        assert.deepEqual(r.run.counts, { errors: 0, hints: 16 });
+        assert.ok(writers.includes(r.run.hints[0].access?.at.line ?? ''), show(r.run.hints)); // a sample writer
+        assert.doesNotMatch(r.stderr, /stopping the job/);
+        // printed once per call site and kind as they happen, marked as hints
+        assert.equal(r.stderr.match(/memcheck: rank 1: hint: write before read of received data/g)?.length, 1, r.stderr);
+        assert.doesNotMatch(r.stderr, /memcheck: rank \d: error:/);
+      }
+      // the text report: the head line counts them apart; one line per hint group
+      const out = outDir(`memcheck-${f}`);
+      await mpii(['run', '--quiet', '--tools', 'memcheck', '--out', out, ...launcherArgs(f, 2), program(f, name), 'error']);
+      const text = (await mpii(['report', out])).stdout;
+      assert.match(text, /^memcheck \(tool 1, pages\): 1 error at 1 place; 16 hints at 2 call sites$/m);
+      const lines = text.split('\n');
+      const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
+      assert.ok(at(/^ errors /) < at(/^ hints /), text); // errors first
+      assert.match(text, /^ {2}write to a pending send buffer: 1× \(rank 0\)$/m);
+      assert.equal(lines.filter((l) => /^ {2}write before read of received data: 8×, 64 B \(rank 1\), MPI_Bcast/.test(l)).length, 1, text);
+      const json = JSON.parse((await mpii(['report', '--json', out])).stdout) as { memcheck: MemcheckRun[] };
+      assert.deepEqual(json.memcheck[0].counts, { errors: 1, hints: 16 });
+      assert.deepEqual(json.memcheck[0].errors.map((e) => [e.kind, e.class, e.count, e.ranks, e.call.fn, e.access?.at.line]),
+        [['write to a pending send buffer', 'error', 1, [0], 'MPI_Isend', marked(name, 'MEMCHECK-ACCESS', 2)]]);
+      assert.deepEqual(json.memcheck[0].hints.map((h) => h.class), ['hint', 'hint', 'hint']);
+      // with an error, --memcheck-fatal stops the job there; the hints seen before stay in the profile
+      const stopped = await underMemcheck(f, 2, name, ['error'], '', ['--memcheck-fatal']);
+      assert.notEqual(stopped.code, 0);
+      assert.match(stopped.stderr, /stopping the job at the first error/);
+      assert.doesNotMatch(stopped.stdout, /rank 1 sum /);
+      assert.deepEqual(stopped.run.errors.map((e) => [e.kind, e.count, e.ranks]), [['write to a pending send buffer', 1, [0]]]);
+      assert.deepEqual(hintsOf(stopped.run), loop, show(stopped.run.hints));
+    });
+
+    it('--memcheck-fatal stops the job at the first error, and the error is kept', async () => {
       const { code, stderr, run } = await underMemcheck(f, 2, 'memcheck_e5_pending_write', ['isend'], '', ['--memcheck-fatal']);
       assert.notEqual(code, 0);
-      assert.match(stderr, /stopping the job at the first finding/);
-      assert.equal(run.findings[0]?.kind, 'write to a pending send buffer');
+      assert.match(stderr, /stopping the job at the first error/);
+      assert.equal(run.errors[0]?.kind, 'write to a pending send buffer');
     });
 
     it('a genuine segfault still crashes normally', async () => {

@@ -31,7 +31,7 @@ export function dumpProfile(p: Profile): unknown {
         peers: run.ranks.map((r) => [r.rank, [...r.peers.entries()]]), memory: run.ranks.map((r) => r.memory ?? null) })),
       overlap: overlapRuns(p).map((run) => ({ tool: run.tool, totals: overlapTotals(run), disabled: run.disabled })),
       memcheck: memcheckRuns(p).map((run) => ({ tool: run.tool, engine: run.engine, stats: run.stats, disabled: run.disabled,
-        findings: run.findings.map((f) => ({ kind: f.kind, count: f.count, ranks: f.ranks, bytes: f.bytes, fn: f.call.fn,
+        findings: [...run.errors, ...run.hints].map((f) => ({ kind: f.kind, count: f.count, ranks: f.ranks, bytes: f.bytes, fn: f.call.fn,
           access: f.access?.kind ?? null, first: { ...f.first, host: undefined, pid: undefined }, frames: f.backtrace.length })) })),
       profile: profileRuns(p).map((run) => ({ tool: run.tool, depth: run.depth, timer: run.timer, ranks: run.ranks,
         sites: run.sites.map((s) => ({ fn: s.fn, overflow: s.overflow, frames: s.frames.length,

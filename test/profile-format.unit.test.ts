@@ -82,3 +82,27 @@ test('a bad declaration: one line naming the file and the problem', () => {
   writeFileSync(tool, readFileSync(tool, 'utf8').replace('tool: overlap', 'tool: overlapp'));
   assert.throws(() => loadProfileSpec(root), /^SpecError: preload\/tools\/overlap\/blocks\.yaml: says tool overlapp, but its folder is overlap$/);
 });
+
+test('memcheck\'s kinds are errors or hints, declared once: the C table and the reader\'s classes come from blocks.yaml', () => {
+  const files = profileFormatFiles(ROOT);
+  const spec = loadProfileSpec(ROOT);
+  const kinds = spec.tools.find((t) => t.tool === 'memcheck')!.blocks.find((b) => b.name === 'by kind')!;
+  const hints = kinds.row!.fields.filter((f) => f.class === 'hint').map((f) => f.name);
+  assert.deepEqual(hints, ['write before read of received data', 'received data never read', 'received data never read, overwritten by a later receive']);
+  const header = files['preload/tools/memcheck/memcheck_blocks.h'];
+  assert.match(header, /enum \{ MC_CLASS_ERROR = 0, MC_CLASS_HINT = 1 \};/);
+  const table = /#define MC_KIND_CLASSES \{ (.*) \}/.exec(header)![1].split(', ');
+  assert.deepEqual(table, kinds.row!.fields.map((f) => `MC_CLASS_${f.class!.toUpperCase()}`));
+  assert.match(files['src/profile-file/format.gen.ts'], /"classes": \[/);
+});
+
+test('a kind without a class, or with one not declared: one line naming the block and the field', () => {
+  const root = mkdtempSync(join(tmpdir(), 'mpii-contract-'));
+  cpSync(join(ROOT, 'preload'), join(root, 'preload'), { recursive: true });
+  const yaml = join(root, 'preload', 'tools', 'memcheck', 'blocks.yaml');
+  const text = readFileSync(yaml, 'utf8');
+  writeFileSync(yaml, text.replace('c: UNREAD, class: hint,', 'c: UNREAD,'));
+  assert.throws(() => loadProfileSpec(root), /^SpecError: preload\/tools\/memcheck\/blocks\.yaml: block by kind field 'received data never read': no class \(one of error, hint\)$/);
+  writeFileSync(yaml, text.replace('c: UNREAD, class: hint,', 'c: UNREAD, class: warning,'));
+  assert.throws(() => loadProfileSpec(root), /^SpecError: preload\/tools\/memcheck\/blocks\.yaml: block by kind field 'received data never read': class warning is not one of error, hint$/);
+});

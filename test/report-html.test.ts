@@ -232,7 +232,7 @@ describe('HTML report in headless Chromium', () => {
     await page.close();
   });
 
-  it('memcheck findings of a real job: kind, call site and access line', async () => {
+  it('memcheck findings of a real job: errors apart from hints, kind, call site and access line', async () => {
     const out = outDir('html-memcheck');
     const run = await mpii(['run', '--quiet', '--tools', 'memcheck', '--out', out, ...launcherArgs('openmpi', 2),
       program('openmpi', 'memcheck_e5_pending_write'), 'isend']);
@@ -240,8 +240,9 @@ describe('HTML report in headless Chromium', () => {
     const file = await html(out, 'memcheck');
     const { page, errors } = await open(file);
     assert.deepEqual(errors, []);
-    assert.match((await page.textContent('#memcheck-1 h2')) ?? '', /Memory checking.*1 finding/);
-    const found = await rows(page, 'memcheck-1-findings');
+    assert.match((await page.textContent('#memcheck-1 h2')) ?? '', /Memory checking.*1 error at 1 place; no hints/);
+    assert.match((await page.textContent('#memcheck-1')) ?? '', /No hints\./);
+    const found = await rows(page, 'memcheck-1-errors');
     assert.equal(found.length, 1);
     const [kind, times, ranks, , call, access] = found[0];
     assert.deepEqual([kind, times, ranks], ['write to a pending send buffer', '1', '0']);

@@ -46,6 +46,13 @@ function emitBlockC(b: Block, skip: Set<string>): string {
     const labels = b.row.fields.map((f) => f.name);
     out.push(`#define ${b.labelsC} \\`, ...labels.map((l, i) => `    ${cString(i < labels.length - 1 ? `${l}\n` : l)}${i < labels.length - 1 ? ' \\' : ''}`));
   }
+  if (b.classes && b.row) {
+    const { values, prefixC, ofC } = b.classes;
+    const name = (v: string) => `${prefixC}_${v.toUpperCase()}`;
+    out.push(`/* the class of each field of "${b.name}", in order: ${values.join(', ')} */`,
+      `enum { ${values.map((v, i) => `${name(v)} = ${i}`).join(', ')} };`,
+      `#define ${ofC} { ${b.row.fields.map((f) => name(f.class!)).join(', ')} }`);
+  }
   return `${out.join('\n')}\n`;
 }
 
@@ -96,6 +103,7 @@ function tsBlock(b: Block): unknown {
     ...(b.header ? { header: tsGroup(b.header) } : {}),
     ...(b.row ? { row: tsGroup(b.row) } : {}),
     labels: b.labels === 'fields' ? b.row!.fields.map((f) => f.name) : b.labels,
+    ...(b.classes ? { classes: b.row!.fields.map((f) => f.class!) } : {}),
   };
 }
 

@@ -26,6 +26,8 @@ export interface BlockField {
   type: string;
   /** C constant for the bytes of a char[N] field */
   bytesC?: string;
+  /** the field's class, one of its block's `classes` (memcheck: error or hint) */
+  class?: string;
   doc?: string;
 }
 export interface FieldGroup { sizeC: string; size: number; fields: BlockField[] }
@@ -41,6 +43,9 @@ export interface Block {
   labels: 'fields' | 'free' | 'none';
   labelsC?: string;
   labelsDoc?: string;
+  /** Every field of the row belongs to one of these classes (memcheck's kinds: error or hint):
+   *  declared once here, for the C (an enum and a per-field initialiser) and the reader. */
+  classes?: { values: string[]; prefixC: string; ofC: string };
 }
 export interface Constant { name: string; value: number; doc?: string }
 export interface ToolBlocks {
@@ -111,11 +116,27 @@ function loadGroup(where: string, block: string, prefix: string, raw: unknown, c
     if (typeof f.words === 'number') words = f.words;
     else if (typeof f.words === 'string') words = constants.find((k) => k.name === f.words)?.value ?? fail(where, `block ${block} field ${f.name}: no constant ${f.words}`);
     const out: BlockField = { name: f.name, c, index, words, type: (f.type as string | undefined) ?? 'u64', doc: f.doc as string | undefined,
-      wordsC: (f.words_c as string | undefined) ?? (typeof f.words === 'string' ? f.words : undefined), bytesC: f.bytes_c as string | undefined };
+      wordsC: (f.words_c as string | undefined) ?? (typeof f.words === 'string' ? f.words : undefined), bytesC: f.bytes_c as string | undefined,
+      class: f.class as string | undefined };
     index += words;
     return out;
   });
   return { sizeC: raw.size, size: index, fields };
+}
+
+/** A block's `classes: { values: [...], c: PREFIX, of_c: NAME }`: every field of its row names one. */
+function loadClasses(where: string, block: string, raw: unknown, row: FieldGroup | undefined): Block['classes'] {
+  if (!isObj(raw) || !Array.isArray(raw.values) || !raw.values.length || !raw.values.every((v) => typeof v === 'string' && /^[a-z][a-z0-9_]*$/.test(v))
+    || typeof raw.c !== 'string' || typeof raw.of_c !== 'string' || !CNAME.test(raw.c) || !CNAME.test(raw.of_c)) {
+    fail(where, `block ${block}: classes needs values (lower-case words), c (a C prefix) and of_c (a C name)`);
+  }
+  if (!row) fail(where, `block ${block}: classes needs a row`);
+  const values = raw.values as string[];
+  for (const f of row.fields) {
+    if (f.class === undefined) fail(where, `block ${block} field '${f.name}': no class (one of ${values.join(', ')})`);
+    if (!values.includes(f.class)) fail(where, `block ${block} field '${f.name}': class ${f.class} is not one of ${values.join(', ')}`);
+  }
+  return { values, prefixC: raw.c as string, ofC: raw.of_c as string };
 }
 
 function loadBlocks(root: string, path: string, expectTool?: string): ToolBlocks {
@@ -140,6 +161,8 @@ function loadBlocks(root: string, path: string, expectTool?: string): ToolBlocks
       row: b.row === undefined ? undefined : loadGroup(where, b.name, prefix, b.row, constants),
     };
     if (labels === 'fields' && (!block.row || !block.labelsC)) fail(where, `block ${b.name}: labels: fields needs a row and labels_c`);
+    if (b.classes !== undefined) block.classes = loadClasses(where, b.name, b.classes, block.row);
+    else if (block.row?.fields.some((f) => f.class !== undefined)) fail(where, `block ${b.name}: a field has a class, but the block declares no classes`);
     return block;
   });
   return { tool: raw.tool, source: where, dir: '', constants, blocks };

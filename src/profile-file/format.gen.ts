@@ -289,6 +289,23 @@ export const BLOCKS = {
         "system call on memory MPI still owns",
         "received data never read, overwritten by a later receive",
         "receive into memory MPI still owns"
+      ],
+      "classes": [
+        "error",
+        "error",
+        "error",
+        "error",
+        "error",
+        "error",
+        "error",
+        "error",
+        "error",
+        "hint",
+        "hint",
+        "error",
+        "error",
+        "hint",
+        "error"
       ]
     },
     "stats": {

@@ -1,7 +1,8 @@
 /* Correct MPI that must give memcheck nothing to report: a nonblocking ring, a halo exchange
  * that computes on the interior while the halos are in flight (the interior shares pages with
  * the rows being sent and received), persistent requests, collectives (blocking and
- * nonblocking) and a fenced Put. Every received element is read. Prints a checksum. */
+ * nonblocking; MPI_Exscan, whose result at rank 0 is undefined) and a fenced Put. Every received
+ * element is read. Prints a checksum. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,16 @@ static void collectives(void)
     MPI_Iallreduce(v, w, 100, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &r);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
     for (int i = 0; i < 100; i++) sum += w[i];
+    /* MPI_Exscan leaves rank 0's result undefined: nothing arrives there, so rank 0 may overwrite
+     * it unread (MPICH's coll/op_coll does) and never read it (the nonblocking form too) */
+    MPI_Exscan(v, w, 10, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        for (int i = 0; i < 10; i++) w[i] = 0;
+    for (int i = 0; i < 10; i++) sum += w[i];
+    MPI_Iexscan(v, w, 10, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (rank != 0)
+        for (int i = 0; i < 10; i++) sum += w[i];
     free(v);
     free(w);
 }

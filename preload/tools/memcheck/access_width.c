@@ -18,9 +18,11 @@ static int scalar_sse(uint8_t op)
     return op == 0x10 || op == 0x11 || (op >= 0x2a && op <= 0x2f) || (op >= 0x51 && op <= 0x5f) || op == 0xc2;
 }
 
-/* Width of a VEX/EVEX-encoded access: opcode map 1 scalar forms by pp, else the vector length. */
-static unsigned vector_width(unsigned map, unsigned pp, uint8_t op, unsigned length)
+/* Width of a VEX/EVEX-encoded access: opcode map 1 scalar forms by pp, else the vector length.
+ * vcvtsi2ss/sd (2A) read an integer: 4 bytes, 8 with W. */
+static unsigned vector_width(unsigned map, unsigned pp, uint8_t op, unsigned length, int w)
 {
+    if (map == 1 && op == 0x2a && (pp == 2 || pp == 3)) return w ? 8 : 4;
     if (map == 1 && scalar_sse(op) && (pp == 2 || pp == 3)) return pp == 2 ? 4 : 8;
     if (map == 1 && (op == 0x6e || op == 0x7e || op == 0xd6)) return 8; /* vmovd/vmovq */
     return length;
@@ -43,9 +45,9 @@ unsigned mc_access_width(const void *context)
     }
     if ((*p & 0xf0) == 0x40) rexw = *p++ & 8;
     switch (*p) {
-    case 0xc5: return vector_width(1, p[1] & 3, p[2], p[1] & 4 ? 32 : 16);
-    case 0xc4: return vector_width(p[1] & 0x1f, p[2] & 3, p[3], p[2] & 4 ? 32 : 16);
-    case 0x62: return vector_width(p[1] & 7, p[2] & 3, p[4], 16u << (p[3] >> 5 & 3));
+    case 0xc5: return vector_width(1, p[1] & 3, p[2], p[1] & 4 ? 32 : 16, 0);
+    case 0xc4: return vector_width(p[1] & 0x1f, p[2] & 3, p[3], p[2] & 4 ? 32 : 16, p[2] >> 7);
+    case 0x62: return vector_width(p[1] & 7, p[2] & 3, p[4], 16u << (p[3] >> 5 & 3), p[2] >> 7);
     case 0xa4: case 0xa5: case 0xaa: case 0xab: { /* movs/stos, with rep: rcx elements */
         unsigned unit = (*p & 1) ? (rexw ? 8 : opsize16 ? 2 : 4) : 1;
         uint64_t n = rep ? (uint64_t) uc->uc_mcontext.gregs[REG_RCX] : 1;
@@ -62,6 +64,7 @@ unsigned mc_access_width(const void *context)
         int sse = (op >= 0x10 && op <= 0x17) || (op >= 0x28 && op <= 0x2f) || (op >= 0x50 && op <= 0x7f) ||
                   (op >= 0xc2 && op <= 0xc6) || op >= 0xd0;
         if (!sse) return rexw ? 8 : opsize16 ? 2 : 4;
+        if (rep && op == 0x2a) return rexw ? 8 : 4; /* cvtsi2ss/sd: the integer source */
         if (rep && scalar_sse(op)) return rep == 0xf3 ? 4 : 8;
         if (!opsize16 && !rep && ((op >= 0x60 && op <= 0x7f) || op >= 0xd0)) return 8; /* MMX */
         return 16;

@@ -52,6 +52,7 @@ enum {
     F_GET_STATUS = 1024,
     F_WINDOW = 2048,   /* creates or extends a window: what the library allocates keeps its layout */
     F_PIN = 4096,      /* hands the library memory it may access at any time (windows, Bsend buffer) */
+    F_EXSCAN = 8192,   /* MPI_Exscan and its forms: rank 0's receive buffer is left undefined */
 };
 static uint16_t flags[MPII_NFUNCS];
 
@@ -121,6 +122,12 @@ static void ranges_of(int id, const mpii_args_t *a, mc_ranges_t *rs)
         if (given_type(a->recv_datatype)) add(rs, a->recv_buffer, a->recv_count, a->recv_datatype, rv, MC_DIR_RECV);
         else add(rs, a->recv_buffer, a->count, a->datatype, common && rv, MC_DIR_RECV);
     }
+    /* MPI_Exscan: "the value in recvbuf on the process with rank 0 is undefined" (MPI-4.1 §6.11.2):
+     * nothing arrives there, so what rank 0 does with it is neither a write before read nor
+     * data never read (MPICH's coll/op_coll overwrites it) */
+    if ((flags[id] & F_EXSCAN) && my_rank(a->comm) == 0)
+        for (int k = 0; k < rs->n; k++)
+            if (rs->r[k].dir == MC_DIR_RECV) rs->r[k].undefined = 1;
 }
 
 /* E1/E2: the extent must lie inside the allocation it starts in. */
@@ -208,7 +215,7 @@ static void after_blocking_recv(mc_origin_t *o, const mc_ranges_t *rs, const MPI
 {
     for (int k = 0; k < rs->n; k++) {
         const mc_range_t *r = &rs->r[k];
-        if (r->dir != MC_DIR_RECV || !r->contiguous) continue; /* strided types: not followed */
+        if (r->dir != MC_DIR_RECV || !r->contiguous || r->undefined) continue; /* strided types: not followed */
         size_t n = r->hi - r->lo;
         int bytes = 0;
         if (st && MPII_PMPI(MPI_Get_count, MPI_GET_COUNT_T)(st, MPI_BYTE, &bytes) == MPI_SUCCESS && bytes >= 0 &&
@@ -697,6 +704,7 @@ static void classify(void)
             !strcmp(f->name, "MPI_Win_attach") || !strcmp(f->name, "MPI_Win_detach"))
             v |= F_WINDOW;
         if (has_role(f, MPII_ROLE_PINNED_BUFFER)) v |= F_PIN;
+        if (!strncmp(f->name, "MPI_Exscan", 10) || !strncmp(f->name, "MPI_Iexscan", 11)) v |= F_EXSCAN;
         flags[id] = (uint16_t) v;
     }
 }

@@ -34,7 +34,7 @@ enum {
     MC_ACCESS_RMA_RESULT = 6, /* E9: access to a Get / Get_accumulate result buffer before it */
     MC_SEND_OVERRUN = 7, /* E1: the send extent runs past the end of its allocation */
     MC_RECV_OVERRUN = 8, /* E2: the receive extent does */
-    MC_WRITE_BEFORE_READ = 9, /* E7: received data overwritten before it was read */
+    MC_WRITE_BEFORE_READ = 9, /* E7: received data overwritten before it was read (bytes overwritten) */
     MC_UNREAD = 10, /* E10: received data never read (bytes) */
     MC_FREE_PENDING = 11, /* free()/realloc() of memory MPI still owns */
     MC_SYSCALL_PENDING = 12, /* a system call (read, write, …) on memory MPI still owns */
@@ -58,6 +58,9 @@ enum {
     "system call on memory MPI still owns\n" \
     "received data never read, overwritten by a later receive\n" \
     "receive into memory MPI still owns"
+/* the class of each field of "by kind", in order: error, hint */
+enum { MC_CLASS_ERROR = 0, MC_CLASS_HINT = 1 };
+#define MC_KIND_CLASSES { MC_CLASS_ERROR, MC_CLASS_ERROR, MC_CLASS_ERROR, MC_CLASS_ERROR, MC_CLASS_ERROR, MC_CLASS_ERROR, MC_CLASS_ERROR, MC_CLASS_ERROR, MC_CLASS_ERROR, MC_CLASS_HINT, MC_CLASS_HINT, MC_CLASS_ERROR, MC_CLASS_ERROR, MC_CLASS_HINT, MC_CLASS_ERROR }
 
 /* block "stats" (counters): what memcheck did */
 enum {

@@ -317,7 +317,7 @@ static void deactivate(int i, const MPI_Status *st)
     ops[last].at = op->at;
     for (int k = 0; k < op->nranges && !op->follow_only; k++) {
         mc_range_t *r = &op->r[k];
-        if (r->dir != MC_DIR_RECV || r->lo >= r->hi || (!r->contiguous && !mc_valgrind)) continue;
+        if (r->dir != MC_DIR_RECV || r->lo >= r->hi || ((!r->contiguous || r->undefined) && !mc_valgrind)) continue;
         size_t n = r->hi - r->lo;
         if (st && op->has_req) {
             int bytes = 0;

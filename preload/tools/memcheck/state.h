@@ -41,6 +41,8 @@ typedef struct {
     uint16_t elem;           /* element size when elements are small and contiguous, else 0 */
     uint8_t contiguous;      /* the elements fill [lo, hi) without gaps (unread tracking needs it) */
     uint8_t open;            /* its pages are open around an MPI call (mc_pending_lift) */
+    uint8_t undefined;       /* a receive whose result the standard leaves undefined (MPI_Exscan's at
+                                rank 0): nothing arrives, so it is not watched after completion */
     mpii_block_t *block;
     uintptr_t plo, phi;      /* guarded pages */
 } mc_range_t;

@@ -159,9 +159,10 @@ static void precise_access(mc_record_t *r, uintptr_t a, int write)
         if (fresh) {
             e = (unsigned) __builtin_ctzll(fresh);
             a = r->lo + (uintptr_t) e * r->elem;
-            if (write) {
+            if (write) { /* bytes: the received elements the write lost */
                 mc_finding_t f = { .kind = MC_WRITE_BEFORE_READ, .origin = &r->origin, .addr = a, .base = r->lo,
-                                   .len = r->hi - r->lo, .access = 1, .ucontext = mpii_fault_context };
+                                   .len = r->hi - r->lo, .bytes = (uint64_t) __builtin_popcountll(fresh) * r->elem,
+                                   .access = 1, .ucontext = mpii_fault_context };
                 mc_report(&f);
             }
         }
@@ -234,9 +235,13 @@ void mc_unread_received(const mc_origin_t *o, uintptr_t lo, size_t n, unsigned e
  * kernel access to a guarded page does not fault: it fails (EFAULT, "Read -1 … errno = 14"). So
  * pages count, not bytes: a message received into the rest of a page whose other bytes await
  * their first read (LAMMPS receives its second message right behind its first) opens it too. */
+/* Whether [lo, hi) shares a page with r's received bytes (the pages r may guard; not the 64 pages
+ * a record could cover: a receive into another buffer a few pages further on ended the watch of a
+ * small receive, and its bytes never read were counted as used). */
 static int overlaps(const mc_record_t *r, uintptr_t lo, uintptr_t hi)
 {
-    return r->used && r->guarded && r->plo < mpii_page_up(hi) && mpii_page_down(lo) < page_at(r, MC_RECORD_PAGES);
+    uintptr_t end = mpii_page_up(r->hi) < page_at(r, MC_RECORD_PAGES) ? mpii_page_up(r->hi) : page_at(r, MC_RECORD_PAGES);
+    return r->used && r->guarded && r->plo < mpii_page_up(hi) && mpii_page_down(lo) < end;
 }
 
 /* [lo, hi) is about to be received into again: what of r lies there and was not read by now
@@ -351,9 +356,11 @@ int mc_unread_fault(void *addr, int write)
         }
         mc_stats[MS_FAULTS]++;
         if (a >= r->lo && a < r->hi) {
-            if (write) {
+            if (write) { /* bytes: what the instruction wrote (0: not decoded) */
+                unsigned width = mc_access_width(mpii_fault_context);
                 mc_finding_t f = { .kind = MC_WRITE_BEFORE_READ, .origin = &r->origin, .addr = a, .base = r->lo,
-                                   .len = r->hi - r->lo, .access = 1, .ucontext = mpii_fault_context };
+                                   .len = r->hi - r->lo, .bytes = a + width <= r->hi ? width : r->hi - a,
+                                   .access = 1, .ucontext = mpii_fault_context };
                 mc_report(&f);
             }
             open_page(r, p);
