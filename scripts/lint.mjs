@@ -41,7 +41,9 @@ function npmBin(pkg, bin) {
 async function eslint(fix) {
   const args = ['--max-warnings', '0', '--cache', '--cache-strategy', 'content', '--cache-location', join(CACHE, 'eslint') + '/'];
   const r = await run(process.execPath, [npmBin('eslint', 'bin/eslint.js'), ...args, ...(fix ? ['--fix'] : []), '.']);
-  return r.status === 0 ? null : `${r.out.trim()}\neslint: the problems above${fix ? ' are left: fix them by hand' : ': npm run format fixes some, the rest by hand'}`;
+  return r.status === 0
+    ? null
+    : `${r.out.trim()}\neslint: the problems above${fix ? ' are left: fix them by hand' : ': npm run format fixes some, the rest by hand'}`;
 }
 
 async function prettier(fix) {
@@ -74,7 +76,8 @@ async function clangFormat(fix) {
   if (r.status === 0) return null;
   const bad = [...new Set([...r.out.matchAll(/^(\S+?):\d+:\d+: error:/gm)].map((m) => relative(ROOT, resolve(ROOT, m[1]))))];
   const major = Number(/version (\d+)/.exec(v.stdout)?.[1]);
-  const note = major === CLANG_FORMAT_STYLE_VERSION ? '' : ` (this is clang-format ${major}; the style is kept with ${CLANG_FORMAT_STYLE_VERSION}, and versions differ)`;
+  const note =
+    major === CLANG_FORMAT_STYLE_VERSION ? '' : ` (this is clang-format ${major}; the style is kept with ${CLANG_FORMAT_STYLE_VERSION}, and versions differ)`;
   return bad.length && !fix
     ? `clang-format: not formatted: ${bad.join(', ')} — run npm run format${note}`
     : `${r.out.trim()}\nclang-format: failed (above)${note}`;

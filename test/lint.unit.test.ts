@@ -33,7 +33,11 @@ describe('lint and format', { concurrency: true }, () => {
 
   it('without clang-format: one line that says how to install it', () => {
     // a PATH with nothing on it (Node is started by its full path)
-    const r = spawnSync(process.execPath, [LINT, 'clang-format'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, PATH: mkdtempSync(join(tmpdir(), 'mpii-no-clang-format-')) } });
+    const r = spawnSync(process.execPath, [LINT, 'clang-format'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: mkdtempSync(join(tmpdir(), 'mpii-no-clang-format-')) },
+    });
     assert.equal(r.status, 1);
     assert.equal(r.stderr, 'clang-format is not installed: apt-get install clang-format\n');
   });
