@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CACHE = join(ROOT, 'dist', '.cache');
+const CODE = '**/*.{ts,mts,cts,js,mjs,cjs}'; // what ESLint lints too (.prettierignore still applies)
 const CLANG_FORMAT_STYLE_VERSION = 14; // the version preload/.clang-format is kept with
 
 /** A child's exit status and output, its stdout and stderr in the order they came. */
@@ -47,8 +48,9 @@ async function eslint(fix) {
 }
 
 async function prettier(fix) {
-  // --list-different prints the files at the `log` level; --write would print every file there
-  const args = ['--cache', '--cache-location', join(CACHE, 'prettier'), ...(fix ? ['--write', '--log-level', 'warn'] : ['--list-different']), '.'];
+  // --list-different prints the files at the `log` level; --write would print every file there.
+  // The code only, by name: an HTML report or a note left in the checkout is not Prettier's
+  const args = ['--cache', '--cache-location', join(CACHE, 'prettier'), ...(fix ? ['--write', '--log-level', 'warn'] : ['--list-different']), CODE];
   const r = await run(process.execPath, [npmBin('prettier', 'bin/prettier.cjs'), ...args]);
   if (r.status === 0) return null;
   const files = r.out.trim().split('\n');
