@@ -7,7 +7,7 @@
 // instructions per call (Python's own cost varies by a few percent from run to run: the shim's
 // column is the exact one). Open MPI with the distribution's mpi4py; MPICH with .venv-mpich.
 // BASE=<another mpii tree> adds its `profile` (before/after). Needs valgrind.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';

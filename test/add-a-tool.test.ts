@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { FLAVORS, launcherArgs, program, ROOT, TEST_ENV } from './helpers.js';
-import { builtinManifests } from '../src/tools/manifest.js';
 
 const copy = mkdtempSync(join(tmpdir(), 'mpii-add-a-tool-'));
 const cache = join(copy, '.cache'); // the copy's shims: its own cache, removed with it

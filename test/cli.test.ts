@@ -328,6 +328,7 @@ describe('mpii completion', () => {
 
 describe('colour: NO_COLOR and FORCE_COLOR', () => {
   it('mpii tools and mpii report follow it in a pipe', async () => {
+    // eslint-disable-next-line no-control-regex -- the escape sequences of a terminal (ESC [) are what this looks for
     const esc = /\x1b\[/;
     assert.doesNotMatch((await mpii(['tools'])).stdout, esc);
     assert.match((await mpii(['tools'], { FORCE_COLOR: '1' })).stdout, esc);

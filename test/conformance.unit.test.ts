@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './helpers.js';
 
-// plain JavaScript that tsc does not type: its exports are used as the runner uses them
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- plain JavaScript that tsc does not type: its exports are used as the runner uses them
 const cf: any = await import(pathToFileURL(join(ROOT, 'bench', 'conformance.mjs')).href);
 
 test('a testlist: process counts, keys, and the entries runtests (or we) would not run', () => {

@@ -2,13 +2,12 @@
 // (regenerate with `npm run man`), and it renders without warnings. Its install is in man.test.ts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { buildProgram } from '../src/cli/main.js';
 import { code, manPage, text } from '../src/cli/man.js';
-import { MPII, mpii, ROOT, TEST_ENV } from './helpers.js';
+import { MPII, ROOT, TEST_ENV } from './helpers.js';
 
 const PAGE = join(ROOT, 'docs', 'mpii.1');
 const SECTIONS = ['NAME', 'SYNOPSIS', 'DESCRIPTION', 'COMMANDS', 'OPTIONS', 'EXAMPLES', 'ENVIRONMENT', 'EXIT STATUS', 'FILES', 'SEE ALSO'];
@@ -92,6 +91,7 @@ describe('mpii man', () => {
       assert.equal(r.stderr, '', 'man --warnings -l warns');
       for (const s of SECTIONS) assert.match(r.stdout, new RegExp(`^${s}$`, 'm'), s);
       assert.match(r.stdout, /^ {7}mpii report \[options\] dir \[dir2\]$/m);
+      // eslint-disable-next-line no-control-regex -- man's overstrike (char, backspace, char) is what this strips
       const wide = r.stdout.split('\n').filter((l) => l.replace(/.\x08/g, '').length > 80);
       assert.deepEqual(wide, [], 'lines wider than MANWIDTH');
     }

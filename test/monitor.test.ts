@@ -206,6 +206,7 @@ describe('monitor: outputs', () => {
     for (const env of [{}, { NO_COLOR: '1' }]) {
       const rep = await mpii(['report', out], env);
       assert.equal(rep.code, 0);
+      // eslint-disable-next-line no-control-regex -- the escape sequences of a terminal (ESC [) are what this looks for
       assert.doesNotMatch(rep.stdout, /\x1b\[/);
       assert.match(rep.stdout, /receiver →/);
       assert.match(rep.stdout, /0 {2}·█/); // rank 0 sends most to rank 1

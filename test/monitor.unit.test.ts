@@ -46,10 +46,12 @@ describe('monitor report', () => {
     assert.equal(lines.length, 1 + 10 + 2); // header, 10 rows, "sender ↓ max" and the shades
     assert.match(lines[1], /^ {2}0-9 /);
     assert.match(lines[10], /^90-99 /);
+    // eslint-disable-next-line no-control-regex -- the escape sequences of a terminal (ESC [) are what this looks for
     assert.doesNotMatch(lines.join('\n'), /\x1b/);
     // the diagonal blocks hold the ring's heavy traffic: darkest shade
     assert.equal(lines[1].slice(6, 8), '██');
     const colored = drawMatrix(m, { color: true, cols: 10 });
+    // eslint-disable-next-line no-control-regex -- the escape sequences of a terminal (ESC [) are what this looks for
     assert.match(colored.join('\n'), /\x1b\[48;5;\d+m/);
   });
 

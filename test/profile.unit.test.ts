@@ -79,7 +79,9 @@ describe('profile report (synthetic jobs)', () => {
     assert.match(text, /time per call site, all ranks \(mpiP: Aggregate Time\):\n\s+site\s+call\s+time\s+app %\s+MPI %\s+calls\s+COV\n/);
     assert.match(text, /time per call, all ranks \(mpiP: Callsite Time statistics\):\n\s+site\s+call\s+calls\s+min\s+mean\s+max\n/);
     assert.match(text, /… 2 more call sites/);
+    // eslint-disable-next-line no-control-regex -- the escape sequences of a terminal (ESC [) are what this looks for
     assert.doesNotMatch(text, /\x1b\[/);
+    // eslint-disable-next-line no-control-regex -- the escape sequences of a terminal (ESC [) are what this looks for
     assert.match(formatProfile(p, { color: true }).join('\n'), /\x1b\[1m/);
   });
 

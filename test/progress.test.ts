@@ -52,6 +52,7 @@ describe('mpii report of a big job', () => {
       assert.equal(z.exitCode, 0, z.stdout);
       const out0 = readFileSync(log0, 'utf8');
       assert.ok(out0.length < 4096, `${out0.length} bytes of progress output`);
+      // eslint-disable-next-line no-control-regex -- the escape sequences of a terminal (ESC [) are what this looks for
       assert.doesNotMatch(out0, /\x1b\[\?25l/, 'no spinner');
       assert.match(out0, /✔\S* mpii: read the profile/); // coloured: a terminal
       // a terminal of 80 columns: the spinner, and the cursor back at the end
@@ -63,7 +64,9 @@ describe('mpii report of a big job', () => {
         { env: person, extendEnv: false, reject: false, stdin: 'ignore' });
       assert.equal(e.exitCode, 0, e.stdout);
       const out80 = readFileSync(log80, 'utf8');
+      // eslint-disable-next-line no-control-regex -- the escape sequences of a terminal (ESC [) are what this looks for
       assert.match(out80, /\x1b\[\?25l.*mpii: reading the profile/s);
+      // eslint-disable-next-line no-control-regex -- the escape sequences of a terminal (ESC [) are what this looks for
       assert.match(out80, /\x1b\[\?25h\S*✔\S* wrote /);
     } finally {
       rmSync(base, { recursive: true, force: true });

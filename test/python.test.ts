@@ -48,8 +48,21 @@ function abiFolder(): string {
   return abiDir;
 }
 
+interface MemcheckFindingJson { kind: string; call: { fn: string; at: { line: number } | null }; access: { at: { line: number; python: boolean } } | null }
+/** The parts of `mpii report --json` these tests read (each tool's `json` returns `unknown`). */
+interface ReportJson {
+  complete: boolean;
+  size: number;
+  spawned: unknown[];
+  profile: { sites: { call: string; location: string; frames: { language: string; cFrame: string }[]; total: { count: number; sent: number; recv: number } }[] }[];
+  memcheck: { disabled: unknown[]; errors: MemcheckFindingJson[]; hints: MemcheckFindingJson[] }[];
+  overlap: { disabled: { reason: string }[]; totals: Record<string, number> }[];
+  monitor: unknown[];
+  traceCount: { rows: { fn: string; total: number | string }[] }[];
+}
+
 /** The whole report (--top 0: which sites make the first 15 by time depends on the machine's load). */
-async function report(out: string): Promise<any> {
+async function report(out: string): Promise<ReportJson> {
   const r = await mpii(['report', '--json', '--top', '0', out]);
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout);
@@ -112,7 +125,7 @@ for (const f of FLAVORS) {
         assert.equal(p.size, 2);
         if (stack.includes('profile')) {
           // call sites are Python lines, with the C frame kept in --json
-          const sites = p.profile[0].sites as any[];
+          const sites = p.profile[0].sites;
           const sendrecv = sites.find((s) => /^MPI_Sendrecv(_c)?$/.test(s.call) && /\(point_to_point_numpy\)$/.test(s.location));
           assert.ok(sendrecv, `a Sendrecv site in point_to_point_numpy: ${sites.map((s) => `${s.call} ${s.location}`).join('; ')}`);
           assert.match(sendrecv.location, /^suite\.py:\d+ \(point_to_point_numpy\)$/);
@@ -123,7 +136,7 @@ for (const f of FLAVORS) {
         if (stack.includes('memcheck')) {
           const mc = p.memcheck[0];
           assert.deepEqual(mc.disabled, [], 'memcheck checks a one-thread Python program at THREAD_MULTIPLE');
-          assert.deepEqual([...mc.errors, ...mc.hints].map((x: any) => `${x.kind} ${x.call.fn} ${x.call.at?.line}`), [], 'a correct program has no findings');
+          assert.deepEqual([...mc.errors, ...mc.hints].map((x) => `${x.kind} ${x.call.fn} ${x.call.at?.line}`), [], 'a correct program has no findings');
         }
         if (stack.includes('overlap')) {
           // mpi4py asks for MPI_THREAD_MULTIPLE: overlap declines, and says so once, not silently
@@ -146,7 +159,7 @@ for (const f of FLAVORS) {
       const r = await mpii(['run', '--quiet', '--tools', 'profile', '--out', out, ...launcherArgs(f, 2), py.python, join(PY, 'threads.py')], py.env);
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout.trim(), 'threads ok');
-      const sites = (await report(out)).profile[0].sites as any[];
+      const sites = (await report(out)).profile[0].sites;
       const sendrecv = sites.filter((s) => /^MPI_Sendrecv(_c)?$/.test(s.call));
       assert.deepEqual(sendrecv.map((s) => s.location), [`threads.py:18 (exchange)`]);
       const t = sendrecv[0].total;
@@ -188,9 +201,9 @@ for (const f of FLAVORS) {
         const r = await mpii(['run', '--quiet', '--tools', 'memcheck', '--out', out, ...launcherArgs(f, 2), py.python, join(PY, 'memcheck_errors.py'), which], py.env);
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stdout, /rank 1 done/);
-        const findings = (await report(out)).memcheck[0].errors as any[];
+        const findings = (await report(out)).memcheck[0].errors;
         assert.deepEqual((await report(out)).memcheck[0].hints, []);
-        assert.deepEqual(findings.map((x) => [x.kind, x.call.fn.replace(/_c$/, ''), x.call.at.line]), [[kind, fn, line]]);
+        assert.deepEqual(findings.map((x) => [x.kind, x.call.fn.replace(/_c$/, ''), x.call.at?.line]), [[kind, fn, line]]);
         // the faulting access is named by its Python line too, not by numpy's or the interpreter's C frames
         assert.deepEqual([findings[0].access?.at.line, findings[0].access?.at.python], [access, true]);
         assert.match((await mpii(['report', out])).stdout, new RegExp(`${access.replace('.', '\\.')} \\(${which === 'isend-write' ? 'send_then_touch' : 'receive_then_peek'}\\)`));
@@ -203,7 +216,7 @@ for (const f of FLAVORS) {
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, /rank 1 gives up/);
       const p = await report(out);
-      const allreduce = p.traceCount[0].rows.find((x: any) => /^MPI_Allreduce(_c)?$/.test(x.fn));
+      const allreduce = p.traceCount[0].rows.find((x) => /^MPI_Allreduce(_c)?$/.test(x.fn));
       assert.ok(allreduce && Number(allreduce.total) >= 20, JSON.stringify(p.traceCount[0].rows.slice(0, 5)));
     });
 
@@ -252,7 +265,8 @@ describe('mpich: a Python program that loads MPI with ctypes (no mpi4py)', () =>
       assert.equal(r.stdout, ref.stdout);
       const p = await report(out);
       if (stack === 'profile') {
-        const site = (p.profile[0].sites as any[]).find((s) => s.call === 'MPI_Sendrecv');
+        const site = p.profile[0].sites.find((s) => s.call === 'MPI_Sendrecv');
+        assert.ok(site, `an MPI_Sendrecv site: ${p.profile[0].sites.map((s) => s.call).join(', ')}`);
         assert.match(site.location, /^ctypes_mpich\.py:\d+ \(exchange\)$/);
         assert.equal(site.total.count, 20);
       } else {

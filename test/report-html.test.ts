@@ -3,13 +3,13 @@
 // numbers of the profile they were made from; a screenshot is taken and its pixels checked.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { mpii, outDir, launcherArgs, program } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
-import { writeGathered, writeSyntheticJob, synthRank, synthSiteCalls, SYNTH_SITES } from '../src/profile-file/synthetic.js';
+import { writeGathered, writeSyntheticJob, synthSiteCalls, SYNTH_SITES } from '../src/profile-file/synthetic.js';
 import { matrix, monitorRuns, totals } from '../preload/tools/monitor/report/data.js';
 import { humanBytes } from '../preload/tools/monitor/report/text.js';
 import { profileRuns } from '../preload/tools/profile/report/data.js';

@@ -13,7 +13,7 @@ import { profileJson, profileRuns } from '../preload/tools/profile/report/data.j
 import { formatProfile } from '../preload/tools/profile/report/text.js';
 import { siteRankRows, siteRows } from '../preload/tools/profile/report/stats.js';
 import { formatHeader, rankRanges, runHeader, wrap } from '../src/report/header.js';
-import { writeRunInfo, readRunInfo, RUN_INFO_FILE } from '../src/report/run-info.js';
+import { writeRunInfo, readRunInfo } from '../src/report/run-info.js';
 import { DEFAULT_TOP, parseRanks, parseSites, reportFilter } from '../src/report/filter.js';
 import { profileCsv } from '../preload/tools/profile/report/csv.js';
 import { htmlReport } from '../src/report/html.js';

@@ -102,7 +102,7 @@ export async function probe(flavor: FlavorName, cache: string, env: NodeJS.Proce
   let incdirs: string[];
   let libdirs: string[];
   let lib = flavor === 'openmpi' ? 'mpi' : 'mpich';
-  let cc = 'cc';
+  let cc: string;
   if (flavor === 'openmpi') {
     incdirs = (await execa(compiler, ['-showme:incdirs'], { env })).stdout.trim().split(/\s+/).filter(Boolean);
     libdirs = (await execa(compiler, ['-showme:libdirs'], { env })).stdout.trim().split(/\s+/).filter(Boolean);

@@ -9,7 +9,7 @@ import { EXAMPLES } from './main.js';
 /** Characters roff would take as its own, and any non-ASCII one as a named glyph (groff reads
  * Latin-1 unless preconv runs first). */
 function glyphs(s: string): string {
-  return s.replace(/\\/g, '\\e').replace(/[^\x00-\x7f]/gu, (c) => `\\[u${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
+  return s.replace(/\\/g, '\\e').replace(/[^\p{ASCII}]/gu, (c) => `\\[u${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
 }
 
 /** Running text: option names (a word starting with - or --) get real minus signs. */

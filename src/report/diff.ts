@@ -72,7 +72,7 @@ export function diffRuns(a: Profile, b: Profile, f: ReportFilter = {}): RunDiff 
     tools: [],
   };
   for (const t of TOOL_REPORTS) {
-    const diff = t.report.diff as ToolDiff<unknown> | undefined;
+    const diff = t.report.diff;
     const data = diff?.compute(a, b, f);
     if (diff && data !== undefined) d.tools.push({ name: t.name, key: t.json ?? t.name, data, diff });
   }

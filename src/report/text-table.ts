@@ -37,6 +37,7 @@ export function table(head: string[], rows: string[][], right: boolean[], o: Tab
   return [indent + bold(line(head)), ...cells.map((r) => indent + line(r))];
 }
 
+// eslint-disable-next-line no-control-regex -- the escape sequences of a terminal (ESC [) are what this looks for
 const ANSI = /\x1b\[[0-9;]*m/g;
 /** Characters a terminal shows (colour codes take none). */
 export const visibleLength = (s: string) => [...s.replace(ANSI, '')].length;

@@ -76,5 +76,5 @@ export interface ToolReport {
   /** --csv / --prof */
   files?(p: Profile): FileOutputs;
   /** `mpii report A B` */
-  diff?: ToolDiff<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool's own type
+  diff?: ToolDiff<unknown>; // each tool's own comparison type
 }

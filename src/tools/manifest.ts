@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Node as YamlNode, Pair } from 'yaml';
 import { MpiiError } from '../errors.js';
 import { cacheRoot, memoized } from '../memo.js';
-import { FileLoader, isMap, isScalar, isSeq, type OptionSchema, type OptionValue } from '../config/load.js';
+import { FileLoader, isMap, isSeq, type OptionSchema, type OptionValue } from '../config/load.js';
 
 /** mpii's install root: dist/src/tools/manifest.js → three levels up. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -237,7 +237,7 @@ export function builtinManifests(toolsDir: string = BUILTIN_TOOLS_DIR, env: Node
   const have = known.get(toolsDir);
   if (have) return have;
   const list = memoized(cacheRoot(env), 'manifests', toolsDir, () => {
-    let entries: string[] = [];
+    let entries: string[];
     try {
       entries = fs.readdirSync(toolsDir).sort();
     } catch {

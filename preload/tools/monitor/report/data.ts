@@ -67,7 +67,7 @@ export class RankData implements RankMonitor {
     if (!this.sums) {
       const sum = new Float64Array(8);
       const { values } = f;
-      let a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0; // eslint-disable-line one-var
+      let a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
       for (let k = 0; k < values.length; k += 8) {
         a0 += values[k]; a1 += values[k + 1]; a2 += values[k + 2]; a3 += values[k + 3];
         a4 += values[k + 4]; a5 += values[k + 5]; a6 += values[k + 6]; a7 += values[k + 7];
@@ -398,7 +398,7 @@ export function totals(run: MonitorRun): Record<ClassName, Flow> {
       continue;
     }
     const { values } = flowsOf(r);
-    let a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0; // eslint-disable-line one-var
+    let a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
     for (let k = 0; k < values.length; k += 8) {
       a0 += values[k]; a1 += values[k + 1]; a2 += values[k + 2]; a3 += values[k + 3];
       a4 += values[k + 4]; a5 += values[k + 5]; a6 += values[k + 6]; a7 += values[k + 7];

@@ -167,7 +167,7 @@ export function siteTotals(run: ProfileRun): SiteTotal[] {
   const n = run.ranks.length;
   return run.sites.map((site) => {
     // merge()'s sums, in the same order, into plain variables: one object per site, not per rank
-    let count = 0, timed = 0, time = 0, tmin = 0, tmax = 0, sent = 0, recv = 0, smin = 0, smax = 0; // eslint-disable-line one-var
+    let count = 0, timed = 0, time = 0, tmin = 0, tmax = 0, sent = 0, recv = 0, smin = 0, smax = 0;
     let first = true;
     let sum = 0;
     let sq = 0;
