@@ -56,6 +56,20 @@ describe('the build lock', () => {
     assert.equal(lockHolder(lock), process.pid);
   });
 
+  it('held by a zombie (a killed build nobody reaped) is stale', async () => {
+    const lock = lockPath(tmp(), 'noop');
+    // the child is killed and not waited for: a zombie until this process reaps it
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    writeFileSync(lock, `${child.pid}\n`);
+    assert.equal(lockHolder(lock), child.pid);
+    process.kill(child.pid!, 'SIGKILL');
+    for (let i = 0; i < 200 && !readFileSync(`/proc/${child.pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z'); i++) {
+      spawnSync('sleep', ['0.05']); // synchronous: the event loop does not reap it meanwhile
+    }
+    assert.equal(lockHolder(lock), undefined);
+    await new Promise((r) => child.on('exit', r));
+  });
+
   it('left by a process that died, or unreadable, is stale', () => {
     const lock = lockPath(tmp(), 'trace-count');
     writeFileSync(lock, `${deadPid()}\n`);

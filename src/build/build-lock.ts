@@ -10,13 +10,19 @@ import { join } from 'node:path';
 /** The lock of the compiled-in shim `spec-<stack>` in the shim directory `dir`. */
 export const lockPath = (dir: string, stack: string) => join(dir, `.spec-${stack}.lock`);
 
-/** Whether process `pid` exists (EPERM: it does, under another user). */
+/** Whether process `pid` exists (EPERM: it does, under another user) and is not a zombie: a
+ *  killed build whose parent is gone stays one for ever where the container's init reaps no one. */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // the state is the field after the command's name, which is in parentheses and may hold any
+    return !/^Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, ''));
+  } catch {
+    return true; // no /proc: kill's answer
   }
 }
 
