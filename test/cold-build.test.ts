@@ -57,7 +57,7 @@ for (const f of FLAVORS) {
       const py = join(mkdtempSync(join(tmpdir(), 'mpii-cold-py-')), 'hello.py');
       writeFileSync(py, 'from mpi4py import MPI\nc = MPI.COMM_WORLD\nc.Barrier()\nprint("hello from", c.rank, flush=True)\n');
       // the builder is killed (its whole session: node and the compilers) as soon as the run names it
-      const child = execa('node', [MPII, 'run', '--quiet', '--mpi', f, '--tools', 'noop', '--out', outDir(`${f}-cold-py`), ...launcherArgs(f, 2), PYTHON[f], py],
+      const child = execa('node', [MPII, 'run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-cold-py`), ...launcherArgs(f, 2), PYTHON[f], py],
         { env: { ...TEST_ENV, ...env, INJ_DEBUG: '0' }, reject: false, timeout: 300_000 });
       let killed: number | undefined;
       child.stderr!.on('data', (d: Buffer) => {
