@@ -19,6 +19,8 @@ const COMPILED_IN = (stack: string) => new RegExp(`specialised stack ${stack.rep
 
 /** The interpreter whose mpi4py runs on `f` (python.test.ts checks them; setup.sh makes the venv). */
 const PYTHON: Record<Flavor, string> = { openmpi: '/usr/bin/python3', mpich: join(ROOT, '.venv-mpich', 'bin', 'python') };
+/** mpi4py 4 (MPICH's venv) is told its ABI, as python.test.ts does */
+const PYTHON_ENV: Record<Flavor, NodeJS.ProcessEnv> = { openmpi: {}, mpich: { MPI4PY_MPIABI: 'mpich' } };
 
 const caches: string[] = [];
 after(() => {
@@ -55,10 +57,10 @@ for (const f of FLAVORS) {
     it('runs chained at once; a background build killed outright leaves no cache entry and its place is taken', async () => {
       // an mpi4py program: the first run of a new stack, chained
       const py = join(mkdtempSync(join(tmpdir(), 'mpii-cold-py-')), 'hello.py');
-      writeFileSync(py, 'from mpi4py import MPI\nc = MPI.COMM_WORLD\nc.Barrier()\nprint("hello from", c.rank, flush=True)\n');
+      writeFileSync(py, 'import sys\nfrom mpi4py import MPI\nc = MPI.COMM_WORLD\nc.Barrier()\nsys.stdout.write(f"hello from {c.rank}\\n")\n');
       // the builder is killed (its whole session: node and the compilers) as soon as the run names it
       const child = execa('node', [MPII, 'run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-cold-py`), ...launcherArgs(f, 2), PYTHON[f], py],
-        { env: { ...TEST_ENV, ...env, INJ_DEBUG: '0' }, reject: false, timeout: 300_000 });
+        { env: { ...TEST_ENV, ...env, ...PYTHON_ENV[f], INJ_DEBUG: '0' }, reject: false, timeout: 300_000 });
       let killed: number | undefined;
       child.stderr!.on('data', (d: Buffer) => {
         const pid = Number(STARTED('noop').exec(d.toString())?.[1]);
