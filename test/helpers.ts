@@ -19,11 +19,14 @@ export const TEST_ENV: NodeJS.ProcessEnv = {
   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1',
   OMPI_MCA_rmaps_base_oversubscribe: '1',
 };
-// Each stack's specialised shim is compiled once (7-20 s): most test files run the chain, the
-// files that test the tools' compiled form call useSpecialised() (each file is its own process)
+// Each stack's specialised shim is compiled once (7-20 s quiet, minutes loaded): most test files
+// run the chain, the files that test the tools' compiled form call useSpecialised() (each file is
+// its own process), which also makes a stack's first run wait for its compiled-in shim rather
+// than run chained while it builds in the background (MPII_BUILD=wait; cold-build.test.ts tests that)
 TEST_ENV.MPII_SPECIALISE = '0';
 export function useSpecialised(): void {
   TEST_ENV.MPII_SPECIALISE = '1';
+  TEST_ENV.MPII_BUILD = 'wait';
 }
 delete TEST_ENV.TOOLS;
 delete TEST_ENV.INJ_IGNORE;

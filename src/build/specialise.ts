@@ -3,27 +3,78 @@
 // the next one directly. Built once per stack next to the general shim whose other objects it
 // links (same cache key directory: the same sources, the same MPI), in spec-<tools>/. It compiles
 // the generated wrappers once more, with the tools: less than the general shim's whole build.
+// One process builds a stack at a time (build-lock.ts); the others wait for it or, in `mpii run`,
+// run chained meanwhile (background.ts).
 import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MpiiError } from '../errors.js';
 import type { ToolManifest } from '../tools/manifest.js';
 import { specHeader, specSource, stackName } from '../tools/gen-spec.js';
+import { acquireLock, lockHolder, lockPath, releaseLock, removeDeadWork, waitForLock, workPrefix } from './build-lock.js';
+import { clearFailure } from './background.js';
 import { cacheRoot, compileArgs, probe, type BuildOptions, type Shim } from './shim.js';
 
+/** Where the specialised shim of `tools` lives next to the general shim `shim`. */
+export function specialisedDir(shim: Shim, tools: ToolManifest[]): string {
+  return join(dirname(shim.library), `spec-${stackName(tools)}`);
+}
+
+/** The specialised shim of `tools` if it is in the cache (a whole one: it is renamed into place). */
+export function cachedSpecialised(shim: Shim, tools: ToolManifest[]): Shim | undefined {
+  const library = join(specialisedDir(shim, tools), 'libmpii.so');
+  return existsSync(library) ? { ...shim, library, fromCache: true } : undefined;
+}
+
+export interface SpecialiseOptions extends BuildOptions {
+  /** the caller holds the stack's lock already (the background build, handed it by its run) */
+  lockHeld?: boolean;
+  /** told once when another process is building this stack and this one waits for it */
+  onWait?: (pid: number) => Promise<void> | void;
+}
+
 /** The specialised shim of `tools` next to the general shim `shim` (buildShim's): made if
- *  missing (or --force). */
-export async function ensureSpecialised(shim: Shim, tools: ToolManifest[], opts: BuildOptions): Promise<Shim> {
+ *  missing (or --force); if another process is making it, its build is awaited and used. */
+export async function ensureSpecialised(shim: Shim, tools: ToolManifest[], opts: SpecialiseOptions): Promise<Shim> {
   const dir = dirname(shim.library);
-  const final = join(dir, `spec-${stackName(tools)}`);
+  const final = specialisedDir(shim, tools);
   const library = join(final, 'libmpii.so');
   if (!opts.force && existsSync(library)) return { ...shim, library };
+  const lock = lockPath(dir, stackName(tools));
+  if (!opts.lockHeld) {
+    let told = false;
+    while (!acquireLock(lock)) {
+      const holder = lockHolder(lock);
+      if (holder !== undefined && !told) await opts.onWait?.(holder);
+      told = true;
+      await waitForLock(lock, () => existsSync(library));
+      if (!opts.force && existsSync(library)) return { ...shim, library };
+    }
+  }
+  const release = () => releaseLock(lock);
+  process.on('exit', release); // a signal mid-build (see runCommand) leaves no lock held by no one
+  try {
+    if (!opts.force && existsSync(library)) return { ...shim, library }; // built while this one waited
+    return await build(shim, tools, opts, final);
+  } finally {
+    release();
+    process.off('exit', release);
+  }
+}
+
+async function build(shim: Shim, tools: ToolManifest[], opts: SpecialiseOptions, final: string): Promise<Shim> {
+  const dir = dirname(shim.library);
+  const library = join(final, 'libmpii.so');
   const env = opts.env ?? process.env;
   const pr = await probe(shim.flavor, cacheRoot(env), env); // remembered: a file read
   const step = opts.onStep ?? (() => {});
   await opts.beforeBuild?.({ kind: 'stack', what: `the stack ${stackName(tools)} compiled into one wrapper per function`,
     why: opts.force ? '--force' : 'its first run with this shim' });
   const { execa } = await import('execa');
-  const work = mkdtempSync(join(dir, '.spec-'));
+  removeDeadWork(dir); // what killed builds left
+  // named after this process, so that a later build knows whether its owner is still there
+  const work = mkdtempSync(workPrefix(dir, stackName(tools)));
+  const dropWork = () => rmSync(work, { recursive: true, force: true });
+  process.on('exit', dropWork);
   try {
     step(`compiling the stack ${stackName(tools)} into one wrapper per function`);
     writeFileSync(join(work, 'mpii_spec.h'), specHeader(tools));
@@ -39,18 +90,22 @@ export async function ensureSpecialised(shim: Shim, tools: ToolManifest[], opts:
       '-Wl,-Bsymbolic-functions', '-Wl,-soname,libmpii.so'], { env });
     rmSync(obj); // linked: the sources stay, to read what was compiled
     if (opts.force) rmSync(final, { recursive: true, force: true });
+    // the whole directory in one rename: a run sees no libmpii.so or a complete one
     try {
       renameSync(work, final);
     } catch (e) {
       if (!existsSync(library)) throw e; // another build of the same stack won the race: fine
-      rmSync(work, { recursive: true, force: true });
+      dropWork();
     }
+    clearFailure(shim, tools); // what a failed background build of it said is past
     return { ...shim, library, fromCache: false };
   } catch (e) {
-    rmSync(work, { recursive: true, force: true });
+    dropWork();
     const err = e as { stderr?: string; message: string };
     const detail = (err.stderr ?? '').split('\n').find((l) => /error/i.test(l)) ?? err.message.split('\n')[0];
     throw new MpiiError(`building the specialised shim of ${stackName(tools)} failed: ${detail}`,
       'run with --chained (the tools through the QMPI chain), and report this');
+  } finally {
+    process.off('exit', dropWork);
   }
 }

@@ -6,8 +6,9 @@ import { spawn } from 'node:child_process';
 import { buildShim, cacheRoot, ROOT, type BuildReason, type Shim } from '../build/shim.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
 import { builtinManifests, type ToolManifest } from '../tools/manifest.js';
-import { unspecialisable } from '../tools/gen-spec.js';
-import { ensureSpecialised } from '../build/specialise.js';
+import { stackName, unspecialisable } from '../tools/gen-spec.js';
+import { cachedSpecialised, ensureSpecialised } from '../build/specialise.js';
+import { backgroundNotice, buildMode, startBackground } from '../build/background.js';
 import { buildNotice, lastBuildSeconds, recordBuildSeconds } from '../build/build-times.js';
 import { MpiiError } from '../errors.js';
 import { DirError, makeDirs } from '../fsdirs.js';
@@ -111,19 +112,24 @@ export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: 
       if (started) recordBuildSeconds(cacheRoot(env), started.kind, (Date.now() - started.t0) / 1000);
       started = undefined;
     };
+    const say = async (line: string) => {
+      if (quiet) stream.write(`${line}\n`);
+      // a spinner only on a terminal of known width (a 0-column pty made ora write escapes
+      // forever); elsewhere the first and the last line only
+      if (progress) progress.update(line);
+      else progress = await startProgress(line, progressMode(stream, env, { quiet }), stream, env);
+    };
     const opts = {
       env,
       force,
       beforeBuild: async (why: BuildReason) => {
         started = { kind: why.kind, t0: Date.now() };
         // a build takes seconds to minutes: one line says what and why, even when quiet
-        const line = buildNotice(why, lastBuildSeconds(cacheRoot(env), why.kind));
-        if (quiet) stream.write(`${line}\n`);
-        // a spinner only on a terminal of known width (a 0-column pty made ora write escapes
-        // forever); elsewhere the first and the last line only
-        if (progress) progress.update(line);
-        else progress = await startProgress(line, progressMode(stream, env, { quiet }), stream, env);
+        await say(buildNotice(why, lastBuildSeconds(cacheRoot(env), why.kind)));
       },
+      // another process builds the stack (a run's background build, another `mpii build`)
+      onWait: (pid: number) => say(`mpii: waiting for the stack ${stackName(specialise!)} compiled into one wrapper per function, `
+        + `which another mpii (pid ${pid}) is building; the job starts when it is done`),
       onStep: (t: string) => progress?.update(`mpii: building the ${label} shim: ${t}`),
     };
     const general = await buildShim(flavor, opts);
@@ -137,6 +143,25 @@ export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: 
     progress?.fail();
     throw e;
   }
+}
+
+/** The shim a run uses, and why the stack runs chained when it does. A stack whose compiled-in
+ *  shim is cached runs from it; else, unless MPII_BUILD=wait, the run starts at once from the
+ *  general shim (the same tools through the QMPI chain) while the compiled-in one builds in the
+ *  background for the next run (background.ts). A dry run starts nothing. */
+async function runShim(flavor: FlavorName, args: RunArgs, env: NodeJS.ProcessEnv, specialise: ToolManifest[] | undefined):
+  Promise<{ shim: Shim; chained?: string }> {
+  const quiet = args.quiet || args.dryRun;
+  const mode = buildMode(env);
+  if (!specialise || mode === 'wait') return { shim: await buildWithSpinner(flavor, quiet, env, false, specialise) };
+  const general = await buildWithSpinner(flavor, quiet, env);
+  const cached = cachedSpecialised(general, specialise);
+  if (cached) return { shim: cached };
+  const stack = stackName(specialise);
+  if (args.dryRun) return { shim: general, chained: `the compiled-in stack ${stack} is not built yet: a run builds it in the background` };
+  const b = startBackground(general, specialise, env);
+  process.stderr.write(`${backgroundNotice(stack, b, lastBuildSeconds(cacheRoot(env), 'stack'))}\n`);
+  return { shim: general, chained: b.state === 'failed' ? `the compiled-in stack ${stack} failed to build` : `the compiled-in stack ${stack} builds in the background` };
 }
 
 /** The stack rules of the tools' manifests: a tool that must sit above another (`stack.before`:
@@ -219,7 +244,8 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
   // MPII_SPECIALISE=0 for every run: not)
   const chained = args.chained ? '--chained' : env.MPII_SPECIALISE === '0' ? 'MPII_SPECIALISE=0' : unspecialisable(stack.tools);
   const specialise = chained === undefined ? stack.tools.map((t) => t.manifest!) : undefined;
-  const shim = await buildWithSpinner(mpi.flavor, args.quiet || args.dryRun, env, false, specialise);
+  const built = await runShim(mpi.flavor, args, env, specialise);
+  const shim = built.shim;
   const copies = job && planCopies(rankLibraries(shim, stack.tools), job);
   const placed = new Map(copies?.files);
   const vars = rankEnvironment(shim, stack.tools, outDir, env, (l) => placed.get(l) ?? l);
@@ -238,7 +264,7 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
 
   if (args.dryRun) {
     console.log(`# MPI: ${FLAVORS[mpi.flavor].label} (${mpi.how}); shim ${shim.library}${shim.fromCache ? ' (cached)' : ''}`);
-    console.log(`# tools: ${stack.tools.map((t) => t.name).join(' ') || '(none)'} (from ${stack.source}); ${specialise ? 'specialised: compiled into one wrapper per function' : `chained (${chained})`}`);
+    console.log(`# tools: ${stack.tools.map((t) => t.name).join(' ') || '(none)'} (from ${stack.source}); ${specialise && !built.chained ? 'specialised: compiled into one wrapper per function' : `chained (${chained ?? built.chained})`}`);
     for (const [from, to] of copies?.files ?? []) console.log(`# --copy-shim: sbcast ${from} ${to}`);
     for (const [k, v] of Object.entries(vars)) console.log(`${k}=${shellQuote(v)}`);
     console.log([plan.command, ...plan.args].map(shellQuote).join(' '));
