@@ -7,7 +7,7 @@
 //
 //   npm run build && node bench/cold-build.mjs      # REPS=5 MPI=openmpi|mpich STACK=monitor,profile
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MPII, ROOT, env, flavorHeader, forEachFlavor, log, lpad, median, pad } from './common.mjs';
