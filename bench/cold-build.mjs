@@ -20,8 +20,11 @@ const tmp = mkdtempSync(join(tmpdir(), 'mpii-cold-build-'));
 function firstRank(fl, exe, cache, extraEnv, extraArgs = []) {
   const out = join(tmp, `out-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`);
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [MPII, 'run', '--quiet', '--tools', STACK, ...extraArgs, '--out', out, '-np', '2', ...fl.extra, exe],
-    { env: { ...env, XDG_CACHE_HOME: cache, ...extraEnv }, encoding: 'utf8', timeout: 3_600_000 });
+  const r = spawnSync(process.execPath, [MPII, 'run', '--quiet', '--tools', STACK, ...extraArgs, '--out', out, '-np', '2', ...fl.extra, exe], {
+    env: { ...env, XDG_CACHE_HOME: cache, ...extraEnv },
+    encoding: 'utf8',
+    timeout: 3_600_000,
+  });
   if (r.status !== 0) throw new Error(`mpii run exited ${r.status ?? r.signal}: ${(r.stderr ?? '').trim().split('\n').slice(-5).join(' | ')}`);
   const starts = [...r.stdout.matchAll(/^started (\d+)$/gm)].map((m) => Number(m[1]));
   if (!starts.length) throw new Error(`no rank said it started: ${r.stdout.slice(0, 200)}`);
@@ -30,7 +33,12 @@ function firstRank(fl, exe, cache, extraEnv, extraArgs = []) {
 }
 
 /** The shim directory of the one general shim in `cache`. */
-const shimDir = (cache, fl) => join(cache, 'mpii', readdirSync(join(cache, 'mpii')).find((d) => d.startsWith(`${fl.name}-`)));
+const shimDir = (cache, fl) =>
+  join(
+    cache,
+    'mpii',
+    readdirSync(join(cache, 'mpii')).find((d) => d.startsWith(`${fl.name}-`)),
+  );
 const specDir = (cache, fl) => join(shimDir(cache, fl), `spec-${STACK.replaceAll(',', '+')}`);
 
 /** Waits for the background build of the stack to land (or to end: its lock is gone). */
@@ -47,7 +55,11 @@ const COLUMNS = [
   ['next', 'the run after the background build'],
 ];
 
-console.log(`cold builds: ${REPS} repetitions per MPI, each from an empty cache; stack ${STACK}; load ${loadavg().map((x) => x.toFixed(1)).join(' ')} at the start\n`);
+console.log(
+  `cold builds: ${REPS} repetitions per MPI, each from an empty cache; stack ${STACK}; load ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')} at the start\n`,
+);
 forEachFlavor(tmp, (fl) => {
   mkdirSync(join(tmp, fl.name), { recursive: true });
   const exe = join(tmp, fl.name, 'started');
@@ -78,5 +90,9 @@ forEachFlavor(tmp, (fl) => {
     console.log(`${pad(what, 56)} ${lpad(median(xs).toFixed(1), 8)} ${lpad(Math.min(...xs).toFixed(1), 8)} ${lpad(Math.max(...xs).toFixed(1), 8)}`);
   }
   console.log(`${pad('new stack: wait / background (x faster to start)', 56)} ${lpad((median(times.wait) / median(times.background)).toFixed(1), 8)}`);
-  console.log(`load at the end: ${loadavg().map((x) => x.toFixed(1)).join(' ')}\n`);
+  console.log(
+    `load at the end: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}\n`,
+  );
 });

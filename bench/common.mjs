@@ -109,6 +109,9 @@ export function forEachFlavor(tmp, body) {
 
 /** The results header of one MPI, with its version line. */
 export function flavorHeader(fl) {
-  const ver = spawnSync(fl.run, ['--version'], { env, encoding: 'utf8' }).stdout.split('\n').find((l) => /\d/.test(l)) ?? '';
+  const ver =
+    spawnSync(fl.run, ['--version'], { env, encoding: 'utf8' })
+      .stdout.split('\n')
+      .find((l) => /\d/.test(l)) ?? '';
   return `=== ${fl.label} (${ver.trim()}) ===`;
 }

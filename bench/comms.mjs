@@ -31,9 +31,24 @@ function parse(stdout) {
 }
 
 function measure(fl, bin, stacks, args) {
-  const argv = (stack) => stack === 'plain'
-    ? [fl.run, ...fl.extra, '-np', '1', bin, ...args]
-    : [process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++outSeq}`), '--tools', stack.replace(/\+/g, ','), ...fl.extra, '-np', '1', bin, ...args];
+  const argv = (stack) =>
+    stack === 'plain'
+      ? [fl.run, ...fl.extra, '-np', '1', bin, ...args]
+      : [
+          process.execPath,
+          MPII,
+          'run',
+          '--quiet',
+          '--out',
+          join(tmp, `out-${++outSeq}`),
+          '--tools',
+          stack.replace(/\+/g, ','),
+          ...fl.extra,
+          '-np',
+          '1',
+          bin,
+          ...args,
+        ];
   const got = Object.fromEntries(stacks.map((s) => [s, []]));
   for (const s of stacks) runRetry(argv(s)); // builds each shim before timing
   for (let r = 0; r < ROUNDS; r++) {
@@ -51,10 +66,13 @@ forEachFlavor(tmp, (fl) => {
   console.log(`per communicator, CPU µs (median of ${ROUNDS} interleaved rounds; 200 held at once)`);
   console.log(`${pad('stack', 18)}${lpad('dup+free', 10)}${lpad('x plain', 9)}${lpad('split+free', 12)}${lpad('x plain', 9)}`);
   for (const [s, v] of Object.entries(all))
-    console.log(`${pad(s, 18)}${lpad(v.dup.toFixed(2), 10)}${lpad((v.dup / all.plain.dup).toFixed(2), 9)}${lpad(v.split.toFixed(2), 12)}${lpad((v.split / all.plain.split).toFixed(2), 9)}`);
+    console.log(
+      `${pad(s, 18)}${lpad(v.dup.toFixed(2), 10)}${lpad((v.dup / all.plain.dup).toFixed(2), 9)}${lpad(v.split.toFixed(2), 12)}${lpad((v.split / all.plain.split).toFixed(2), 9)}`,
+    );
   console.log('\nO(1) per communicator: dup+free CPU µs with 20 and 2,000 held at once');
   for (const s of ['plain', 'memcheck', 'monitor+profile']) {
-    const few = measure(fl, bin, [s], ['500', '20'])[s].dup, many = measure(fl, bin, [s], ['5', '2000'])[s].dup;
+    const few = measure(fl, bin, [s], ['500', '20'])[s].dup,
+      many = measure(fl, bin, [s], ['5', '2000'])[s].dup;
     console.log(`${pad(s, 18)}${lpad(few.toFixed(2), 10)}${lpad(many.toFixed(2), 10)}   2000/20 ${(many / few).toFixed(2)}`);
   }
   console.log('');

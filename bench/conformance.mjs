@@ -61,7 +61,13 @@ export function parseTestlist(text, { maxNp = MAX_NP, strict = false, memoryGb =
     const words = line.split(/\s+/);
     const name = words[0];
     if (line.includes('@')) {
-      skipped.push({ name: line.replace(/@[^@]*@/g, '').trim().split(/\s+/)[0], why: 'configure substitution (@…@)' });
+      skipped.push({
+        name: line
+          .replace(/@[^@]*@/g, '')
+          .trim()
+          .split(/\s+/)[0],
+        why: 'configure substitution (@…@)',
+      });
       continue;
     }
     if (name.includes('/')) {
@@ -266,8 +272,7 @@ export function summarise(results, mpi, configIds, ids = undefined) {
         row.passing++;
         row.findings++;
         withFindings.push(r);
-      }
-      else if (c === 'flaky-plain') row.flakyPlain++;
+      } else if (c === 'flaky-plain') row.flakyPlain++;
       else {
         row.regressions++;
         if (passedOnRerun(r)) row.intermittent++;
@@ -298,7 +303,12 @@ export function formatSummary({ head, rows, regressions, withFindings = [] }, la
     }
   } else out.push('(no tool configuration run yet)');
   for (const r of regressions) {
-    const again = r.rerunTool === undefined ? '' : passedOnRerun(r) ? `; ${r.rerunTool === 'pass' ? 'passed' : 'passed with findings'} on the rerun (intermittent)` : '; reproduced on the rerun';
+    const again =
+      r.rerunTool === undefined
+        ? ''
+        : passedOnRerun(r)
+          ? `; ${r.rerunTool === 'pass' ? 'passed' : 'passed with findings'} on the rerun (intermittent)`
+          : '; reproduced on the rerun';
     out.push(`REGRESSION ${r.id} (${r.mpi}, ${r.config}, ${r.np} processes): ${r.why}${again}`);
     for (const l of r.lines ?? []) out.push(`    ${l}`);
   }
@@ -351,7 +361,8 @@ const MPITESTCONF = `/* mpitestconf.h written by mpii's bench/conformance.mjs in
 `;
 // An MPI not derived from MPICH is tested the way configure's --enable-strictmpi would: no MPIX_
 const STRICT = '#define USE_STRICT_MPI 1\n#define ENABLE_STRICTMPI 1\n';
-const DTPOOLSCONF = '#define HAVE_STDLIB_H 1\n#define HAVE_STRING_H 1\n#define HAVE_LIMITS_H 1\n#define HAVE_STDINT_H 1\n#define HAVE_SYS_TYPES_H 1\n#define HAVE_STRDUP 1\n#define HAVE_MEMSET 1\n';
+const DTPOOLSCONF =
+  '#define HAVE_STDLIB_H 1\n#define HAVE_STRING_H 1\n#define HAVE_LIMITS_H 1\n#define HAVE_STDINT_H 1\n#define HAVE_SYS_TYPES_H 1\n#define HAVE_STRDUP 1\n#define HAVE_MEMSET 1\n';
 
 const HELLO = '#include <mpi.h>\nint main(int argc, char **argv) { MPI_Init(&argc, &argv); MPI_Finalize(); return 0; }\n';
 
@@ -373,7 +384,11 @@ function killTree(pid, sig) {
 
 /** Ctrl-C or a kill stops the jobs too: they are in process groups of their own, the signal does not reach them. */
 function stopJobsOnSignal() {
-  for (const [sig, n] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]]) {
+  for (const [sig, n] of [
+    ['SIGINT', 2],
+    ['SIGTERM', 15],
+    ['SIGHUP', 1],
+  ]) {
     process.on(sig, () => {
       for (const pid of live) killTree(pid, 'SIGKILL');
       process.exit(128 + n);
@@ -520,7 +535,9 @@ function prepareMpi(fl, testsDir, cacheDir, cflags) {
   const util = ['mtest.c', 'mtest_common.c', 'mtest_single.c', 'dtypes.c', 'run_mpitests.c'].map((f) => join(testsDir, 'util', f)).filter(existsSync);
   const libs = [lib('mtest', util)];
   if (haveDtp) {
-    const dsrc = readdirSync(join(dtpSrc, 'src')).filter((f) => f.endsWith('.c')).map((f) => join(dtpSrc, 'src', f));
+    const dsrc = readdirSync(join(dtpSrc, 'src'))
+      .filter((f) => f.endsWith('.c'))
+      .map((f) => join(dtpSrc, 'src', f));
     libs.push(lib('dtpools', dsrc, ['-DDTP_MPI_DATATYPE=MPI_INT']));
   }
   const hello = join(dir, 'hello');
@@ -538,7 +555,19 @@ async function buildProgram(fl, prep, testsDir, dir, name, makefile, cflags) {
   const exe = join(prep.dir, 'bin', dir, name);
   const missing = sources.find((s) => !existsSync(s));
   if (missing) return { ok: false, why: `no source ${missing.slice(testsDir.length + 1)}`, exe };
-  const argv = [fl.cc, ...cflags, ...prep.incFlags, `-I${join(testsDir, dir)}`, ...(spec.flags ?? []), ...sources, '-o', exe, ...prep.libs, ...(spec.ldadd ?? []), '-lm'];
+  const argv = [
+    fl.cc,
+    ...cflags,
+    ...prep.incFlags,
+    `-I${join(testsDir, dir)}`,
+    ...(spec.flags ?? []),
+    ...sources,
+    '-o',
+    exe,
+    ...prep.libs,
+    ...(spec.ldadd ?? []),
+    '-lm',
+  ];
   const stamp = JSON.stringify({ argv, times: [...sources, ...prep.libs].map(mtimeOf) });
   const stampFile = `${exe}.stamp`;
   if (existsSync(stampFile)) {
@@ -549,7 +578,11 @@ async function buildProgram(fl, prep, testsDir, dir, name, makefile, cflags) {
   const r = await runCommand(argv, { cwd: dirname(exe), env: baseEnv, timeoutMs: 300_000 });
   const ok = r.status === 0;
   const lines = r.stderr.split('\n');
-  const errLine = (lines.find((l) => /error|undefined reference/i.test(l) && !/collect2|ld returned/.test(l)) ?? lines.find((l) => l.trim()) ?? `exit ${r.status}`).replaceAll(`${testsDir}/`, '');
+  const errLine = (
+    lines.find((l) => /error|undefined reference/i.test(l) && !/collect2|ld returned/.test(l)) ??
+    lines.find((l) => l.trim()) ??
+    `exit ${r.status}`
+  ).replaceAll(`${testsDir}/`, '');
   const why = ok ? '' : errLine.slice(0, 300);
   writeFileSync(stampFile, JSON.stringify({ stamp, ok, why }));
   return { ok, why, exe };
@@ -581,11 +614,31 @@ async function runOne(fl, cfg, t, exe, slotDir, timeoutMs) {
   const output = `${r.stdout}\n${r.stderr}`;
   const j = judge({ output, status: r.status, signal: r.signal, timedOut: r.timedOut, resultTest: t.resultTest });
   // the program's own lines (stdout: what it checked) before the launcher's and the MPI's (stderr)
-  return { verdict: j.verdict, why: j.why, ms: r.ms, lines: j.verdict === 'fail' || j.verdict === 'findings' ? firstLines(`${r.stdout}\n${r.stderr}`) : undefined };
+  return {
+    verdict: j.verdict,
+    why: j.why,
+    ms: r.ms,
+    lines: j.verdict === 'fail' || j.verdict === 'findings' ? firstLines(`${r.stdout}\n${r.stderr}`) : undefined,
+  };
 }
 
 function parseArgs(argv) {
-  const o = { tests: process.env.MPICH_TESTS, mpis: undefined, dirs: DEFAULT_DIRS, programs: undefined, configs: undefined, jobs: Number(process.env.JOBS ?? 2), timeout: 60, results: undefined, cache: join(homedir(), '.cache', 'mpii-conformance'), fresh: false, json: false, variants: false, buildOnly: false, cflags: ['-O2', '-w'] };
+  const o = {
+    tests: process.env.MPICH_TESTS,
+    mpis: undefined,
+    dirs: DEFAULT_DIRS,
+    programs: undefined,
+    configs: undefined,
+    jobs: Number(process.env.JOBS ?? 2),
+    timeout: 60,
+    results: undefined,
+    cache: join(homedir(), '.cache', 'mpii-conformance'),
+    fresh: false,
+    json: false,
+    variants: false,
+    buildOnly: false,
+    cflags: ['-O2', '-w'],
+  };
   const need = (i) => {
     if (argv[i + 1] === undefined) fail(`${argv[i]} needs a value`);
     return argv[i + 1];
@@ -608,8 +661,18 @@ function parseArgs(argv) {
     else if (a === '--no-plain') o.noPlain = true;
     else if (a === '--report') o.reportOnly = true;
     else if (a === '-h' || a === '--help') {
-      console.log(readFileSync(new URL(import.meta.url)).toString().split('\n').filter((l) => l.startsWith('//')).slice(0, 12).join('\n').replace(/^\/\/ ?/gm, ''));
-      console.log('options: --tests DIR --mpi openmpi,mpich --dirs a,b --programs REGEX --configs REGEX --jobs N --timeout S --results FILE --cache DIR --fresh --json --variants --build-only --no-plain --report (see docs/conformance.md)');
+      console.log(
+        readFileSync(new URL(import.meta.url))
+          .toString()
+          .split('\n')
+          .filter((l) => l.startsWith('//'))
+          .slice(0, 12)
+          .join('\n')
+          .replace(/^\/\/ ?/gm, ''),
+      );
+      console.log(
+        'options: --tests DIR --mpi openmpi,mpich --dirs a,b --programs REGEX --configs REGEX --jobs N --timeout S --results FILE --cache DIR --fresh --json --variants --build-only --no-plain --report (see docs/conformance.md)',
+      );
       process.exit(0);
     } else fail(`unknown option ${a} (see --help)`);
   }
@@ -629,12 +692,15 @@ async function main() {
   const t0 = Date.now();
   stopJobsOnSignal();
   if (!o.tests)
-    fail('no MPICH test suite given: set MPICH_TESTS=/path/to/test/mpi or pass --tests DIR (the test/mpi folder of the MPICH source repository, https://github.com/pmodels/mpich, any 4.x tag or main)');
+    fail(
+      'no MPICH test suite given: set MPICH_TESTS=/path/to/test/mpi or pass --tests DIR (the test/mpi folder of the MPICH source repository, https://github.com/pmodels/mpich, any 4.x tag or main)',
+    );
   const testsDir = resolve(o.tests);
   if (!existsSync(join(testsDir, 'util', 'mtest.c')) || !existsSync(join(testsDir, 'include', 'mpitest.h')))
     fail(`${testsDir} is not MPICH's test/mpi folder (no util/mtest.c and include/mpitest.h): get it from https://github.com/pmodels/mpich (test/mpi)`);
   const flavors = FLAVORS.filter((fl) => (!o.mpis || o.mpis.includes(fl.name)) && which(fl.cc) && which(fl.run));
-  if (!flavors.length) fail(`no MPI to test: ${o.mpis ? `${o.mpis.join(',')} not installed` : 'neither mpicc.openmpi/mpirun.openmpi nor mpicc.mpich/mpirun.mpich found'}`);
+  if (!flavors.length)
+    fail(`no MPI to test: ${o.mpis ? `${o.mpis.join(',')} not installed` : 'neither mpicc.openmpi/mpirun.openmpi nor mpicc.mpich/mpirun.mpich found'}`);
   const configs = configurations().filter((c) => c.id === 'plain' || !o.configs || o.configs.test(c.id));
   mkdirSync(dirname(resolve(o.results)), { recursive: true });
   if (o.fresh) rmSync(o.results, { force: true });
@@ -715,7 +781,8 @@ async function main() {
                 rec.rerunPlain = (await runOne(m.fl, { id: 'plain' }, t, t.exe, slot(m.fl, s), timeoutMs)).verdict;
               }
               record(rec);
-              if (r.verdict !== 'pass' && r.verdict !== 'findings') log(`${m.fl.name} ${cfg.id} ${t.id}: ${r.verdict} (${r.why})${rec.rerunTool ? ` rerun: tool ${rec.rerunTool}, plain ${rec.rerunPlain}` : ''}`);
+              if (r.verdict !== 'pass' && r.verdict !== 'findings')
+                log(`${m.fl.name} ${cfg.id} ${t.id}: ${r.verdict} (${r.why})${rec.rerunTool ? ` rerun: tool ${rec.rerunTool}, plain ${rec.rerunPlain}` : ''}`);
             });
           }
         }
@@ -731,7 +798,30 @@ async function main() {
     const wall = Math.round((Date.now() - t0) / 1000);
     const tables = perMpi.map((m) => summarise(results, m.fl.name, configIds, new Set(m.tests.map((t) => t.id))));
     if (o.json) {
-      console.log(JSON.stringify({ tables: tables.map((t) => ({ ...t, regressions: t.regressions.map(({ mpi, id, config, np, why, lines, rerunTool, rerunPlain }) => ({ mpi, id, config, np, why, lines, rerunTool, rerunPlain })), withFindings: t.withFindings.map(({ mpi, id, config, np, why, lines }) => ({ mpi, id, config, np, why, lines })) })), phases, wallSeconds: wall }, null, 2));
+      console.log(
+        JSON.stringify(
+          {
+            tables: tables.map((t) => ({
+              ...t,
+              regressions: t.regressions.map(({ mpi, id, config, np, why, lines, rerunTool, rerunPlain }) => ({
+                mpi,
+                id,
+                config,
+                np,
+                why,
+                lines,
+                rerunTool,
+                rerunPlain,
+              })),
+              withFindings: t.withFindings.map(({ mpi, id, config, np, why, lines }) => ({ mpi, id, config, np, why, lines })),
+            })),
+            phases,
+            wallSeconds: wall,
+          },
+          null,
+          2,
+        ),
+      );
     } else {
       perMpi.forEach((m, i) => console.log(`${formatSummary(tables[i], m.fl.label)}\n`));
       for (const p of phases) console.log(`phase ${pad(p.phase, 32)} ${lpad(p.runs, 5)} run(s) ${lpad(p.seconds, 6)} s`);

@@ -20,8 +20,14 @@ try {
       run([fc, '-O2', '-cpp', ...(iface === 'F08' ? ['-DUSE_F08'] : ['-fallow-argument-mismatch']), '-o', exe, join(ROOT, 'bench', 'pingpong_f.F90')]);
       const launch = ['-np', '2', ...fl.extra];
       configs.push({ name: `${iface} plain`, argv: [fl.run, ...launch, exe, ITERS] });
-      configs.push({ name: `${iface} mpii empty stack`, argv: ['node', MPII, 'run', '--quiet', '--tools', '', '--out', join(work, 'o'), '--force', ...launch, exe, ITERS] });
-      configs.push({ name: `${iface} mpii noop`, argv: ['node', MPII, 'run', '--quiet', '--tools', 'noop', '--out', join(work, 'o'), '--force', ...launch, exe, ITERS] });
+      configs.push({
+        name: `${iface} mpii empty stack`,
+        argv: ['node', MPII, 'run', '--quiet', '--tools', '', '--out', join(work, 'o'), '--force', ...launch, exe, ITERS],
+      });
+      configs.push({
+        name: `${iface} mpii noop`,
+        argv: ['node', MPII, 'run', '--quiet', '--tools', 'noop', '--out', join(work, 'o'), '--force', ...launch, exe, ITERS],
+      });
     }
     const t = new Map(configs.map((c) => [c.name, []]));
     for (let r = 1; r <= ROUNDS; r++) {

@@ -72,8 +72,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'mpii-hpcc-'));
 const launcher = ['-np', '2', '--oversubscribe', 'hpcc'];
 const variants = {
   plain: () => ['mpirun.openmpi', ...launcher],
-  overlap: (out) => ['node', MPII, 'run', '--quiet', '--force', ...(CHAINED ? ['--chained'] : []), '--out', out,
-    '--tools', TOOLS, ...launcher],
+  overlap: (out) => ['node', MPII, 'run', '--quiet', '--force', ...(CHAINED ? ['--chained'] : []), '--out', out, '--tools', TOOLS, ...launcher],
 };
 
 /** One HPCC run in its own directory (hpcc reads hpccinf.txt and writes hpccoutf.txt there). */
@@ -116,9 +115,11 @@ try {
     for (const name of shuffle(Object.keys(variants))) {
       const m = once(name, round);
       results[name].push(m);
-      log(`round ${round} ${name.padEnd(7)} RandomAccess ${m.MPIRandomAccess_time.toFixed(3)} s `
-        + `(${m.MPIRandomAccess_GUPs.toFixed(4)} GUP/s), PTRANS ${m.PTRANS_time.toFixed(3)} s, `
-        + `HPL ${(m.HPL_Tflops * 1000).toFixed(2)} Gflop/s, whole ${m.wall.toFixed(2)} s`);
+      log(
+        `round ${round} ${name.padEnd(7)} RandomAccess ${m.MPIRandomAccess_time.toFixed(3)} s ` +
+          `(${m.MPIRandomAccess_GUPs.toFixed(4)} GUP/s), PTRANS ${m.PTRANS_time.toFixed(3)} s, ` +
+          `HPL ${(m.HPL_Tflops * 1000).toFixed(2)} Gflop/s, whole ${m.wall.toFixed(2)} s`,
+      );
     }
   }
 } finally {
@@ -142,10 +143,14 @@ for (const [label, key, rate] of rows) {
   const ratios = p.map((v, i) => (rate ? v / o[i] : o[i] / v));
   const slow = median(ratios); // paired: each round's two runs met the same machine
   if (key !== 'wall') worst = Math.max(worst, slow);
-  console.log(`${label.padEnd(20)} ${median(p).toPrecision(4).padStart(10)} ${median(o).toPrecision(4).padStart(10)}  `
-    + `${slow.toFixed(3)}x [${quantile(ratios, 0).toFixed(3)}–${quantile(ratios, 1).toFixed(3)}]`);
+  console.log(
+    `${label.padEnd(20)} ${median(p).toPrecision(4).padStart(10)} ${median(o).toPrecision(4).padStart(10)}  ` +
+      `${slow.toFixed(3)}x [${quantile(ratios, 0).toFixed(3)}–${quantile(ratios, 1).toFixed(3)}]`,
+  );
 }
 const c = results.overlap[0].counters;
-console.log(`overlap: ${c['receives converted'] ?? 0} receives converted, ${c['calls checked'] ?? 0} other calls checked, `
-  + `${c['call sites switched off'] ?? 0} of ${c['call sites'] ?? 0} call sites switched off (first round)`);
+console.log(
+  `overlap: ${c['receives converted'] ?? 0} receives converted, ${c['calls checked'] ?? 0} other calls checked, ` +
+    `${c['call sites switched off'] ?? 0} of ${c['call sites'] ?? 0} call sites switched off (first round)`,
+);
 console.log(`verdict: overlap on HPCC ${worst <= 1.02 ? 'is' : 'is NOT'} never slower: worst median slowdown ${worst.toFixed(3)}x (target ≤ 1.02x)`);

@@ -48,9 +48,28 @@ function total(fl, exe, tools, form, n, mode) {
   // the program is valgrind, so mpii is told which MPI the real program uses; warm-up 1000
   // iterations (the difference of two runs cancels it anyway); tools null: without mpii
   const prog = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${file}`, exe, String(n), mode, '1000'];
-  run(tools === null ? [fl.run, '-np', '1', ...fl.extra, ...prog]
-    : [process.execPath, MPII, 'run', '--quiet', '--mpi', fl.name, '--out', join(tmp, `out-${seq}`), '--tools', tools,
-      ...(form === 'chained' ? ['--chained'] : []), '-np', '1', ...fl.extra, ...prog], 900_000);
+  run(
+    tools === null
+      ? [fl.run, '-np', '1', ...fl.extra, ...prog]
+      : [
+          process.execPath,
+          MPII,
+          'run',
+          '--quiet',
+          '--mpi',
+          fl.name,
+          '--out',
+          join(tmp, `out-${seq}`),
+          '--tools',
+          tools,
+          ...(form === 'chained' ? ['--chained'] : []),
+          '-np',
+          '1',
+          ...fl.extra,
+          ...prog,
+        ],
+    900_000,
+  );
   const m = /^summary: (\d+)/m.exec(readFileSync(file, 'utf8'));
   if (!m) throw new Error(`no summary line in ${file}`);
   return Number(m[1]);

@@ -23,14 +23,16 @@ const TARGET_MS = 60;
 const BASE = process.env.BASE ? join(resolve(process.env.BASE), 'bin', 'mpii.js') : undefined;
 // the Node binaries mpii runs on (the first one also runs BASE); each is named by its version
 const NODES = (process.env.NODES ? process.env.NODES.split(',') : [process.execPath]).map((n) => resolve(n));
-const VERSION = new Map(NODES.map((n) => {
-  const r = spawnSync(n, ['--version'], { encoding: 'utf8' });
-  if (r.status !== 0) {
-    console.error(`launch.mjs: ${n} from NODES does not run (${r.error?.message ?? r.stderr.trim()}) — give the paths of node binaries, separated by commas`);
-    process.exit(2);
-  }
-  return [n, r.stdout.trim()];
-}));
+const VERSION = new Map(
+  NODES.map((n) => {
+    const r = spawnSync(n, ['--version'], { encoding: 'utf8' });
+    if (r.status !== 0) {
+      console.error(`launch.mjs: ${n} from NODES does not run (${r.error?.message ?? r.stderr.trim()}) — give the paths of node binaries, separated by commas`);
+      process.exit(2);
+    }
+    return [n, r.stdout.trim()];
+  }),
+);
 const many = NODES.length > 1;
 /** A configuration's name, with its Node's version when several are timed. */
 const onNode = (name, node) => (many ? `${name} [${VERSION.get(node)}]` : name);
@@ -73,9 +75,21 @@ for (const fl of flavors) {
   configs.push({ key: 'bare', mpi: fl.name, name: `${fl.run} -np 2 ./hello`, argv: () => [fl.run, ...job] });
   for (const node of NODES) {
     configs.push(
-      { key: 'quiet', node, mpi: fl.name, name: onNode("mpii run --quiet --tools ''", node), argv: () => [node, MPII, 'run', '--quiet', '--tools', '', ...out(), ...job] },
+      {
+        key: 'quiet',
+        node,
+        mpi: fl.name,
+        name: onNode("mpii run --quiet --tools ''", node),
+        argv: () => [node, MPII, 'run', '--quiet', '--tools', '', ...out(), ...job],
+      },
       { key: 'default', node, mpi: fl.name, name: onNode('mpii run (default stack + report)', node), argv: () => [node, MPII, 'run', ...out(), ...job] },
-      { key: 'dry', node, mpi: fl.name, name: onNode("mpii run --dry-run --tools ''", node), argv: () => [node, MPII, 'run', '--dry-run', '--tools', '', ...out(), ...job] },
+      {
+        key: 'dry',
+        node,
+        mpi: fl.name,
+        name: onNode("mpii run --dry-run --tools ''", node),
+        argv: () => [node, MPII, 'run', '--dry-run', '--tools', '', ...out(), ...job],
+      },
     );
   }
   // the launcher with the shim preloaded as mpii sets it, no Node: the ranks' share of the added time
@@ -83,12 +97,24 @@ for (const fl of flavors) {
   const shim = /; shim (\S+)/.exec(dry)?.[1];
   const vars = (o) => ({ LD_PRELOAD: shim, TOOLS: '', MPII_OUT: o });
   const envArgs = (v) => Object.entries(v).flatMap(([k, x]) => (fl.ompi ? ['-x', `${k}=${x}`] : ['-genv', k, x]));
-  configs.push({ key: 'shim', mpi: fl.name, name: `${fl.run} + shim, no Node`, argv: () => {
-    const o = out()[1];
-    mkdirSync(o);
-    return [fl.run, ...envArgs(vars(o)), ...job];
-  } });
-  if (BASE) configs.push({ key: 'base', node: NODES[0], mpi: fl.name, name: "BASE mpii run --quiet --tools ''", argv: () => [NODES[0], BASE, 'run', '--quiet', '--tools', '', ...out(), ...job] });
+  configs.push({
+    key: 'shim',
+    mpi: fl.name,
+    name: `${fl.run} + shim, no Node`,
+    argv: () => {
+      const o = out()[1];
+      mkdirSync(o);
+      return [fl.run, ...envArgs(vars(o)), ...job];
+    },
+  });
+  if (BASE)
+    configs.push({
+      key: 'base',
+      node: NODES[0],
+      mpi: fl.name,
+      name: "BASE mpii run --quiet --tools ''",
+      argv: () => [NODES[0], BASE, 'run', '--quiet', '--tools', '', ...out(), ...job],
+    });
 }
 
 // warm-up: builds the shims if the cache is cold, fills the page cache, checks every command runs
@@ -136,12 +162,16 @@ forEachFlavor(tmp, (fl) => {
   for (const node of NODES) {
     const v = many ? ` (${VERSION.get(node)})` : '';
     const q = added('quiet', node);
-    console.log(`  added by mpii run --quiet --tools ''${v}: ${q.line}  (target <= ${TARGET_MS} ms wall)${q.wall.med <= TARGET_MS ? '' : '  <-- ABOVE TARGET'}`);
+    console.log(
+      `  added by mpii run --quiet --tools ''${v}: ${q.line}  (target <= ${TARGET_MS} ms wall)${q.wall.med <= TARGET_MS ? '' : '  <-- ABOVE TARGET'}`,
+    );
     console.log(`  added by mpii run (default stack)${v}:    ${added('default', node).line}  (tools in the ranks and the report included)`);
     const nodeMed = median(floor.get(node).map((s) => s.ms));
     const nodeCpu = median(floor.get(node).map((s) => s.cpu));
-    console.log(`  Node's floor${v}: node -e 0 takes ${f0(nodeMed)} ms wall, ${f0(nodeCpu)} ms CPU; mpii's own work above it: `
-      + `${f0(q.wall.med - nodeMed)} ms wall, ${f0(q.cpu.med - nodeCpu)} ms CPU`);
+    console.log(
+      `  Node's floor${v}: node -e 0 takes ${f0(nodeMed)} ms wall, ${f0(nodeCpu)} ms CPU; mpii's own work above it: ` +
+        `${f0(q.wall.med - nodeMed)} ms wall, ${f0(q.cpu.med - nodeCpu)} ms CPU`,
+    );
   }
   console.log(`  added by the shim in the ranks alone:  ${added('shim').line}  (no Node: the launcher with mpii's variables)`);
   if (BASE) console.log(`  added by BASE mpii run --quiet:       ${added('base').line}`);

@@ -74,7 +74,9 @@ function latency(fl, exe) {
     const perLayer = c.layers ? ((m - empty) / c.layers).toFixed(1) : '';
     const sorted = [...samples.get(c.name)].sort((a, b) => a - b);
     const s = sorted.map((x) => x.toFixed(0)).join(' ');
-    lines.push(`  ${pad(c.name, 12)} ${lpad(m.toFixed(1), 10)} ${lpad((m / plain).toFixed(3) + 'x', 9)} ${lpad(perLayer, 9)}  ${lpad(sorted[0].toFixed(1), 7)}   ${s}`);
+    lines.push(
+      `  ${pad(c.name, 12)} ${lpad(m.toFixed(1), 10)} ${lpad((m / plain).toFixed(3) + 'x', 9)} ${lpad(perLayer, 9)}  ${lpad(sorted[0].toFixed(1), 7)}   ${s}`,
+    );
   }
   const ratio = empty / plain;
   const kmax = LAYERS[LAYERS.length - 1];
@@ -107,7 +109,10 @@ function launch(fl, hello) {
   const lines = [];
   lines.push(`${fl.label}: launch of hello (MPI_Init/MPI_Finalize), -np 2, warm cache, ${LAUNCH_ROUNDS} interleaved rounds, median wall clock`);
   for (const c of configs) {
-    const s = [...samples.get(c.name)].sort((a, b) => a - b).map((x) => x.toFixed(0)).join(' ');
+    const s = [...samples.get(c.name)]
+      .sort((a, b) => a - b)
+      .map((x) => x.toFixed(0))
+      .join(' ');
     lines.push(`  ${pad(c.name, 22)} ${lpad(med.get(c.name).toFixed(0), 6)} ms   samples: ${s}`);
   }
   const overhead = med.get("mpii run --tools ''") - med.get('launcher alone');

@@ -37,8 +37,26 @@ function configs(fl, exe, size) {
   const launch = [fl.run, ...fl.extra, '-np', '2'];
   return [
     { name: 'plain', argv: () => [...launch, ...prog(iters)] },
-    { name: 'memcheck', argv: () => [process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++outSeq}`), '--tools', 'memcheck', ...fl.extra, '-np', '2', ...prog(iters)] },
-    ...(which('valgrind') ? [{ name: 'valgrind', argv: () => [...launch, 'valgrind', '--tool=memcheck', '-q', ...prog(Math.max(20, Math.round(iters / VG_DIV)))] }] : []),
+    {
+      name: 'memcheck',
+      argv: () => [
+        process.execPath,
+        MPII,
+        'run',
+        '--quiet',
+        '--out',
+        join(tmp, `out-${++outSeq}`),
+        '--tools',
+        'memcheck',
+        ...fl.extra,
+        '-np',
+        '2',
+        ...prog(iters),
+      ],
+    },
+    ...(which('valgrind')
+      ? [{ name: 'valgrind', argv: () => [...launch, 'valgrind', '--tool=memcheck', '-q', ...prog(Math.max(20, Math.round(iters / VG_DIV)))] }]
+      : []),
   ];
 }
 
@@ -55,7 +73,9 @@ for (const fl of installedFlavors()) {
   const exe = join(tmp, `isend_pingpong-${fl.name}`);
   run([fl.cc, '-O2', '-o', exe, join(ROOT, 'bench', 'isend_pingpong.c')]);
   console.log(flavorHeader(fl));
-  console.log(`${pad('size', 8)}${lpad('plain', 12)}${lpad('memcheck', 12)}${lpad('valgrind', 12)}${lpad('mc/plain', 10)}${lpad('target', 8)}${lpad('vg/mc', 9)}`);
+  console.log(
+    `${pad('size', 8)}${lpad('plain', 12)}${lpad('memcheck', 12)}${lpad('valgrind', 12)}${lpad('mc/plain', 10)}${lpad('target', 8)}${lpad('vg/mc', 9)}`,
+  );
   for (const size of SIZES) {
     const cs = configs(fl, exe, size);
     for (const c of cs) parse(runRetry(c.argv()).stdout); // warm-up: shim built, every config runs
@@ -67,9 +87,11 @@ for (const fl of installedFlavors()) {
     const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
     const ratio = m.memcheck / m.plain;
     const vg = m.valgrind ? (m.valgrind / m.memcheck).toFixed(1) + 'x' : 'n/a';
-    console.log(`${pad(human(size), 8)}${lpad(fmt(m.plain), 12)}${lpad(fmt(m.memcheck), 12)}${lpad(m.valgrind ? fmt(m.valgrind) : 'n/a', 12)}`
-      + `${lpad(ratio.toFixed(2) + 'x', 10)}${lpad('<=' + TARGET(size) + 'x', 8)}${lpad(vg, 9)}`
-      + `  ${ratio <= TARGET(size) ? 'ok' : 'MISSED'}${m.valgrind && m.valgrind / m.memcheck < 10 ? ' (valgrind < 10x memcheck)' : ''}`);
+    console.log(
+      `${pad(human(size), 8)}${lpad(fmt(m.plain), 12)}${lpad(fmt(m.memcheck), 12)}${lpad(m.valgrind ? fmt(m.valgrind) : 'n/a', 12)}` +
+        `${lpad(ratio.toFixed(2) + 'x', 10)}${lpad('<=' + TARGET(size) + 'x', 8)}${lpad(vg, 9)}` +
+        `  ${ratio <= TARGET(size) ? 'ok' : 'MISSED'}${m.valgrind && m.valgrind / m.memcheck < 10 ? ' (valgrind < 10x memcheck)' : ''}`,
+    );
   }
   console.log();
 }

@@ -108,7 +108,9 @@ function measure(fl, b) {
     lines.push(`monitor / ompi monitoring = ${vsOmpi.toFixed(3)}x (target < 1: cheaper than Open MPI's)${vsOmpi < 1 ? '' : '  <-- NOT CHEAPER'}`);
   }
   // where the cost sits: the shim being there at all vs the tool's own counting
-  lines.push(`  (empty stack / plain = ${(med.get('empty stack') / plain).toFixed(3)}x, monitor / empty stack = ${(med.get('monitor') / med.get('empty stack')).toFixed(3)}x)`);
+  lines.push(
+    `  (empty stack / plain = ${(med.get('empty stack') / plain).toFixed(3)}x, monitor / empty stack = ${(med.get('monitor') / med.get('empty stack')).toFixed(3)}x)`,
+  );
   // noise on a shared machine only ever adds time, so the minima are a second, optimistic view
   const minOmpi = fl.ompi ? `, monitor / ompi monitoring = ${(mins.get('monitor') / mins.get('ompi monitoring')).toFixed(3)}x` : '';
   lines.push(`  (from minima: monitor / plain = ${(mins.get('monitor') / mins.get('plain')).toFixed(3)}x${minOmpi})`);

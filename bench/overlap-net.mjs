@@ -47,37 +47,70 @@ const SETTINGS = [
   // the variant, so Isend and Sendrecv move the same bytes per direction and tie when the link is
   // the bottleneck (measured at 20 Mbit/s: all 3.50 ms); only the thesis's full overlap (interior
   // computed while the columns fly) can win, where the link time is about the computation's
-  { id: 'sor-100m', kind: 'win', prog: 'sor', args: ['1024', String(ITER)], rate: '100mbit', burst: '4kb',
-    note: 'red-black SOR n=1024, 2 ranks: per colour phase one 4 KiB column each way' },
+  {
+    id: 'sor-100m',
+    kind: 'win',
+    prog: 'sor',
+    args: ['1024', String(ITER)],
+    rate: '100mbit',
+    burst: '4kb',
+    note: 'red-black SOR n=1024, 2 ranks: per colour phase one 4 KiB column each way',
+  },
   // rows of 32 KiB: below Open MPI's TCP eager limit (64 KiB with its header), so a hand-written
   // Isend's data leaves while the rank computes; a 64 KiB row waits for the rendezvous, which only
   // an MPI call progresses (measured: Isend no faster than Sendrecv on Open MPI, 1.46x on MPICH)
-  { id: 'halo-50m', kind: 'win', prog: 'halo', args: ['4096', '2560', String(ITER)], rate: '50mbit', burst: '4kb',
-    note: '2-D halo 4096x2560, 2 ranks: per iteration 2 row halos of 32 KiB each way, 2 column halos (to itself)' },
-  { id: 'sor-small-inf', kind: 'sweep', prog: 'sor', args: ['256', String(SWEEP_ITER)], rate: '',
-    note: 'SOR n=256 (1 KiB messages), no rate limit' },
-  { id: 'sor-large-100m', kind: 'sweep', prog: 'sor', args: ['2048', String(SWEEP_ITER)], rate: '100mbit',
-    note: 'SOR n=2048 (8 KiB messages), 100 Mbit/s' },
-  { id: 'halo-small-100m', kind: 'sweep', prog: 'halo', args: ['1024', '1024', String(SWEEP_ITER)], rate: '100mbit',
-    note: 'halo 1024x1024 (8 KiB rows), 100 Mbit/s' },
-  { id: 'halo-large-inf', kind: 'sweep', prog: 'halo', args: ['65536', '64', String(SWEEP_ITER)], rate: '',
-    note: 'halo 65536x64 (512 KiB rows), no rate limit' },
+  {
+    id: 'halo-50m',
+    kind: 'win',
+    prog: 'halo',
+    args: ['4096', '2560', String(ITER)],
+    rate: '50mbit',
+    burst: '4kb',
+    note: '2-D halo 4096x2560, 2 ranks: per iteration 2 row halos of 32 KiB each way, 2 column halos (to itself)',
+  },
+  { id: 'sor-small-inf', kind: 'sweep', prog: 'sor', args: ['256', String(SWEEP_ITER)], rate: '', note: 'SOR n=256 (1 KiB messages), no rate limit' },
+  { id: 'sor-large-100m', kind: 'sweep', prog: 'sor', args: ['2048', String(SWEEP_ITER)], rate: '100mbit', note: 'SOR n=2048 (8 KiB messages), 100 Mbit/s' },
+  {
+    id: 'halo-small-100m',
+    kind: 'sweep',
+    prog: 'halo',
+    args: ['1024', '1024', String(SWEEP_ITER)],
+    rate: '100mbit',
+    note: 'halo 1024x1024 (8 KiB rows), 100 Mbit/s',
+  },
+  {
+    id: 'halo-large-inf',
+    kind: 'sweep',
+    prog: 'halo',
+    args: ['65536', '64', String(SWEEP_ITER)],
+    rate: '',
+    note: 'halo 65536x64 (512 KiB rows), no rate limit',
+  },
 ];
 
 const USAGE = 'usage: node bench/overlap-net.mjs [--reps 4] [--mpi openmpi,mpich] [--only win|sweep|SETTING-ID] [--quick]';
 function options() {
   let v;
   try {
-    v = parseArgs({ options: {
-      reps: { type: 'string', default: '4' }, mpi: { type: 'string', default: 'openmpi,mpich' },
-      only: { type: 'string' }, quick: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false },
-    } }).values;
+    v = parseArgs({
+      options: {
+        reps: { type: 'string', default: '4' },
+        mpi: { type: 'string', default: 'openmpi,mpich' },
+        only: { type: 'string' },
+        quick: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
   } catch (e) {
     fail(e.message);
   }
-  if (v.help) { console.log(USAGE); process.exit(0); }
+  if (v.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   if (!/^\d+$/.test(v.reps) || Number(v.reps) < 1) fail(`--reps wants an integer >= 1, got '${v.reps}'`);
-  if (v.only && !['win', 'sweep', ...SETTINGS.map((s) => s.id)].includes(v.only)) fail(`--only wants win, sweep or a setting (${SETTINGS.map((s) => s.id).join(', ')}), got '${v.only}'`);
+  if (v.only && !['win', 'sweep', ...SETTINGS.map((s) => s.id)].includes(v.only))
+    fail(`--only wants win, sweep or a setting (${SETTINGS.map((s) => s.id).join(', ')}), got '${v.only}'`);
   const mpis = v.mpi.split(',');
   if (mpis.some((m) => !['openmpi', 'mpich'].includes(m))) fail(`--mpi: openmpi and/or mpich, got '${v.mpi}'`);
   return { reps: v.quick ? 3 : Number(v.reps), mpis, only: v.quick ? 'win' : v.only };
@@ -100,7 +133,12 @@ function down() {
   spawnSync(HOSTS, ['down', '2', NAME], { stdio: 'ignore' });
   upRate = undefined;
 }
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { down(); rmSync(tmp, { recursive: true, force: true }); process.exit(130); });
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+  process.on(sig, () => {
+    down();
+    rmSync(tmp, { recursive: true, force: true });
+    process.exit(130);
+  });
 process.on('exit', down);
 function testbed(rate, burst) {
   const link = rate ? ['--rate', rate, ...(burst ? ['--burst', burst] : [])] : [];
@@ -142,7 +180,11 @@ const LIMIT_MS = 120_000;
 let finalizeHangs = 0;
 
 function killJob(child) {
-  try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone already */ }
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    /* gone already */
+  }
   // the ranks run inside the namespaces, under the launcher's agent: not always in its group
   for (let i = 1; i <= 2; i++) spawnSync('sh', ['-c', `ip netns pids ${NAME}${i} | xargs -r kill -9`], { stdio: 'ignore' });
 }
@@ -155,12 +197,21 @@ function runJob(argv) {
     let stderr = '';
     let grace;
     let hung = false;
-    const limit = setTimeout(() => { hung = 'limit'; killJob(child); }, LIMIT_MS);
+    const limit = setTimeout(() => {
+      hung = 'limit';
+      killJob(child);
+    }, LIMIT_MS);
     child.stdout.on('data', (d) => {
       stdout += d;
-      if (!grace && RESULT.test(stdout)) grace = setTimeout(() => { hung = 'finalize'; killJob(child); }, GRACE_MS);
+      if (!grace && RESULT.test(stdout))
+        grace = setTimeout(() => {
+          hung = 'finalize';
+          killJob(child);
+        }, GRACE_MS);
     });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(limit);
@@ -187,7 +238,12 @@ async function runOnce(fl, bin, s, c) {
       if (r.hung) finalizeHangs++;
       let stats;
       // a run killed in MPI_Finalize may have left no profile: its time still counts
-      if (out) try { stats = overlapTotals(overlapRuns(readProfile(out))[0]); } catch { stats = undefined; }
+      if (out)
+        try {
+          stats = overlapTotals(overlapRuns(readProfile(out))[0]);
+        } catch {
+          stats = undefined;
+        }
       return { ms: Number(m[1]), checksum: m[3], stats };
     } catch (e) {
       if (i >= 3) throw e;
@@ -216,13 +272,18 @@ function report(fl, s, res, bed) {
   lines.push(`  ${pad('configuration', 14)}${lpad('median ms', 11)}${lpad('min-max ms', 18)}${lpad('/ Sendrecv (range)', 26)}${lpad('/ Isend (range)', 24)}`);
   for (const n of names) {
     const ms = res[n].filter(Boolean).map((r) => r.ms);
-    if (!ms.length) { lines.push(`  ${pad(n, 14)} failed`); continue; }
+    if (!ms.length) {
+      lines.push(`  ${pad(n, 14)} failed`);
+      continue;
+    }
     const vs = (b) => {
       if (!res[b] || b === n) return '';
       const q = ratios(res, n, b);
       return q.length ? `${x(median(q))} (${range(q)})` : '';
     };
-    lines.push(`  ${pad(n, 14)}${lpad(fmt(median(ms)), 11)}${lpad(`${fmt(Math.min(...ms))}-${fmt(Math.max(...ms))}`, 18)}${lpad(vs('Sendrecv'), 26)}${lpad(vs('Isend'), 24)}`);
+    lines.push(
+      `  ${pad(n, 14)}${lpad(fmt(median(ms)), 11)}${lpad(`${fmt(Math.min(...ms))}-${fmt(Math.max(...ms))}`, 18)}${lpad(vs('Sendrecv'), 26)}${lpad(vs('Isend'), 24)}`,
+    );
   }
   const med = (a, b) => median(ratios(res, a, b));
   const verdict = [];
@@ -243,12 +304,18 @@ function report(fl, s, res, bed) {
     if (!st.length) continue;
     const per = (k) => median(st.map((t) => (t[k] ?? 0) / 2 / ITER)); // per rank and iteration
     const msgs = per('receives converted');
-    lines.push(`  ${m.toLowerCase()}: ${x(loss)} of Isend; per rank and iteration ${msgs.toFixed(1)} receives in the background, ` +
-      `${per('faults').toFixed(1)} faults, ${per('waits: chain end').toFixed(1)} chain-end waits, ` +
-      `${(per('wait time ns') / 1e3).toFixed(0)} µs waiting` +
-      (loss > 1.05 ? ` -> loses: ${per('waits: chain end') >= msgs / 2
-        ? 'it completes the receives at the learned chain end (the last call before the data was touched), which comes before the computation that would hide them'
-        : 'the fault + mprotect + pack cost per message is not hidden by a transfer of this size at this rate'}` : ''));
+    lines.push(
+      `  ${m.toLowerCase()}: ${x(loss)} of Isend; per rank and iteration ${msgs.toFixed(1)} receives in the background, ` +
+        `${per('faults').toFixed(1)} faults, ${per('waits: chain end').toFixed(1)} chain-end waits, ` +
+        `${(per('wait time ns') / 1e3).toFixed(0)} µs waiting` +
+        (loss > 1.05
+          ? ` -> loses: ${
+              per('waits: chain end') >= msgs / 2
+                ? 'it completes the receives at the learned chain end (the last call before the data was touched), which comes before the computation that would hide them'
+                : 'the fault + mprotect + pack cost per message is not hidden by a transfer of this size at this rate'
+            }`
+          : ''),
+    );
   }
   return lines;
 }
@@ -287,7 +354,11 @@ try {
       const all = Object.values(res).flat().filter(Boolean).length;
       if (finalizeHangs) console.log(`  ${finalizeHangs} runs hung in MPI_Finalize after their result (killed after ${GRACE_MS / 1000} s; openucx/ucx#8738)`);
       finalizeHangs = 0;
-      console.log(bad.length ? `  results: ${bad.length} of ${all} runs DIFFER from plain Sendrecv (${[...new Set(bad)].join(', ')})` : `  results: all ${all} runs bit-identical to plain Sendrecv`);
+      console.log(
+        bad.length
+          ? `  results: ${bad.length} of ${all} runs DIFFER from plain Sendrecv (${[...new Set(bad)].join(', ')})`
+          : `  results: all ${all} runs bit-identical to plain Sendrecv`,
+      );
       if (bad.length) exit = 1;
       console.log('');
     }

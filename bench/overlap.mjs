@@ -201,14 +201,18 @@ function report(block) {
   const ref = METHODS.find((m) => m.name === REFERENCE);
   const lines = [flavorHeader(block.fl)];
   const over = opt.np > availableParallelism() ? ` (oversubscribed: ${availableParallelism()} cores)` : '';
-  lines.push(`red-black SOR, -np ${opt.np}${over}, ${TRANSPORTS[block.transport].label}; automatic rows: mpii run --tools '${toolSpec('<mode>')}' ... sor sendrecv`);
+  lines.push(
+    `red-black SOR, -np ${opt.np}${over}, ${TRANSPORTS[block.transport].label}; automatic rows: mpii run --tools '${toolSpec('<mode>')}' ... sor sendrecv`,
+  );
   if (over && !block.fl.ompi) {
     lines.push(`  (${block.fl.label} busy-polls: with more ranks than cores the times are mostly scheduler time slices)`);
   }
-  lines.push(...table(`ms/iteration (median of ${opt.reps} runs of each run's median iteration, slowest rank)`, METHODS, (m, n) => {
-    const c = cfg(m, n);
-    return c?.failed && !c.samples.length ? 'fail' : fmtMs(med(m, n));
-  }));
+  lines.push(
+    ...table(`ms/iteration (median of ${opt.reps} runs of each run's median iteration, slowest rank)`, METHODS, (m, n) => {
+      const c = cfg(m, n);
+      return c?.failed && !c.samples.length ? 'fail' : fmtMs(med(m, n));
+    }),
+  );
   lines.push(...table('ratio to MPI_Isend (lower is faster)', METHODS, (m, n) => fmtX(med(m, n) / med(isend, n))));
   lines.push(...table('automatic / MPI_Sendrecv (below 1x: the tool gained)', METHODS.filter(automatic), (m, n) => fmtX(med(m, n) / med(ref, n))));
   return lines;

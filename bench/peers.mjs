@@ -46,7 +46,9 @@ function sourceDir(variable, sub) {
 }
 const SRC = { mpip: sourceDir('MPIP_SRC', 'mpiP'), pnmpi: sourceDir('PNMPI_SRC', 'PnMPI') };
 if (!SRC.mpip && !SRC.pnmpi && !process.env.PEERS_DIR) {
-  console.log('peers.mjs: skipped: no peers given — set PEERS_SRC=DIR holding checkouts of https://github.com/LLNL/mpiP and https://github.com/LLNL/PnMPI (git clone --recursive), or MPIP_SRC/PNMPI_SRC, or PEERS_DIR (bench/README.md, "peers.mjs")');
+  console.log(
+    'peers.mjs: skipped: no peers given — set PEERS_SRC=DIR holding checkouts of https://github.com/LLNL/mpiP and https://github.com/LLNL/PnMPI (git clone --recursive), or MPIP_SRC/PNMPI_SRC, or PEERS_DIR (bench/README.md, "peers.mjs")',
+  );
   process.exit(0);
 }
 
@@ -107,7 +109,10 @@ function configs(fl, p) {
   if (p.mpip) {
     // mpiP as it comes (call sites one frame deep, as mpii's profile), and with -k 0: no call
     // sites, no stack walk per call, the least mpiP can cost
-    for (const [name, opts] of [['mpiP', ''], ['mpiP -k 0', ' -k 0']]) {
+    for (const [name, opts] of [
+      ['mpiP', ''],
+      ['mpiP -k 0', ' -k 0'],
+    ]) {
       let out = '';
       list.push({
         name,
@@ -156,7 +161,9 @@ function pingpong(fl, cfgs, exe) {
     }
     log(`${fl.label}: ping-pong round ${i + 1}/${RUNS}`);
   }
-  const lines = [`paired 8-byte ping-pong, -np 2, ${RUNS} runs x ${PAIRS} pairs of 1000 round trips per configuration; per run the median of (MPI_ chunk / PMPI_ chunk)`];
+  const lines = [
+    `paired 8-byte ping-pong, -np 2, ${RUNS} runs x ${PAIRS} pairs of 1000 round trips per configuration; per run the median of (MPI_ chunk / PMPI_ chunk)`,
+  ];
   lines.push(`  ${pad('configuration', 14)} ${lpad('ratio', 7)} ${lpad('[q1–q3]', 15)} ${lpad('ns added', 9)}  per half round trip`);
   const row = {};
   for (const c of cfgs) {
@@ -164,9 +171,14 @@ function pingpong(fl, cfgs, exe) {
     const ratios = rs.map((r) => r.ratio);
     const added = median(rs.map((r) => (r.ratio - 1) * r.direct));
     row[c.name] = { ratio: median(ratios), added };
-    lines.push(`  ${pad(c.name, 14)} ${lpad(fmt(median(ratios)) + 'x', 7)} ${lpad(`[${fmt(quantile(ratios, 0.25))}–${fmt(quantile(ratios, 0.75))}]`, 15)} ${lpad(fmt(added, 1), 9)}`);
+    lines.push(
+      `  ${pad(c.name, 14)} ${lpad(fmt(median(ratios)) + 'x', 7)} ${lpad(`[${fmt(quantile(ratios, 0.25))}–${fmt(quantile(ratios, 0.75))}]`, 15)} ${lpad(fmt(added, 1), 9)}`,
+    );
   }
-  const vs = (a, b) => (row[a] && row[b] ? `${a} adds ${fmt(row[a].added, 1)} ns, ${b} ${fmt(row[b].added, 1)} ns (${fmt(row[b].added / row[a].added, 1)}x mpii's)` : `${b}: not built`);
+  const vs = (a, b) =>
+    row[a] && row[b]
+      ? `${a} adds ${fmt(row[a].added, 1)} ns, ${b} ${fmt(row[b].added, 1)} ns (${fmt(row[b].added / row[a].added, 1)}x mpii's)`
+      : `${b}: not built`;
   lines.push(`  profile vs mpiP: ${vs('mpii profile', 'mpiP')}`);
   lines.push(`  profile vs mpiP -k 0 (mpiP without call sites): ${vs('mpii profile', 'mpiP -k 0')}`);
   lines.push(`  no-op layer vs PnMPI: ${vs('mpii noop', 'PnMPI empty')}`);
@@ -191,7 +203,9 @@ function app(fl, cfgs, title, prog, parse) {
   for (const c of cfgs) {
     const ts = times.get(c.name);
     const ratios = ts.map((t, i) => t / plain[i]);
-    lines.push(`  ${pad(c.name, 14)} ${lpad(fmt(median(ts), 4), 10)}  ${lpad(fmt(median(ratios)) + 'x', 7)} [${fmt(quantile(ratios, 0.25))}–${fmt(quantile(ratios, 0.75))}]`);
+    lines.push(
+      `  ${pad(c.name, 14)} ${lpad(fmt(median(ts), 4), 10)}  ${lpad(fmt(median(ratios)) + 'x', 7)} [${fmt(quantile(ratios, 0.25))}–${fmt(quantile(ratios, 0.75))}]`,
+    );
   }
   return lines;
 }
@@ -207,13 +221,22 @@ forEachFlavor(tmp, (fl) => {
   if (!p.mpip) console.log(`mpiP: ${p.why.mpip}; left out`);
   if (!p.pnmpi) console.log(`PnMPI: ${p.why.pnmpi}; left out`);
   for (const l of pingpong(fl, cfgs, exe)) console.log(l);
-  if (APP_RUNS > 0) for (const l of app(fl, cfgs, `bench/sor.c sendrecv n=${SOR_N}, -np 2, ms per iteration`, [sor, 'sendrecv', String(SOR_N), '20'],
-    (out) => Number(/median_ms=([\d.]+)/.exec(out)?.[1]))) console.log(l);
+  if (APP_RUNS > 0)
+    for (const l of app(fl, cfgs, `bench/sor.c sendrecv n=${SOR_N}, -np 2, ms per iteration`, [sor, 'sendrecv', String(SOR_N), '20'], (out) =>
+      Number(/median_ms=([\d.]+)/.exec(out)?.[1]),
+    ))
+      console.log(l);
   const lmp = spawnSync('sh', ['-c', 'command -v lmp'], { encoding: 'utf8' }).stdout.trim();
   const lmpFlavor = lmp && /libmpi\.so\.40/.test(spawnSync('ldd', [lmp], { encoding: 'utf8' }).stdout) ? 'openmpi' : lmp ? 'mpich' : '';
   if (APP_RUNS > 0 && lmp && lmpFlavor === fl.name) {
-    for (const l of app(fl, cfgs, 'LAMMPS (Debian lmp) Lennard-Jones, 32,000 atoms, 100 steps, -np 2, Loop time s',
-      [lmp, '-log', 'none', '-in', join(ROOT, 'test', 'apps', 'in.lj')], (out) => Number(/Loop time of ([\d.]+)/.exec(out)?.[1]))) console.log(l);
+    for (const l of app(
+      fl,
+      cfgs,
+      'LAMMPS (Debian lmp) Lennard-Jones, 32,000 atoms, 100 steps, -np 2, Loop time s',
+      [lmp, '-log', 'none', '-in', join(ROOT, 'test', 'apps', 'in.lj')],
+      (out) => Number(/Loop time of ([\d.]+)/.exec(out)?.[1]),
+    ))
+      console.log(l);
   } else if (!lmp) console.log('LAMMPS: no lmp on PATH (apt-get install lammps), left out');
   console.log('');
   return 0;

@@ -43,8 +43,10 @@ let seq = 0;
 
 function once(fl, exe, config, order) {
   const prog = ['-np', '2', ...fl.extra, exe, String(PAIRS), String(CHUNK), '8', order];
-  const argv = config.tools === undefined ? [fl.run, ...prog]
-    : [process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++seq}`), '--tools', config.tools, ...prog];
+  const argv =
+    config.tools === undefined
+      ? [fl.run, ...prog]
+      : [process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++seq}`), '--tools', config.tools, ...prog];
   const m = /direct_ns=([\d.]+) stack_ns=([\d.]+) ratio=([\d.]+)/.exec(runRetry(argv).stdout);
   if (!m) throw new Error('no ratio in the output of bench/pingpong_plain.c');
   return { direct: Number(m[1]), ratio: Number(m[3]) };
@@ -62,10 +64,12 @@ forEachFlavor(tmp, (fl) => {
   }
   const at = (name, o) => median(cells.find((x) => x.c.name === name && x.o === o).runs.map((x) => x.ratio));
   const direct = median(cells.flatMap((x) => x.runs.map((y) => y.direct)));
-  const lines = [flavorHeader(fl),
+  const lines = [
+    flavorHeader(fl),
     `8-byte ping-pong, -np 2, ${PAIRS} pairs of ${CHUNK}-round-trip chunks per run, ${ROUNDS} interleaved rounds; direct half round trip ${direct.toFixed(0)} ns (median)`,
     `median over rounds of (MPI_ chunk / PMPI_ chunk); in brackets: divided by the null ratio of the same order (no mpii)`,
-    `  ${pad('configuration', 16)} ${ORDERS.map((o) => pad(`${o} first`, 20)).join(' ')} goal`];
+    `  ${pad('configuration', 16)} ${ORDERS.map((o) => pad(`${o} first`, 20)).join(' ')} goal`,
+  ];
   for (const c of CONFIGS) {
     const row = ORDERS.map((o) => {
       const v = at(c.name, o);

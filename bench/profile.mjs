@@ -111,21 +111,33 @@ function measure(fl, exe, transport) {
   const slow = (k) => samples.get(k).filter((x) => x > 1.5 * q1(k)).length;
   // per round: each configuration against the plain run of the same round
   const paired = (k) => median(samples.get(k).map((x, i) => x / samples.get('plain')[i]));
-  const lines = [`${fl.label}: ${SIZE}-byte ping-pong, -np 2, ${TRANSPORTS[transport].label}, ${iters} iters/run, ${rounds} interleaved rounds, half round trip`];
-  lines.push(`  ${pad('config', 12)} ${lpad('quartile', 9)} ${lpad('vs plain', 9)} ${lpad('median', 8)} ${lpad('vs plain', 9)} ${lpad('paired', 7)} ${lpad('slow', 5)}   all samples (ns, sorted)`);
+  const lines = [
+    `${fl.label}: ${SIZE}-byte ping-pong, -np 2, ${TRANSPORTS[transport].label}, ${iters} iters/run, ${rounds} interleaved rounds, half round trip`,
+  ];
+  lines.push(
+    `  ${pad('config', 12)} ${lpad('quartile', 9)} ${lpad('vs plain', 9)} ${lpad('median', 8)} ${lpad('vs plain', 9)} ${lpad('paired', 7)} ${lpad('slow', 5)}   all samples (ns, sorted)`,
+  );
   for (const c of configs) {
     const sorted = [...samples.get(c.name)].sort((a, b) => a - b);
-    lines.push(`  ${pad(c.name, 12)} ${lpad(q1(c.name).toFixed(1), 9)} ${lpad((q1(c.name) / q1('plain')).toFixed(3) + 'x', 9)} `
-      + `${lpad(med(c.name).toFixed(1), 8)} ${lpad((med(c.name) / med('plain')).toFixed(3) + 'x', 9)} ${lpad(paired(c.name).toFixed(3) + 'x', 7)} `
-      + `${lpad(slow(c.name), 5)}   ${sorted.map((x) => x.toFixed(0)).join(' ')}`);
+    lines.push(
+      `  ${pad(c.name, 12)} ${lpad(q1(c.name).toFixed(1), 9)} ${lpad((q1(c.name) / q1('plain')).toFixed(3) + 'x', 9)} ` +
+        `${lpad(med(c.name).toFixed(1), 8)} ${lpad((med(c.name) / med('plain')).toFixed(3) + 'x', 9)} ${lpad(paired(c.name).toFixed(3) + 'x', 7)} ` +
+        `${lpad(slow(c.name), 5)}   ${sorted.map((x) => x.toFixed(0)).join(' ')}`,
+    );
   }
   const ratio = q1('profile') / q1('plain');
   lines.push(`profile / plain = ${ratio.toFixed(3)}x from lower quartiles across runs`);
-  lines.push(`  (medians ${(med('profile') / med('plain')).toFixed(3)}x, per-round ratios ${paired('profile').toFixed(3)}x, minima ${(min('profile') / min('plain')).toFixed(3)}x; `
-    + `slow runs: plain ${slow('plain')}, profile ${slow('profile')} of ${rounds})`);
-  lines.push(`  (empty stack / plain = ${(q1('empty stack') / q1('plain')).toFixed(3)}x, profile / empty stack = ${(q1('profile') / q1('empty stack')).toFixed(3)}x, `
-    + `profile adds ${(q1('profile') - q1('empty stack')).toFixed(1)} ns per half round trip; quartiles)`);
-  lines.push(`  (every call timed, profile[sample=1] / plain = ${(q1('every call') / q1('plain')).toFixed(3)}x; medians ${(med('every call') / med('plain')).toFixed(3)}x)`);
+  lines.push(
+    `  (medians ${(med('profile') / med('plain')).toFixed(3)}x, per-round ratios ${paired('profile').toFixed(3)}x, minima ${(min('profile') / min('plain')).toFixed(3)}x; ` +
+      `slow runs: plain ${slow('plain')}, profile ${slow('profile')} of ${rounds})`,
+  );
+  lines.push(
+    `  (empty stack / plain = ${(q1('empty stack') / q1('plain')).toFixed(3)}x, profile / empty stack = ${(q1('profile') / q1('empty stack')).toFixed(3)}x, ` +
+      `profile adds ${(q1('profile') - q1('empty stack')).toFixed(1)} ns per half round trip; quartiles)`,
+  );
+  lines.push(
+    `  (every call timed, profile[sample=1] / plain = ${(q1('every call') / q1('plain')).toFixed(3)}x; medians ${(med('every call') / med('plain')).toFixed(3)}x)`,
+  );
   lines.push(`  (check: every profile run counted exactly its ${2 * (iters + 1000)} sends and receives)`);
   return lines;
 }
@@ -136,11 +148,32 @@ function measure(fl, exe, transport) {
  *  the configurations interleaved. A run's direct half round trip tells the VM's state it ran in:
  *  the fast state (the two vCPUs close) is where a fixed cost per call weighs most. */
 function sideBySide(fl, exe) {
-  const configs = [['empty stack', ''], ['noop', 'noop'], ['profile', 'profile'], ['every call', 'profile[sample=1]']];
+  const configs = [
+    ['empty stack', ''],
+    ['noop', 'noop'],
+    ['profile', 'profile'],
+    ['every call', 'profile[sample=1]'],
+  ];
   const runs = new Map(configs.map(([n]) => [n, []]));
   for (let round = 0; round < PAIRED_RUNS; round++) {
     for (const [name, tools] of shuffle(configs)) {
-      const argv = [process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, '-np', '2', ...fl.extra, exe, String(PAIRS), '1000', String(SIZE)];
+      const argv = [
+        process.execPath,
+        MPII,
+        'run',
+        '--quiet',
+        '--out',
+        join(tmp, `out-${++outSeq}`),
+        '--tools',
+        tools,
+        '-np',
+        '2',
+        ...fl.extra,
+        exe,
+        String(PAIRS),
+        '1000',
+        String(SIZE),
+      ];
       const m = /direct_ns=([\d.]+) stack_ns=[\d.]+ ratio=([\d.]+)/.exec(runRetry(argv).stdout);
       if (!m) throw new Error('no ratio in the output of bench/pingpong_paired.c');
       runs.get(name).push({ direct: Number(m[1]), ratio: Number(m[2]) });
@@ -149,10 +182,15 @@ function sideBySide(fl, exe) {
   }
   const all = [...runs.values()].flat().map((r) => r.direct);
   const split = quantile(all, 0.5); // below: the faster half of all runs
-  const stat = (rs) => rs.length ? `${lpad(median(rs.map((r) => r.ratio)).toFixed(3) + 'x', 7)} ${lpad(median(rs.map((r) => (r.ratio - 1) * r.direct)).toFixed(1), 6)} ns ${lpad(rs.length, 3)} runs` : lpad('-', 28);
-  const lines = [`${fl.label}: ${SIZE}-byte ping-pong side by side in one run, ${PAIRS} pairs of 1000-round-trip chunks per run, ${PAIRED_RUNS} rounds;`,
+  const stat = (rs) =>
+    rs.length
+      ? `${lpad(median(rs.map((r) => r.ratio)).toFixed(3) + 'x', 7)} ${lpad(median(rs.map((r) => (r.ratio - 1) * r.direct)).toFixed(1), 6)} ns ${lpad(rs.length, 3)} runs`
+      : lpad('-', 28);
+  const lines = [
+    `${fl.label}: ${SIZE}-byte ping-pong side by side in one run, ${PAIRS} pairs of 1000-round-trip chunks per run, ${PAIRED_RUNS} rounds;`,
     `  per configuration: median over runs of (stack / direct) and of the ns it adds per half round trip; split at the median direct half round trip (${split.toFixed(0)} ns)`,
-    `  ${pad('config', 12)} ${pad('all runs', 28)}   ${pad('fast state', 28)}   ${pad('slow state', 28)}`];
+    `  ${pad('config', 12)} ${pad('all runs', 28)}   ${pad('fast state', 28)}   ${pad('slow state', 28)}`,
+  ];
   for (const [k] of configs) {
     const rs = runs.get(k);
     lines.push(`  ${pad(k, 12)} ${stat(rs)}   ${stat(rs.filter((r) => r.direct < split))}   ${stat(rs.filter((r) => r.direct >= split))}`);
@@ -160,8 +198,10 @@ function sideBySide(fl, exe) {
   const ratio = median(runs.get('profile').map((r) => r.ratio));
   const fast = runs.get('profile').filter((r) => r.direct < split);
   const fastRatio = fast.length ? median(fast.map((r) => r.ratio)) : NaN;
-  lines.push(`profile / direct = ${ratio.toFixed(3)}x side by side (target <= ${TARGET}x)${ratio <= TARGET ? '' : '  <-- ABOVE TARGET'}; `
-    + `in the fast state ${fastRatio.toFixed(3)}x${fastRatio <= TARGET ? '' : '  <-- ABOVE TARGET'}`);
+  lines.push(
+    `profile / direct = ${ratio.toFixed(3)}x side by side (target <= ${TARGET}x)${ratio <= TARGET ? '' : '  <-- ABOVE TARGET'}; ` +
+      `in the fast state ${fastRatio.toFixed(3)}x${fastRatio <= TARGET ? '' : '  <-- ABOVE TARGET'}`,
+  );
   return lines;
 }
 
@@ -171,7 +211,12 @@ function sideBySide(fl, exe) {
 function perCall(fl, exe) {
   const prog = ['-np', '1', ...fl.extra, exe, String(CALLS)];
   const mpii = (tools) => [process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, ...prog];
-  const configs = [['empty stack', ''], ['noop', 'noop'], ['profile', 'profile'], ['every call', 'profile[sample=1]']];
+  const configs = [
+    ['empty stack', ''],
+    ['noop', 'noop'],
+    ['profile', 'profile'],
+    ['every call', 'profile[sample=1]'],
+  ];
   const samples = new Map(configs.map(([n]) => [n, []]));
   for (let round = 0; round < CALL_ROUNDS; round++) {
     for (const [name, tools] of shuffle(configs)) {
@@ -182,9 +227,11 @@ function perCall(fl, exe) {
   }
   const min = (k) => Math.min(...samples.get(k));
   const med = (k) => median(samples.get(k));
-  return [`${fl.label}: cost per MPI call, one process, MPI_Send to MPI_PROC_NULL, ${CALLS} calls/run, ${CALL_ROUNDS} rounds (min / median ns per call)`,
+  return [
+    `${fl.label}: cost per MPI call, one process, MPI_Send to MPI_PROC_NULL, ${CALLS} calls/run, ${CALL_ROUNDS} rounds (min / median ns per call)`,
     ...configs.map(([k]) => `  ${pad(k, 12)} ${lpad(min(k).toFixed(2), 7)} / ${med(k).toFixed(2)}`),
-    `profile adds ${(min('profile') - min('empty stack')).toFixed(1)} ns per call (from minima; timing every call: ${(min('every call') - min('empty stack')).toFixed(1)} ns; a noop layer: ${(min('noop') - min('empty stack')).toFixed(1)} ns)`];
+    `profile adds ${(min('profile') - min('empty stack')).toFixed(1)} ns per call (from minima; timing every call: ${(min('every call') - min('empty stack')).toFixed(1)} ns; a noop layer: ${(min('noop') - min('empty stack')).toFixed(1)} ns)`,
+  ];
 }
 
 /** Instructions per MPI call (per iteration with `mode` self) under `tools`, counted by callgrind:
@@ -193,8 +240,30 @@ function instructionsPerCall(fl, exe, tools, mode = '') {
   const total = (n) => {
     const file = join(tmp, `callgrind-${++outSeq}`);
     // the program is valgrind, so mpii is told which MPI the real program uses
-    run([process.execPath, MPII, 'run', '--quiet', '--mpi', fl.name, '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, '-np', '1', ...fl.extra,
-      'valgrind', '--tool=callgrind', `--callgrind-out-file=${file}`, exe, String(n), ...(mode ? [mode] : [])], 600_000);
+    run(
+      [
+        process.execPath,
+        MPII,
+        'run',
+        '--quiet',
+        '--mpi',
+        fl.name,
+        '--out',
+        join(tmp, `out-${++outSeq}`),
+        '--tools',
+        tools,
+        '-np',
+        '1',
+        ...fl.extra,
+        'valgrind',
+        '--tool=callgrind',
+        `--callgrind-out-file=${file}`,
+        exe,
+        String(n),
+        ...(mode ? [mode] : []),
+      ],
+      600_000,
+    );
     const m = /^summary: (\d+)/m.exec(readFileSync(file, 'utf8'));
     if (!m) throw new Error(`no summary line in ${file}`);
     return Number(m[1]);
@@ -220,9 +289,16 @@ forEachFlavor(tmp, (fl) => {
   run([fl.cc, '-O2', '-o', calls, join(ROOT, 'bench', 'calls.c')]);
   for (const l of perCall(fl, calls)) console.log(l);
   if (which('valgrind')) {
-    for (const [mode, what] of [['', 'MPI_Send to MPI_PROC_NULL'], ['self', 'Isend + Recv + Wait of 8 bytes to itself']]) {
-      const counts = [['empty stack', ''], ['noop', 'noop'], ['profile', 'profile'], ['every call', 'profile[sample=1]']]
-        .map(([name, tools]) => `${name} ${instructionsPerCall(fl, calls, tools, mode).toFixed(0)}`);
+    for (const [mode, what] of [
+      ['', 'MPI_Send to MPI_PROC_NULL'],
+      ['self', 'Isend + Recv + Wait of 8 bytes to itself'],
+    ]) {
+      const counts = [
+        ['empty stack', ''],
+        ['noop', 'noop'],
+        ['profile', 'profile'],
+        ['every call', 'profile[sample=1]'],
+      ].map(([name, tools]) => `${name} ${instructionsPerCall(fl, calls, tools, mode).toFixed(0)}`);
       console.log(`${fl.label}: instructions per ${what} (callgrind, whole calls): ${counts.join(', ')}`);
     }
   }

@@ -31,19 +31,40 @@ function interpreter(fl) {
 /** The argv of one run; plain MPICH gets the ABI name folder mpii gives its ranks (made by the warm-up). */
 function command(fl, py, config, args, n) {
   if (config === 'plain') return [fl.run, ...fl.extra, '-np', '2', py.python, ...args];
-  return ['node', MPII, 'run', '--quiet', '--tools', config, '--out', join(tmp, `out-${fl.name}-${n}-${config.replace(/\W+/g, '_')}`), ...fl.extra, '-np', '2', py.python, ...args];
+  return [
+    'node',
+    MPII,
+    'run',
+    '--quiet',
+    '--tools',
+    config,
+    '--out',
+    join(tmp, `out-${fl.name}-${n}-${config.replace(/\W+/g, '_')}`),
+    ...fl.extra,
+    '-np',
+    '2',
+    py.python,
+    ...args,
+  ];
 }
 
 forEachFlavor(tmp, (fl) => {
   const py = interpreter(fl);
   Object.assign(env, py.vars);
-  if (fl.name === 'mpich') env.LD_LIBRARY_PATH = [join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? '/root', '.cache'), 'mpii', 'abi-names'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
-  const workloads = [['hot', [PROGRAM, 'hot']], ['sites', [PROGRAM, 'sites']]];
+  if (fl.name === 'mpich')
+    env.LD_LIBRARY_PATH = [join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? '/root', '.cache'), 'mpii', 'abi-names'), process.env.LD_LIBRARY_PATH]
+      .filter(Boolean)
+      .join(':');
+  const workloads = [
+    ['hot', [PROGRAM, 'hot']],
+    ['sites', [PROGRAM, 'sites']],
+  ];
   if (process.env.MPI4PY_TESTS) workloads.push(['mpi4py tests', [join(process.env.MPI4PY_TESTS, 'main.py'), '-q', '-e', 'spawn']]);
   console.log(flavorHeader(fl));
   log(`${fl.label}: warm-up (builds the shim and the call-site helper)`);
   for (const c of CONFIGS) run(command(fl, py, c, [PROGRAM, 'hot'], 'warm'), 300_000);
-  const work = {}, whole = {};
+  const work = {},
+    whole = {};
   let n = 0;
   for (let round = 1; round <= ROUNDS; round++) {
     log(`${fl.label}: round ${round}/${ROUNDS}`);
@@ -57,15 +78,22 @@ forEachFlavor(tmp, (fl) => {
       }
     }
   }
-  console.log(`${pad('workload', 14)}${pad('config', 10)}${lpad('workload ms', 13)}${lpad('x plain', 9)}${lpad('job ms', 10)}${lpad('x plain', 9)}   spread of job x plain (quartiles)`);
+  console.log(
+    `${pad('workload', 14)}${pad('config', 10)}${lpad('workload ms', 13)}${lpad('x plain', 9)}${lpad('job ms', 10)}${lpad('x plain', 9)}   spread of job x plain (quartiles)`,
+  );
   for (const [name] of workloads) {
     for (const c of CONFIGS) {
-      const key = `${name}\t${c}`, base = `${name}\tplain`;
-      const w = work[key] ? median(work[key]) : NaN, wb = work[base] ? median(work[base]) : NaN;
-      const j = median(whole[key]), jb = median(whole[base]);
+      const key = `${name}\t${c}`,
+        base = `${name}\tplain`;
+      const w = work[key] ? median(work[key]) : NaN,
+        wb = work[base] ? median(work[base]) : NaN;
+      const j = median(whole[key]),
+        jb = median(whole[base]);
       const ratios = whole[key].map((x, i) => x / whole[base][i]);
-      console.log(`${pad(name, 14)}${pad(c, 10)}${lpad(Number.isFinite(w) ? w.toFixed(1) : '-', 13)}${lpad(Number.isFinite(w) ? (w / wb).toFixed(3) : '-', 9)}`
-        + `${lpad(j.toFixed(0), 10)}${lpad((j / jb).toFixed(3), 9)}   ${quantile(ratios, 0.25).toFixed(3)}–${quantile(ratios, 0.75).toFixed(3)}`);
+      console.log(
+        `${pad(name, 14)}${pad(c, 10)}${lpad(Number.isFinite(w) ? w.toFixed(1) : '-', 13)}${lpad(Number.isFinite(w) ? (w / wb).toFixed(3) : '-', 9)}` +
+          `${lpad(j.toFixed(0), 10)}${lpad((j / jb).toFixed(3), 9)}   ${quantile(ratios, 0.25).toFixed(3)}–${quantile(ratios, 0.75).toFixed(3)}`,
+      );
     }
   }
   console.log('');

@@ -50,8 +50,11 @@ function timed(bin, args, node = []) {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
-  if (r.status !== 0) { // counted as a failure (an older mpii's --json at 16,384 ranks), not the end of the bench
-    log(`${bin} ${args.join(' ')} failed after ${s.toFixed(1)} s: ${r.stderr.split('\n').find((l) => l.startsWith('mpii:')) ?? r.stderr.trim().split('\n').pop()}`);
+  if (r.status !== 0) {
+    // counted as a failure (an older mpii's --json at 16,384 ranks), not the end of the bench
+    log(
+      `${bin} ${args.join(' ')} failed after ${s.toFixed(1)} s: ${r.stderr.split('\n').find((l) => l.startsWith('mpii:')) ?? r.stderr.trim().split('\n').pop()}`,
+    );
     return { s: NaN, cpu: NaN, mib: NaN };
   }
   const m = /MAXRSS (\d+) CPU ([\d.]+) ([\d.]+)/.exec(r.stderr);
@@ -84,14 +87,19 @@ try {
           got[key].push(got[key].some((x) => Number.isNaN(x.s)) ? { s: NaN, cpu: NaN, mib: NaN } : timed(b.bin, args));
         }
       }
-      log(`${n} ranks: rep ${i + 1}/${REPS}: ${Object.entries(got).map(([k, x]) => `${k} ${x[i].s.toFixed(2)} s ${x[i].mib.toFixed(0)} MiB`).join(', ')} (load ${loadavg()[0].toFixed(1)})`);
+      log(
+        `${n} ranks: rep ${i + 1}/${REPS}: ${Object.entries(got)
+          .map(([k, x]) => `${k} ${x[i].s.toFixed(2)} s ${x[i].mib.toFixed(0)} MiB`)
+          .join(', ')} (load ${loadavg()[0].toFixed(1)})`,
+      );
     }
     if (process.env.CPU_PROF) {
       for (const [k, args] of forms) timed(BIN, args, ['--cpu-prof', '--cpu-prof-dir', process.env.CPU_PROF, '--cpu-prof-name', `report-${n}-${k}.cpuprofile`]);
     }
     const row = { n, peers, mb };
     for (const [key, xs] of Object.entries(got)) {
-      row[key] = xs.some((x) => Number.isNaN(x.s)) ? { s: NaN, cpu: NaN, mib: NaN }
+      row[key] = xs.some((x) => Number.isNaN(x.s))
+        ? { s: NaN, cpu: NaN, mib: NaN }
         : { s: median(xs.map((x) => x.s)), cpu: median(xs.map((x) => x.cpu)), mib: median(xs.map((x) => x.mib)) };
     }
     rows.push(row);
@@ -102,20 +110,30 @@ try {
   if (!keep) rmSync(tmp, { recursive: true, force: true });
 }
 
-const cell = (x) => (!x ? lpad('-', 24) : Number.isNaN(x.s) ? lpad('failed', 24)
-  : `${lpad(x.s.toFixed(2) + ' s', 8)} ${lpad(x.cpu.toFixed(2), 5)} ${lpad(Number.isNaN(x.mib) ? '?' : x.mib.toFixed(0) + ' MiB', 9)}`);
-console.log(`mpii report on synthetic jobs, median of ${REPS} runs each: wall clock, CPU seconds, peak RSS; load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`);
+const cell = (x) =>
+  !x
+    ? lpad('-', 24)
+    : Number.isNaN(x.s)
+      ? lpad('failed', 24)
+      : `${lpad(x.s.toFixed(2) + ' s', 8)} ${lpad(x.cpu.toFixed(2), 5)} ${lpad(Number.isNaN(x.mib) ? '?' : x.mib.toFixed(0) + ' MiB', 9)}`;
+console.log(
+  `mpii report on synthetic jobs, median of ${REPS} runs each: wall clock, CPU seconds, peak RSS; load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`,
+);
 const keys = Object.keys(rows[0] ?? {}).filter((k) => / /.test(k));
 console.log(`  ${lpad('ranks', 6)} ${lpad('peers', 6)} ${lpad('profile', 11)}   ${keys.map((k) => lpad(k, 24)).join('   ')}`);
 for (const r of rows) console.log(`  ${lpad(r.n, 6)} ${lpad(r.peers, 6)} ${lpad(r.mb.toFixed(1) + ' MiB', 11)}   ${keys.map((k) => cell(r[k])).join('   ')}`);
 if (BUILDS.length > 1) {
   console.log('this / base, wall clock (and peak RSS):');
   for (const r of rows) {
-    console.log(`  ${lpad(r.n, 6)}   ${FORMS.filter((k) => r[`this ${k}`]).map((k) => {
-      const a = r[`this ${k}`];
-      const b = r[`base ${k}`];
-      return `${k} ${Number.isNaN(b.s) ? 'base failed' : `${(a.s / b.s).toFixed(2)}x (${(a.mib / b.mib).toFixed(2)}x)`}`;
-    }).join(', ')}`);
+    console.log(
+      `  ${lpad(r.n, 6)}   ${FORMS.filter((k) => r[`this ${k}`])
+        .map((k) => {
+          const a = r[`this ${k}`];
+          const b = r[`base ${k}`];
+          return `${k} ${Number.isNaN(b.s) ? 'base failed' : `${(a.s / b.s).toFixed(2)}x (${(a.mib / b.mib).toFixed(2)}x)`}`;
+        })
+        .join(', ')}`,
+    );
   }
 }
 let failed = false;
@@ -123,6 +141,8 @@ for (const [n, limit] of Object.entries(TARGETS)) {
   const r = rows.find((x) => x.n === Number(n))?.['this text'];
   if (!r) continue;
   failed ||= !(r.s <= limit);
-  console.log(`${n} ranks: terminal report ${r.s.toFixed(2)} s, peak ${r.mib.toFixed(0)} MiB (target <= ${limit} s)${r.s <= limit ? '' : '  <-- ABOVE TARGET'}`);
+  console.log(
+    `${n} ranks: terminal report ${r.s.toFixed(2)} s, peak ${r.mib.toFixed(0)} MiB (target <= ${limit} s)${r.s <= limit ? '' : '  <-- ABOVE TARGET'}`,
+  );
 }
 process.exitCode = failed ? 1 : 0;

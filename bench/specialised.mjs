@@ -31,12 +31,30 @@ forEachFlavor(tmp, (fl) => {
   const exe = join(tmp, `paired-${fl.name}`);
   runRetry([fl.cc, '-O2', '-o', exe, join(ROOT, 'bench', 'pingpong_paired.c')]);
   const configs = [{ name: 'empty stack', tools: '', chained: false }];
-  for (const s of STACKS) for (const chained of [false, true]) configs.push({ name: `${s}, ${chained ? 'chained' : 'specialised'}`, stack: s, tools: s.replaceAll('+', ','), chained });
+  for (const s of STACKS)
+    for (const chained of [false, true])
+      configs.push({ name: `${s}, ${chained ? 'chained' : 'specialised'}`, stack: s, tools: s.replaceAll('+', ','), chained });
   const res = Object.fromEntries(configs.map((c) => [c.name, []]));
   let seq = 0;
   const once = (c) => {
-    const r = runRetry([process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${fl.name}-${++seq}`), '--tools', c.tools, ...(c.chained ? ['--chained'] : []),
-      '-np', '2', ...fl.extra, exe, String(PAIRS), '1000', '8']);
+    const r = runRetry([
+      process.execPath,
+      MPII,
+      'run',
+      '--quiet',
+      '--out',
+      join(tmp, `out-${fl.name}-${++seq}`),
+      '--tools',
+      c.tools,
+      ...(c.chained ? ['--chained'] : []),
+      '-np',
+      '2',
+      ...fl.extra,
+      exe,
+      String(PAIRS),
+      '1000',
+      '8',
+    ]);
     const m = LINE.exec(r.stdout);
     if (!m) throw new Error(`no result line: ${r.stdout}`);
     return { direct: Number(m[1]), stack: Number(m[2]), ratio: Number(m[3]) };
@@ -46,19 +64,32 @@ forEachFlavor(tmp, (fl) => {
     for (const c of shuffle(configs)) res[c.name].push(once(c));
     log(`${fl.label}: round ${r + 1}/${RUNS}`);
   }
-  const split = median(Object.values(res).flat().map((x) => x.direct));
+  const split = median(
+    Object.values(res)
+      .flat()
+      .map((x) => x.direct),
+  );
   console.log(flavorHeader(fl));
-  console.log(`  8-byte ping-pong, -np 2, shared memory, ${RUNS} runs per configuration of ${PAIRS} chunk pairs; median direct half round trip ${split.toFixed(0)} ns`);
-  console.log(`  ${pad('stack', 34)}${lpad('stack / direct [q1-q3]', 26)}${lpad('ns added', 10)}${lpad('fast state', 12)}${lpad('slow state', 12)}${lpad('target', 9)}`);
+  console.log(
+    `  8-byte ping-pong, -np 2, shared memory, ${RUNS} runs per configuration of ${PAIRS} chunk pairs; median direct half round trip ${split.toFixed(0)} ns`,
+  );
+  console.log(
+    `  ${pad('stack', 34)}${lpad('stack / direct [q1-q3]', 26)}${lpad('ns added', 10)}${lpad('fast state', 12)}${lpad('slow state', 12)}${lpad('target', 9)}`,
+  );
   for (const c of configs) {
     const xs = res[c.name];
     const q = xs.map((x) => x.ratio);
     const added = median(xs.map((x) => x.stack - x.direct));
-    const state = (fast) => { const s = xs.filter((x) => (x.direct <= split) === fast).map((x) => x.ratio); return s.length ? `${median(s).toFixed(3)}x` : '-'; };
+    const state = (fast) => {
+      const s = xs.filter((x) => x.direct <= split === fast).map((x) => x.ratio);
+      return s.length ? `${median(s).toFixed(3)}x` : '-';
+    };
     const target = c.stack && !c.chained ? TARGET[c.stack] : undefined;
     const verdict = target ? `${median(q) <= target ? '<=' : '>'} ${target.toFixed(2)}x` : '';
-    console.log(`  ${pad(c.name, 34)}${lpad(`${median(q).toFixed(3)}x [${quantile(q, 0.25).toFixed(3)}-${quantile(q, 0.75).toFixed(3)}]`, 26)}`
-      + `${lpad(added.toFixed(1), 10)}${lpad(state(true), 12)}${lpad(state(false), 12)}${lpad(verdict, 9)}`);
+    console.log(
+      `  ${pad(c.name, 34)}${lpad(`${median(q).toFixed(3)}x [${quantile(q, 0.25).toFixed(3)}-${quantile(q, 0.75).toFixed(3)}]`, 26)}` +
+        `${lpad(added.toFixed(1), 10)}${lpad(state(true), 12)}${lpad(state(false), 12)}${lpad(verdict, 9)}`,
+    );
   }
   console.log('');
 });

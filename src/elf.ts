@@ -5,7 +5,18 @@ import fs from 'node:fs';
 import { basename } from 'node:path';
 import { MpiiError } from './errors.js';
 
-const MACHINES: Record<number, string> = { 3: 'i386', 8: 'MIPS', 20: 'PowerPC', 21: 'PowerPC64', 22: 'S/390', 40: 'ARM', 62: 'x86-64', 183: 'AArch64', 243: 'RISC-V', 258: 'LoongArch' };
+const MACHINES: Record<number, string> = {
+  3: 'i386',
+  8: 'MIPS',
+  20: 'PowerPC',
+  21: 'PowerPC64',
+  22: 'S/390',
+  40: 'ARM',
+  62: 'x86-64',
+  183: 'AArch64',
+  243: 'RISC-V',
+  258: 'LoongArch',
+};
 const machineName = (m: number) => MACHINES[m] ?? `machine ${m}`;
 
 /** The ELF identity (class, byte order, machine) of a file's first 20 bytes, or why it has none. */
@@ -92,8 +103,10 @@ export function checkToolLibraries(tools: { name: string; kind: string; path?: s
     if (t.kind !== 'external' || !t.path) continue;
     const problem = sharedObjectProblem(t.path);
     if (problem) {
-      throw new MpiiError(`tool library '${t.path}'${t.name !== basename(t.path) ? ` (tool '${t.name}')` : ''} ${problem}`,
-        'build the tool as a shared library for this machine: mpicc -shared -fPIC -o libtool.so tool.c');
+      throw new MpiiError(
+        `tool library '${t.path}'${t.name !== basename(t.path) ? ` (tool '${t.name}')` : ''} ${problem}`,
+        'build the tool as a shared library for this machine: mpicc -shared -fPIC -o libtool.so tool.c',
+      );
     }
   }
 }

@@ -4,7 +4,11 @@
  * tells the user what to do, `exitCode` is what the CLI should exit with.
  */
 export class MpiiError extends Error {
-  constructor(message: string, public fix?: string, public exitCode = 2) {
+  constructor(
+    message: string,
+    public fix?: string,
+    public exitCode = 2,
+  ) {
     super(message);
     this.name = 'MpiiError';
   }

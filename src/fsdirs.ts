@@ -6,7 +6,10 @@ import { dirname, resolve } from 'node:path';
 
 /** Why `dir` cannot be made or written, as an errno-style code and the path it concerns. */
 export class DirError extends Error {
-  constructor(public code: string, public path: string) {
+  constructor(
+    public code: string,
+    public path: string,
+  ) {
     super(`${code}: ${path}`);
   }
 }

@@ -60,8 +60,13 @@ export function stillValid<T>(entry: Entry<T> | undefined, key: string): entry i
  * next run unless one of its files changed while it was computed). `dir` undefined: no cache.
  * `now` is injectable for tests (nanoseconds since the epoch).
  */
-export function memoized<T>(dir: string | undefined, kind: string, key: string, compute: () => Computed<T>,
-  now: () => bigint = () => BigInt(Date.now()) * 1_000_000n): T {
+export function memoized<T>(
+  dir: string | undefined,
+  kind: string,
+  key: string,
+  compute: () => Computed<T>,
+  now: () => bigint = () => BigInt(Date.now()) * 1_000_000n,
+): T {
   if (dir === undefined) return compute().value;
   const file = join(dir, 'memo', `${kind}-${fnv1a(key)}.json`);
   let entry: Entry<T> | undefined;

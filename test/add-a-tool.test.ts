@@ -16,14 +16,18 @@ const cache = join(copy, '.cache'); // the copy's shims: its own cache, removed 
 after(() => rmSync(copy, { recursive: true, force: true }));
 
 async function mpii(args: string[]) {
-  const r = await execa('node', [join(copy, 'bin', 'mpii.js'), ...args], { env: { ...TEST_ENV, XDG_CACHE_HOME: cache }, cwd: copy, reject: false, timeout: 900_000 });
+  const r = await execa('node', [join(copy, 'bin', 'mpii.js'), ...args], {
+    env: { ...TEST_ENV, XDG_CACHE_HOME: cache },
+    cwd: copy,
+    reject: false,
+    timeout: 900_000,
+  });
   return { code: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Every file under dir, relative. */
 function files(dir: string, base = ''): string[] {
-  return readdirSync(join(dir, base), { withFileTypes: true }).flatMap((e) =>
-    (e.isDirectory() ? files(dir, join(base, e.name)) : [join(base, e.name)]));
+  return readdirSync(join(dir, base), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(dir, join(base, e.name)) : [join(base, e.name)]));
 }
 
 describe('a tool is one folder', () => {
@@ -36,7 +40,11 @@ describe('a tool is one folder', () => {
     const tsc = await execa('node', [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', copy], { reject: false });
     assert.equal(tsc.exitCode, 0, tsc.stdout);
     // the copy's shims (a new folder is a new shim): built once here, where a slow machine may take its time
-    const build = await execa('node', [join(copy, 'bin', 'mpii.js'), 'build', '--quiet'], { env: { ...TEST_ENV, XDG_CACHE_HOME: cache }, reject: false, timeout: 3_600_000 });
+    const build = await execa('node', [join(copy, 'bin', 'mpii.js'), 'build', '--quiet'], {
+      env: { ...TEST_ENV, XDG_CACHE_HOME: cache },
+      reject: false,
+      timeout: 3_600_000,
+    });
     assert.equal(build.exitCode, 0, build.stderr);
   });
 
@@ -50,11 +58,18 @@ describe('a tool is one folder', () => {
   it('the CLI lists it and checks its options and its run flag from the manifest', async () => {
     const tools = await mpii(['tools', '--json']);
     assert.equal(tools.code, 0, tools.stderr);
-    const hello = (JSON.parse(tools.stdout) as { tools: { name: string; kind: string; options: { name: string; summary: string }[] }[] })
-      .tools.find((t) => t.name === 'hello');
+    const hello = (JSON.parse(tools.stdout) as { tools: { name: string; kind: string; options: { name: string; summary: string }[] }[] }).tools.find(
+      (t) => t.name === 'hello',
+    );
     assert.ok(hello, 'hello is listed');
     assert.equal(hello.kind, 'builtin');
-    assert.deepEqual(hello.options.map((o) => [o.name, o.summary]), [['greeting', 'one of hi|hello, default hello'], ['times', 'int in [1, 3], default 1']]);
+    assert.deepEqual(
+      hello.options.map((o) => [o.name, o.summary]),
+      [
+        ['greeting', 'one of hi|hello, default hello'],
+        ['times', 'int in [1, 3], default 1'],
+      ],
+    );
     const bad = await mpii(['run', '--dry-run', '--tools', 'hello[times=9]', ...launcherArgs('openmpi', 2), program('openmpi', 'collectives')]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /bad value for option 'times' of tool 'hello': must be ≤ 3, got 9/);
@@ -62,7 +77,15 @@ describe('a tool is one folder', () => {
     assert.match(unknown.stderr, /unknown option 'loud' for tool 'hello'/);
     const flagAlone = await mpii(['run', '--dry-run', '--hello-twice', '--tools', 'noop', ...launcherArgs('openmpi', 2), program('openmpi', 'collectives')]);
     assert.match(flagAlone.stderr, /--hello-twice but hello is not in the tool stack — add it: --tools hello/);
-    const dry = await mpii(['run', '--dry-run', '--hello-twice', '--tools', 'hello[greeting=hi]', ...launcherArgs('openmpi', 2), program('openmpi', 'collectives')]);
+    const dry = await mpii([
+      'run',
+      '--dry-run',
+      '--hello-twice',
+      '--tools',
+      'hello[greeting=hi]',
+      ...launcherArgs('openmpi', 2),
+      program('openmpi', 'collectives'),
+    ]);
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, /^TOOLS=hello$/m);
     assert.match(dry.stdout, /^MPII_OPT_1='?greeting=hi;times=2'?$/m);

@@ -5,8 +5,18 @@ import { Chalk } from 'chalk';
 import { bgAnsi256, bold, green, red, yellow } from '../src/report/ansi.js';
 
 const chalk = new Chalk({ level: 2 });
-const texts = ['', 'x', 'site 1  MPI_Send', 'two\nlines', 'crlf\r\nend\n', '\n', 'in \u001B[1mbold\u001B[22m here',
-  'yellow \u001B[33minside\u001B[39m and \u001B[39m twice', `${'\u001B[48;5;196m  \u001B[49m'}\nnext`, '✔ ünïcödé ←'];
+const texts = [
+  '',
+  'x',
+  'site 1  MPI_Send',
+  'two\nlines',
+  'crlf\r\nend\n',
+  '\n',
+  'in \u001B[1mbold\u001B[22m here',
+  'yellow \u001B[33minside\u001B[39m and \u001B[39m twice',
+  `${'\u001B[48;5;196m  \u001B[49m'}\nnext`,
+  '✔ ünïcödé ←',
+];
 
 describe('ansi: the bytes chalk writes', () => {
   it('bold, yellow, green, red and 256-colour backgrounds', () => {

@@ -87,13 +87,15 @@ describe('bad input', () => {
   describe('--launcher srun with a Slurm that cannot start the MPI', () => {
     // an srun whose --mpi=list has no pmix, like a Slurm built without PMIx
     const bin = mkdtempSync(join(tmpdir(), 'mpii-fakesrun-'));
-    writeFileSync(join(bin, 'srun'), '#!/bin/sh\n[ "$1" = --mpi=list ] || exit 99\nprintf \'MPI plugin types are...\\n\\tnone\\n\\tpmi2\\n\'\n', { mode: 0o755 });
+    writeFileSync(join(bin, 'srun'), '#!/bin/sh\n[ "$1" = --mpi=list ] || exit 99\nprintf \'MPI plugin types are...\\n\\tnone\\n\\tpmi2\\n\'\n', {
+      mode: 0o755,
+    });
     const env = { PATH: `${bin}:${process.env.PATH}` };
     it('Open MPI needs the pmix plugin', async () => {
       const r = await mpii(['run', '--launcher', 'srun', '-np', '2', ring], env);
       oneLineError(r, /this Slurm has no pmix MPI plugin \(srun --mpi=list: none, pmi2\), which Open MPI needs — .*drop --launcher srun/);
     });
-    it('srun\'s --export is mpii\'s', async () => {
+    it("srun's --export is mpii's", async () => {
       const r = await mpii(['run', '--launcher', 'srun', '--export=NONE', '-np', '2', program('mpich', 'ring')], env);
       oneLineError(r, /mpii sets srun's --export itself — /);
     });
@@ -135,7 +137,10 @@ describe('bad input', () => {
     writeFileSync(script, '#!/bin/sh\nexec ./app\n', { mode: 0o755 });
     for (const prog of [program('openmpi', 'notmpi'), script]) {
       const r = await mpii(['run', '-np', '2', prog], { PATH: bin });
-      oneLineError(r, /no MPI launcher on PATH \(no mpirun\.openmpi, .*mpirun.*\).* — install an MPI \(apt-get install -y openmpi-bin.*mpich.*\) or put its bin directory \(the one with mpirun\) on PATH/);
+      oneLineError(
+        r,
+        /no MPI launcher on PATH \(no mpirun\.openmpi, .*mpirun.*\).* — install an MPI \(apt-get install -y openmpi-bin.*mpich.*\) or put its bin directory \(the one with mpirun\) on PATH/,
+      );
       assert.doesNotMatch(r.stderr, /not an MPI program/);
       assert.equal(r.code, 2);
     }
@@ -170,7 +175,10 @@ describe('bad input', () => {
   });
 
   it('a shim cache that cannot be created (XDG_CACHE_HOME under /proc): one line, no hang', async () => {
-    for (const args of [['build', '--mpi', 'mpich'], ['run', '-np', '2', ring]]) {
+    for (const args of [
+      ['build', '--mpi', 'mpich'],
+      ['run', '-np', '2', ring],
+    ]) {
       const r = await mpii(args, { XDG_CACHE_HOME: '/proc/mpii-no-such' }, undefined, 30_000);
       oneLineError(r, /cannot create the shim cache \/proc\/mpii-no-such\/mpii .* — set XDG_CACHE_HOME to a directory you can write/);
       assert.equal(r.code, 2);

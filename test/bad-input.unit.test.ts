@@ -60,8 +60,13 @@ describe('bad input to mpii report', () => {
 
     it('a broken JSON block of a tool', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'mpii-bad-json-'));
-      writeGathered(dir, 1, (r) => ({ rank: r, size: 1, tools: { 1: 'monitor' }, texts: [{ tool: 1, name: 'memory', text: '{"table_bytes": 8' }],
-        counters: [{ tool: 1, name: 'peers', length: 74, entries: [] }] }));
+      writeGathered(dir, 1, (r) => ({
+        rank: r,
+        size: 1,
+        tools: { 1: 'monitor' },
+        texts: [{ tool: 1, name: 'memory', text: '{"table_bytes": 8' }],
+        counters: [{ tool: 1, name: 'peers', length: 74, entries: [] }],
+      }));
       await both(dir, /monitor's 'memory' block is corrupt/);
     });
 

@@ -63,7 +63,14 @@ describe('the build lock', () => {
     writeFileSync(lock, `${child.pid}\n`);
     assert.equal(lockHolder(lock), child.pid);
     process.kill(child.pid!, 'SIGKILL');
-    for (let i = 0; i < 200 && !readFileSync(`/proc/${child.pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z'); i++) {
+    for (
+      let i = 0;
+      i < 200 &&
+      !readFileSync(`/proc/${child.pid}/stat`, 'utf8')
+        .replace(/^.*\) /s, '')
+        .startsWith('Z');
+      i++
+    ) {
       spawnSync('sleep', ['0.05']); // synchronous: the event loop does not reap it meanwhile
     }
     assert.equal(lockHolder(lock), undefined);
@@ -91,7 +98,7 @@ describe('the build lock', () => {
     assert.equal(polls, 3);
   });
 
-  it('a killed build leaves a work directory that the next one removes; a live build\'s stays', () => {
+  it("a killed build leaves a work directory that the next one removes; a live build's stays", () => {
     const dir = tmp();
     const dead = join(dir, `.spec-monitor+profile-${deadPid()}-AbC123`);
     const live = join(dir, `.spec-monitor+profile-${process.pid}-XyZ789`);
@@ -105,23 +112,30 @@ describe('the build lock', () => {
   });
 });
 
-describe('a run\'s stack while its compiled-in shim is not built', () => {
+describe("a run's stack while its compiled-in shim is not built", () => {
   it('MPII_BUILD chooses between the background (default) and waiting; anything else is one line', () => {
     assert.equal(buildMode({}), 'background');
     assert.equal(buildMode({ MPII_BUILD: '' }), 'background');
     assert.equal(buildMode({ MPII_BUILD: 'background' }), 'background');
     assert.equal(buildMode({ MPII_BUILD: 'wait' }), 'wait');
-    assert.throws(() => buildMode({ MPII_BUILD: 'now' }), (e: unknown) => e instanceof MpiiError && /MPII_BUILD=now is not a build mode/.test(e.message));
+    assert.throws(
+      () => buildMode({ MPII_BUILD: 'now' }),
+      (e: unknown) => e instanceof MpiiError && /MPII_BUILD=now is not a build mode/.test(e.message),
+    );
   });
 
   it('the notice says the stack runs chained, why, and what the next run gets', () => {
-    assert.equal(backgroundNotice('monitor+profile', { state: 'started', pid: 42 }, undefined),
-      'mpii: running chained while the compiled-in stack monitor+profile builds in the background (its first run with this shim, pid 42); '
-      + 'the next run uses it (MPII_BUILD=wait waits for it)');
+    assert.equal(
+      backgroundNotice('monitor+profile', { state: 'started', pid: 42 }, undefined),
+      'mpii: running chained while the compiled-in stack monitor+profile builds in the background (its first run with this shim, pid 42); ' +
+        'the next run uses it (MPII_BUILD=wait waits for it)',
+    );
     assert.match(backgroundNotice('noop', { state: 'started', pid: 42 }, 93), /\(its first run with this shim; the last build took 93 s, pid 42\)/);
     assert.match(backgroundNotice('noop', { state: 'building', pid: 7 }, 93), /builds in the background \(started by another run, pid 7\)/);
-    assert.equal(backgroundNotice('trace-count+profile', { state: 'failed', why: 'cc1: out of memory', log: '/x.log' }, 9),
-      'mpii: running chained: the compiled-in stack trace-count+profile failed to build in the background (cc1: out of memory); '
-      + '`mpii build --tools trace-count,profile` tries again and shows why');
+    assert.equal(
+      backgroundNotice('trace-count+profile', { state: 'failed', why: 'cc1: out of memory', log: '/x.log' }, 9),
+      'mpii: running chained: the compiled-in stack trace-count+profile failed to build in the background (cc1: out of memory); ' +
+        '`mpii build --tools trace-count,profile` tries again and shows why',
+    );
   });
 });

@@ -46,8 +46,7 @@ export const SHIM_OPTIONS: Options = {
 };
 
 /** x.c and x.h in one folder are one module. */
-export const moduleOf = (file: string, o?: Options): string =>
-  o?.sameModule.find(([re]) => re.test(file))?.[1] ?? file.replace(/\.[ch]$/, '');
+export const moduleOf = (file: string, o?: Options): string => o?.sameModule.find(([re]) => re.test(file))?.[1] ?? file.replace(/\.[ch]$/, '');
 
 /** The text without comments and string/char literals (kept as "" / ''), lines preserved. */
 export function stripComments(src: string): string {
@@ -61,7 +60,7 @@ export function stripComments(src: string): string {
       i += body.length;
     } else if (c === '/' && src[i + 1] === '/') {
       while (i < src.length && src[i] !== '\n') i++;
-    } else if (c === '"' || c === '\'') {
+    } else if (c === '"' || c === "'") {
       let j = i + 1;
       while (j < src.length && src[j] !== c && src[j] !== '\n') j += src[j] === '\\' ? 2 : 1;
       out += c + c;
@@ -74,7 +73,10 @@ export function stripComments(src: string): string {
   return out;
 }
 
-interface Include { name: string; line: number }
+interface Include {
+  name: string;
+  line: number;
+}
 
 /** The `#include "..."` lines (<...> are the system's and the MPI's). */
 export function includesOf(src: string): Include[] {
@@ -103,11 +105,14 @@ export function firstCodeLine(src: string): number {
  *  with `;`, definitions of functions with their body (given as `{}`). */
 function topLevel(src: string): { text: string; body: boolean }[] {
   let continued = false; // inside a directive continued with a backslash (a macro's body)
-  const code = stripComments(src).split('\n').filter((l) => {
-    const directive = continued || l.trim().startsWith('#');
-    continued = directive && l.trimEnd().endsWith('\\');
-    return !directive;
-  }).join('\n');
+  const code = stripComments(src)
+    .split('\n')
+    .filter((l) => {
+      const directive = continued || l.trim().startsWith('#');
+      continued = directive && l.trimEnd().endsWith('\\');
+      return !directive;
+    })
+    .join('\n');
   const out: { text: string; body: boolean }[] = [];
   let cur = '';
   for (let i = 0; i < code.length; i++) {
@@ -116,7 +121,8 @@ function topLevel(src: string): { text: string; body: boolean }[] {
       // a function body when the statement so far ends with `)` (maybe `__attribute__((…))`) and
       // has no `=` (an initializer's braces belong to the statement)
       const head = stripAttributes(cur).trim();
-      let depth = 1, j = i + 1;
+      let depth = 1,
+        j = i + 1;
       for (; j < code.length && depth; j++) depth += code[j] === '{' ? 1 : code[j] === '}' ? -1 : 0;
       if (head.endsWith(')') && !head.includes('=')) {
         out.push({ text: head, body: true });
@@ -175,7 +181,8 @@ export function symbolsOf(src: string): { declared: string[]; defined: string[] 
   const defined: string[] = [];
   for (const st of topLevel(src)) {
     const names = namesOf(st.text).filter((n) => !NOT_NAMES.test(n));
-    const definition = st.body || /\balias\s*\(/.test(st.text) || (!/^extern\b/.test(st.text) && !/\w\s*\(/.test(st.text.replace(/\(\s*\*\s*\w+\s*\)\s*\(.*$/, '')));
+    const definition =
+      st.body || /\balias\s*\(/.test(st.text) || (!/^extern\b/.test(st.text) && !/\w\s*\(/.test(st.text.replace(/\(\s*\*\s*\w+\s*\)\s*\(.*$/, '')));
     (definition ? defined : declared).push(...names);
   }
   return { declared, defined };
@@ -193,19 +200,31 @@ function resolveInclude(tree: Tree, file: string, name: string, o: Options): str
 /** Tarjan's strongly connected components of size > 1 (or a self-loop). */
 function components(edges: Map<string, Map<string, string>>): string[][] {
   let index = 0;
-  const idx = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], on = new Set<string>();
+  const idx = new Map<string, number>(),
+    low = new Map<string, number>(),
+    stack: string[] = [],
+    on = new Set<string>();
   const out: string[][] = [];
   const visit = (v: string): void => {
-    idx.set(v, index); low.set(v, index); index++;
-    stack.push(v); on.add(v);
+    idx.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    on.add(v);
     for (const w of edges.get(v)?.keys() ?? []) {
-      if (!idx.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); }
-      else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
     }
     if (low.get(v) === idx.get(v)) {
       const comp: string[] = [];
       let w: string;
-      do { w = stack.pop()!; on.delete(w); comp.push(w); } while (w !== v);
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        comp.push(w);
+      } while (w !== v);
       if (comp.length > 1) out.push(comp.sort());
     }
   };
@@ -226,7 +245,10 @@ function cycleThrough(edges: Map<string, Map<string, string>>, comp: Set<string>
         for (let x = v; x !== start; x = prev.get(x)!) path.splice(1, 0, x);
         return [...path, start];
       }
-      if (!prev.has(w)) { prev.set(w, v); queue.push(w); }
+      if (!prev.has(w)) {
+        prev.set(w, v);
+        queue.push(w);
+      }
     }
   }
   return [start];

@@ -18,21 +18,30 @@ const LIB = 'libcallsite_lib.so';
 /** Line of each `site:<name>` marker in the two sources. */
 const markers: Record<string, number> = {};
 for (const name of ['callsite_names.c', 'callsite_lib.c']) {
-  readFileSync(join(SRC, name), 'utf8').split('\n').forEach((l, i) => {
-    const m = /site:([\w-]+) \*\//.exec(l);
-    if (m) markers[m[1]] = i + 1;
-  });
+  readFileSync(join(SRC, name), 'utf8')
+    .split('\n')
+    .forEach((l, i) => {
+      const m = /site:([\w-]+) \*\//.exec(l);
+      if (m) markers[m[1]] = i + 1;
+    });
 }
 
 /** nm's start and size of a function in an unstripped object. */
 function extent(file: string, name: string): { lo: number; hi: number } {
-  const line = execaSync('nm', ['-S', file]).stdout.split('\n').find((l) => l.endsWith(` ${name}`) || l.includes(` ${name}.`));
+  const line = execaSync('nm', ['-S', file])
+    .stdout.split('\n')
+    .find((l) => l.endsWith(` ${name}`) || l.includes(` ${name}.`));
   assert.ok(line, `${name} in ${file}`);
   const [lo, size] = line.split(' ').map((x) => Number.parseInt(x, 16));
   return { lo, hi: lo + size };
 }
 
-interface Built { stripped: string; byBuildId: string; byLink: string; full: string }
+interface Built {
+  stripped: string;
+  byBuildId: string;
+  byLink: string;
+  full: string;
+}
 
 /** The program and its library built with -g, stripped copies (build-id and debuglink kept) in
  * `stripped`, their debug files under two debug roots: by build-id, and by debuglink name. */
@@ -42,8 +51,18 @@ function build(f: Flavor): Built {
   for (const d of Object.values(dirs)) mkdirSync(d);
   // -fno-toplevel-reorder: the functions in the source's order, each static one after its exported neighbour
   execaSync(`mpicc.${f}`, ['-O2', '-g', '-fno-toplevel-reorder', '-shared', '-fPIC', '-o', join(dirs.full, LIB), join(SRC, 'callsite_lib.c')]);
-  execaSync(`mpicc.${f}`, ['-O2', '-g', '-fno-toplevel-reorder', '-rdynamic', '-o', join(dirs.full, PROGRAM), join(SRC, 'callsite_names.c'),
-    `-L${dirs.full}`, '-lcallsite_lib', '-Wl,-rpath,$ORIGIN']);
+  execaSync(`mpicc.${f}`, [
+    '-O2',
+    '-g',
+    '-fno-toplevel-reorder',
+    '-rdynamic',
+    '-o',
+    join(dirs.full, PROGRAM),
+    join(SRC, 'callsite_names.c'),
+    `-L${dirs.full}`,
+    '-lcallsite_lib',
+    '-Wl,-rpath,$ORIGIN',
+  ]);
   for (const obj of [PROGRAM, LIB]) {
     const full = join(dirs.full, obj);
     const debug = `${full}.debug`;
@@ -59,8 +78,18 @@ function build(f: Flavor): Built {
   return dirs;
 }
 
-interface Frame { function: string; file: string; line: number; object: string; offset: number }
-interface JsonSite { call: string; location: string; frames: Frame[] }
+interface Frame {
+  function: string;
+  file: string;
+  line: number;
+  object: string;
+  offset: number;
+}
+interface JsonSite {
+  call: string;
+  location: string;
+  frames: Frame[];
+}
 
 for (const f of FLAVORS) {
   describe(`call site names on ${f}`, () => {
@@ -90,7 +119,7 @@ for (const f of FLAVORS) {
       return { json, text: t.stdout, html: readFileSync(page, 'utf8'), problems: run.problems };
     }
 
-    it('stripped, no debug file: a static function\'s site is object+0xoffset, an exported one\'s its name', async () => {
+    it("stripped, no debug file: a static function's site is object+0xoffset, an exported one's its name", async () => {
       // the binaries lay out as meant: each static function past its exported neighbour's end
       const before = extent(join(built.full, PROGRAM), 'callsite_before');
       const hidden = extent(join(built.full, PROGRAM), 'hidden');
@@ -114,7 +143,10 @@ for (const f of FLAVORS) {
       assert.match(problems.join('\n'), /no debug information for .*callsite_names.*MPII_DEBUG_DIR/);
     });
 
-    for (const [how, dir] of [['build-id', 'byBuildId'], ['.gnu_debuglink', 'byLink']] as const) {
+    for (const [how, dir] of [
+      ['build-id', 'byBuildId'],
+      ['.gnu_debuglink', 'byLink'],
+    ] as const) {
       it(`stripped, debug files found by ${how} under MPII_DEBUG_DIR: file:line and the function, program and library`, async () => {
         const { json, text, html, problems } = await sites(built[dir]);
         const expect: [string, string, string, number][] = [

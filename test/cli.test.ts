@@ -42,7 +42,10 @@ describe('mpii tools / doctor / report', () => {
     assert.equal(doctor.code, 0, doctor.stderr);
     const d = JSON.parse(doctor.stdout);
     assert.equal(d.problems, 0);
-    assert.ok(d.checks.some((c: { status: string; message: string }) => c.status === 'ok' && /^MPICH: compiler/.test(c.message)), doctor.stdout);
+    assert.ok(
+      d.checks.some((c: { status: string; message: string }) => c.status === 'ok' && /^MPICH: compiler/.test(c.message)),
+      doctor.stdout,
+    );
     const bad = JSON.parse((await mpii(['doctor', '--json'], { LD_PRELOAD: '/nonexistent/libx.so' })).stdout);
     assert.equal(bad.problems, 1);
     assert.match(bad.checks.find((c: { status: string }) => c.status === 'fail').fix, /LD_PRELOAD/);
@@ -90,8 +93,12 @@ describe('mpii build --force', () => {
     assert.match(warm.stdout, /\(cached\)/);
     // `script` gives the command a pseudo-terminal; stty makes it report 0 columns (as CI ptys do)
     const log = join(cache, 'typescript');
-    const r = await execa('script', ['-qec', `stty cols 0 rows 0; node ${MPII} build --mpi mpich --force`, log],
-      { env, reject: false, timeout: 600_000, stdin: 'ignore' });
+    const r = await execa('script', ['-qec', `stty cols 0 rows 0; node ${MPII} build --mpi mpich --force`, log], {
+      env,
+      reject: false,
+      timeout: 600_000,
+      stdin: 'ignore',
+    });
     assert.equal(r.exitCode, 0, r.stdout.slice(-2000));
     const out = readFileSync(log);
     assert.ok(out.length < 16384, `${out.length} bytes of progress output`);
@@ -107,10 +114,14 @@ describe('mpii build --force', () => {
     // in one line, even with --quiet; a cached one says nothing
     const stack = async (tools: string) => execa('node', [MPII, 'build', '--mpi', 'mpich', '--quiet', '--tools', tools], { env });
     const first = await stack('trace-count');
-    assert.deepEqual(first.stderr.split('\n'), ['mpii: building the stack trace-count compiled into one wrapper per function ' +
-      '(its first run with this shim); the job starts when it is done']);
+    assert.deepEqual(first.stderr.split('\n'), [
+      'mpii: building the stack trace-count compiled into one wrapper per function ' + '(its first run with this shim); the job starts when it is done',
+    ]);
     const second = await stack('noop');
-    assert.match(second.stderr, /^mpii: building the stack noop compiled into one wrapper per function \(its first run with this shim; the last one took \d+ s\); the job starts when it is done$/);
+    assert.match(
+      second.stderr,
+      /^mpii: building the stack noop compiled into one wrapper per function \(its first run with this shim; the last one took \d+ s\); the job starts when it is done$/,
+    );
     assert.equal((await stack('noop')).stderr, '', 'cached: nothing to say');
   });
 });
@@ -124,11 +135,17 @@ function sleeperCopy(f: 'openmpi' | 'mpich'): string {
 
 for (const f of FLAVORS) {
   describe(`signals and --timeout (${f})`, () => {
-    for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    for (const [sig, code] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const) {
       it(`${sig} to mpii run: exit ${code}, the launcher tears the job down`, async () => {
         const sleeper = sleeperCopy(f);
-        const child = execa('node', [MPII, 'run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-${sig}`), ...launcherArgs(f, 2), sleeper],
-          { env: TEST_ENV, reject: false, timeout: 120_000 });
+        const child = execa('node', [MPII, 'run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-${sig}`), ...launcherArgs(f, 2), sleeper], {
+          env: TEST_ENV,
+          reject: false,
+          timeout: 120_000,
+        });
         await new Promise<void>((ready) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('sleeper ready') && ready()));
         assert.equal((await ranksOf(sleeper)).length, 2, 'both ranks run before the signal');
         child.kill(sig);
@@ -165,9 +182,13 @@ describe('a signal before the launch', () => {
     const bin = mkdtempSync(join(tmpdir(), 'mpii-stuckcc-'));
     const compiling = join(bin, 'compiling');
     const real = (await execa('sh', ['-c', 'command -v mpicc.mpich'])).stdout.trim();
-    writeFileSync(join(bin, 'mpicc.mpich'), `#!/bin/sh\ncase " $* " in *" -c "*) echo $$ >> ${compiling}; exec sleep 600;; esac\nexec ${real} "$@"\n`, { mode: 0o755 });
-    const child = execa('node', [MPII, 'run', '--tools', 'noop', '--out', join(base, 'out'), ...launcherArgs('mpich', 2), program('mpich', 'ring')],
-      { env: { ...TEST_ENV, XDG_CACHE_HOME: cache, PATH: `${bin}:${TEST_ENV.PATH}` }, reject: false });
+    writeFileSync(join(bin, 'mpicc.mpich'), `#!/bin/sh\ncase " $* " in *" -c "*) echo $$ >> ${compiling}; exec sleep 600;; esac\nexec ${real} "$@"\n`, {
+      mode: 0o755,
+    });
+    const child = execa('node', [MPII, 'run', '--tools', 'noop', '--out', join(base, 'out'), ...launcherArgs('mpich', 2), program('mpich', 'ring')], {
+      env: { ...TEST_ENV, XDG_CACHE_HOME: cache, PATH: `${bin}:${TEST_ENV.PATH}` },
+      reject: false,
+    });
     const stuck = () => (existsSync(compiling) ? readFileSync(compiling, 'utf8').split('\n').filter(Boolean).map(Number) : []);
     try {
       while (stuck().length === 0 && child.exitCode === null) await new Promise((r) => setTimeout(r, 50)); // until a compiler runs
@@ -176,10 +197,19 @@ describe('a signal before the launch', () => {
       const r = await child;
       assert.equal(r.exitCode, 143, r.stderr);
     } finally {
-      for (const pid of stuck()) try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+      for (const pid of stuck())
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
     }
     assert.deepEqual(readdirSync(base), [], 'the output directory made for the run is gone');
-    assert.deepEqual(readdirSync(join(cache, 'mpii')).filter((f) => f.startsWith('.build-') || f.startsWith('mpich-')), [], 'no build directory left');
+    assert.deepEqual(
+      readdirSync(join(cache, 'mpii')).filter((f) => f.startsWith('.build-') || f.startsWith('mpich-')),
+      [],
+      'no build directory left',
+    );
     assert.equal(existsSync(join(base, 'out')), false);
   });
 });
@@ -193,7 +223,7 @@ describe('--timeout values', () => {
     }
     const ok = await mpii(['run', '--dry-run', '--timeout=1.5', '-np', '2', program('openmpi', 'ring')]);
     assert.equal(ok.code, 0, ok.stderr);
-    assert.doesNotMatch(ok.stdout, /--timeout/, 'mpii\'s own option, not passed to mpirun');
+    assert.doesNotMatch(ok.stdout, /--timeout/, "mpii's own option, not passed to mpirun");
   });
 });
 
@@ -202,7 +232,10 @@ describe('INJ_IGNORE', () => {
     const ring = program('mpich', 'ring');
     const r = await mpii(['run', '--tools', 'trace-count', '--out', outDir('inj'), ...launcherArgs('mpich', 2), ring], { INJ_IGNORE: '1' });
     assert.equal(r.code, 0, r.stderr);
-    const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('mpii:') && !/launcher:/.test(l));
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('mpii:') && !/launcher:/.test(l));
     assert.deepEqual(lines, ['mpii: no profile: INJ_IGNORE=1 switched the tools off on purpose (unset INJ_IGNORE to run them)']);
     // INJ_IGNORE=0 is "not ignored" to the shim: the report is there
     const on = await mpii(['run', '--tools', 'trace-count', '--out', outDir('inj0'), ...launcherArgs('mpich', 2), ring], { INJ_IGNORE: '0' });
@@ -217,7 +250,7 @@ const COMMANDS = ['run', 'build', 'tools', 'doctor', 'report', 'install', 'unins
 describe('--version, usage errors, help', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
-  it('mpii --version and --version on every command print package.json\'s version', async () => {
+  it("mpii --version and --version on every command print package.json's version", async () => {
     for (const args of [['--version'], ['-V'], ...COMMANDS.map((c) => [c, '--version']), ['report', 'some-dir', '-V']]) {
       const r = await mpii(args);
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
@@ -225,12 +258,16 @@ describe('--version, usage errors, help', () => {
     }
   });
 
-  it('mpii run: --version or -V anywhere before the program is mpii\'s, after the program the program\'s', async () => {
+  it("mpii run: --version or -V anywhere before the program is mpii's, after the program the program's", async () => {
     const ring = program('mpich', 'ring');
     const base = mkdtempSync(join(tmpdir(), 'mpii-version-'));
     const out = join(base, 'out');
-    for (const args of [['--tools', 'trace-count', '--version', '-np', '2', ring], ['--out', out, '-np', '2', '-V', ring],
-      ['--mpi', 'mpich', '--launcher=mpirun', '--version'], ['-np', '2', '--mca', 'x', 'y', '--version', '--', ring]]) {
+    for (const args of [
+      ['--tools', 'trace-count', '--version', '-np', '2', ring],
+      ['--out', out, '-np', '2', '-V', ring],
+      ['--mpi', 'mpich', '--launcher=mpirun', '--version'],
+      ['-np', '2', '--mca', 'x', 'y', '--version', '--', ring],
+    ]) {
       const r = await mpii(['run', ...args]);
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
       assert.equal(r.stdout.trim(), pkg.version, args.join(' '));
@@ -246,7 +283,7 @@ describe('--version, usage errors, help', () => {
     assert.match(dry.stdout, new RegExp(`${ring.replace(/[.]/g, '\\.')} --version$`, 'm'), 'the program gets its --version');
   });
 
-  it('usage errors commander catches exit 2 with one mpii line, like mpii\'s own', async () => {
+  it("usage errors commander catches exit 2 with one mpii line, like mpii's own", async () => {
     const cases: [string[], RegExp][] = [
       [['frobnicate'], /^mpii: unknown command 'frobnicate' — see mpii --help$/],
       [['report'], /^mpii: missing required argument 'dir' — see mpii report --help$/],
@@ -287,7 +324,10 @@ describe('mpii completion', () => {
     const r = await mpii(['completion', 'bash']);
     assert.equal(r.code, 0, r.stderr);
     // every command and every option commander knows is in the script
-    const program = await buildProgram(() => {}, () => '');
+    const program = await buildProgram(
+      () => {},
+      () => '',
+    );
     for (const c of program.commands) {
       assert.match(r.stdout, new RegExp(`\\b${c.name()}\\)`), c.name());
       for (const o of c.options) assert.ok(r.stdout.includes(o.long!), `${c.name()} ${o.long}`);
@@ -296,8 +336,16 @@ describe('mpii completion', () => {
     const file = join(dir, 'mpii.bash');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(file, r.stdout);
-    const ask = async (...words: string[]) => (await execa('bash', ['-c',
-      `source ${file}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _mpii; printf '%s\\n' "\${COMPREPLY[@]}"`])).stdout.split('\n').filter(Boolean).sort();
+    const ask = async (...words: string[]) =>
+      (
+        await execa('bash', [
+          '-c',
+          `source ${file}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _mpii; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ])
+      ).stdout
+        .split('\n')
+        .filter(Boolean)
+        .sort();
     assert.deepEqual(await ask('mpii', 're'), ['report']);
     assert.deepEqual(await ask('mpii', 'run', '--t'), ['--timeout', '--tools']);
     assert.deepEqual(await ask('mpii', 'build', '--mpi', ''), ['all', 'mpich', 'openmpi']);
@@ -311,7 +359,10 @@ describe('mpii completion', () => {
     const r = await mpii(['completion', 'zsh']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^#compdef mpii\n/);
-    const program = await buildProgram(() => {}, () => '');
+    const program = await buildProgram(
+      () => {},
+      () => '',
+    );
     for (const c of program.commands) {
       assert.match(r.stdout, new RegExp(`^    '${c.name()}:`, 'm'), c.name());
       for (const o of c.options) assert.ok(r.stdout.includes(o.long!), `${c.name()} ${o.long}`);

@@ -11,10 +11,17 @@ import { basename, dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { FLAVORS, MPII, ROOT, TEST_ENV, launcherArgs, mpii, outDir, program, shimInfo, type Flavor } from './helpers.js';
 
-const STARTED = (stack: string) => new RegExp(`^mpii: running chained while the compiled-in stack ${stack.replaceAll('+', '\\+')} builds in the background `
-  + '\\(its first run with this shim(?:; the last build took \\d+ s)?, pid (\\d+)\\); the next run uses it \\(MPII_BUILD=wait waits for it\\)$', 'm');
-const OTHER = (stack: string) => new RegExp(`^mpii: running chained while the compiled-in stack ${stack.replaceAll('+', '\\+')} builds in the background `
-  + '\\(started by another run, pid (\\d+)\\)', 'm');
+const STARTED = (stack: string) =>
+  new RegExp(
+    `^mpii: running chained while the compiled-in stack ${stack.replaceAll('+', '\\+')} builds in the background ` +
+      '\\(its first run with this shim(?:; the last build took \\d+ s)?, pid (\\d+)\\); the next run uses it \\(MPII_BUILD=wait waits for it\\)$',
+    'm',
+  );
+const OTHER = (stack: string) =>
+  new RegExp(
+    `^mpii: running chained while the compiled-in stack ${stack.replaceAll('+', '\\+')} builds in the background ` + '\\(started by another run, pid (\\d+)\\)',
+    'm',
+  );
 const COMPILED_IN = (stack: string) => new RegExp(`specialised stack ${stack.replaceAll('+', '\\+')}: compiled in, no chain`);
 
 /** The interpreter whose mpi4py runs on `f` (python.test.ts checks them; setup.sh makes the venv). */
@@ -44,7 +51,10 @@ for (const f of FLAVORS) {
     });
     const run = (tools: string, extra: NodeJS.ProcessEnv = {}, prog = [program(f, 'ring')]) =>
       mpii(['run', '--quiet', '--tools', tools, '--out', outDir(`${f}-cold`), ...launcherArgs(f, 2), ...prog], { ...env, ...extra }, ROOT, 900_000);
-    const left = () => readdirSync(shimDir).filter((n) => n.startsWith('.spec-') || n.startsWith('spec-')).sort();
+    const left = () =>
+      readdirSync(shimDir)
+        .filter((n) => n.startsWith('.spec-') || n.startsWith('spec-'))
+        .sort();
 
     it('--dry-run says the stack would run chained while it builds, and starts nothing', async () => {
       const r = await mpii(['run', '--dry-run', '--tools', 'noop', ...launcherArgs(f, 2), program(f, 'ring')], env);
@@ -59,8 +69,11 @@ for (const f of FLAVORS) {
       const py = join(mkdtempSync(join(tmpdir(), 'mpii-cold-py-')), 'hello.py');
       writeFileSync(py, 'import sys\nfrom mpi4py import MPI\nc = MPI.COMM_WORLD\nc.Barrier()\nsys.stdout.write(f"hello from {c.rank}\\n")\n');
       // the builder is killed (its whole session: node and the compilers) as soon as the run names it
-      const child = execa('node', [MPII, 'run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-cold-py`), ...launcherArgs(f, 2), PYTHON[f], py],
-        { env: { ...TEST_ENV, ...env, ...PYTHON_ENV[f], INJ_DEBUG: '0' }, reject: false, timeout: 300_000 });
+      const child = execa('node', [MPII, 'run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-cold-py`), ...launcherArgs(f, 2), PYTHON[f], py], {
+        env: { ...TEST_ENV, ...env, ...PYTHON_ENV[f], INJ_DEBUG: '0' },
+        reject: false,
+        timeout: 300_000,
+      });
       let killed: number | undefined;
       child.stderr!.on('data', (d: Buffer) => {
         const pid = Number(STARTED('noop').exec(d.toString())?.[1]);
@@ -86,7 +99,7 @@ for (const f of FLAVORS) {
       assert.equal(waited.code, 0, waited.stderr);
       assert.doesNotMatch(waited.stderr, /mpii: building the stack/, 'the background build made it, not this run');
       assert.match(waited.stderr, COMPILED_IN('noop'));
-      assert.deepEqual(left(), ['spec-noop'], 'the killed build\'s work directory and every lock are gone');
+      assert.deepEqual(left(), ['spec-noop'], "the killed build's work directory and every lock are gone");
     });
 
     it('two runs of a new stack at once start one build, and the runs after it use the compiled-in shim', async () => {
@@ -120,7 +133,10 @@ for (const f of FLAVORS) {
       writeFileSync(join(shimDir, '.spec-monitor.failed'), 'cc1: out of memory\n');
       const r = await run('monitor');
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stderr, /^mpii: running chained: the compiled-in stack monitor failed to build in the background \(cc1: out of memory\); `mpii build --tools monitor` tries again and shows why$/m);
+      assert.match(
+        r.stderr,
+        /^mpii: running chained: the compiled-in stack monitor failed to build in the background \(cc1: out of memory\); `mpii build --tools monitor` tries again and shows why$/m,
+      );
       assert.ok(!existsSync(join(shimDir, '.spec-monitor.lock')), 'no build started');
       rmSync(join(shimDir, '.spec-monitor.failed'));
     });

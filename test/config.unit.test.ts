@@ -7,13 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { MpiiError, formatError } from '../src/errors.js';
 import { closest, coerceOption, loadConfigFile } from '../src/config/load.js';
 import { builtinManifests } from '../src/tools/manifest.js';
-import {
-  displayPath,
-  listStacks,
-  listTools,
-  parseToolsArg,
-  resolveStack,
-} from '../src/config/resolve.js';
+import { displayPath, listStacks, listTools, parseToolsArg, resolveStack } from '../src/config/resolve.js';
 import type { ResolveRequest } from '../src/config/resolve.js';
 
 // dist/test/config.test.js → <repo>/config/tools.yaml
@@ -115,7 +109,10 @@ describe('shipped defaults (config/tools.yaml)', () => {
     assert.deepEqual([...f.stacks.keys()], ['none', 'count', 'profile', 'monitor', 'overlap', 'memcheck']);
     assert.equal(f.defaultStack?.name, 'none');
     const tools = builtinManifests();
-    assert.deepEqual(tools.map((t) => t.name), ['noop', 'trace-count', 'profile', 'monitor', 'overlap', 'memcheck']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['noop', 'trace-count', 'profile', 'monitor', 'overlap', 'memcheck'],
+    );
     assert.deepEqual(tools.find((t) => t.name === 'trace-count')?.options.top, {
       type: 'int',
       default: 15,
@@ -234,7 +231,10 @@ describe('precedence', () => {
     s.write(path.join(s.home, '.config', 'mpii', 'config.yaml'), 'default-stack: count\n');
     const r = resolveStack({ ...s.req(), env: { HOME: s.home } });
     assert.deepEqual(names(r), ['trace-count']);
-    assert.equal(r.source, `default-stack count (from ~${path.sep}.config${path.sep}mpii${path.sep}config.yaml; stack defined in ${displayPath(SHIPPED_DEFAULTS, s.cwd, s.home)})`);
+    assert.equal(
+      r.source,
+      `default-stack count (from ~${path.sep}.config${path.sep}mpii${path.sep}config.yaml; stack defined in ${displayPath(SHIPPED_DEFAULTS, s.cwd, s.home)})`,
+    );
     // and an explicit XDG_CONFIG_HOME hides ~/.config
     assert.deepEqual(names(resolveStack(s.req())), []);
   });
@@ -274,9 +274,7 @@ describe('merging', () => {
       'tools:\n  trace-count:\n    path: ./libtc.so\n    options:\n      top: { type: int, default: 3 }\n      mode: { type: enum, values: [a, b], default: b }\n',
     );
     const r = resolveStack(s.req({ tools: 'trace-count[mode=a]' }));
-    assert.deepEqual(r.tools, [
-      { name: 'trace-count', kind: 'external', path: path.join(s.cwd, 'libtc.so'), options: { top: 3, mode: 'a' } },
-    ]);
+    assert.deepEqual(r.tools, [{ name: 'trace-count', kind: 'external', path: path.join(s.cwd, 'libtc.so'), options: { top: 3, mode: 'a' } }]);
   });
 
   it('--config file must exist', () => {
@@ -413,7 +411,10 @@ describe('external tools by path', () => {
     const so = s.write(path.join(s.xdg, 'mpii', 'x.so'), '');
     s.write(s.xdgFile, 'stacks:\n  s: [./x.so, x.so]\n');
     const r = resolveStack(s.req({ stack: 's' }));
-    assert.deepEqual(r.tools.map((t) => t.path), [so, so]);
+    assert.deepEqual(
+      r.tools.map((t) => t.path),
+      [so, so],
+    );
   });
 
   it('declared external tool without schema accepts any option as strings', () => {
@@ -494,11 +495,10 @@ describe('YAML errors name file:line and a fix', () => {
   it('default-stack must name an existing stack', () => {
     const s = sandbox();
     s.project('stacks:\n  mine: [noop]\n\ndefault-stack: mien\n');
-    throwsMpii(
-      () => resolveStack(s.req()),
-      /^\.[/\\]mpii\.yaml:4: default-stack 'mien' is not a defined stack$/,
-      [/did you mean 'mine'/, /none, count, profile, monitor, overlap, memcheck, mine/],
-    );
+    throwsMpii(() => resolveStack(s.req()), /^\.[/\\]mpii\.yaml:4: default-stack 'mien' is not a defined stack$/, [
+      /did you mean 'mine'/,
+      /none, count, profile, monitor, overlap, memcheck, mine/,
+    ]);
   });
 
   it('option schema errors in a tool declaration', () => {
@@ -523,11 +523,10 @@ describe('YAML errors name file:line and a fix', () => {
 describe('stack validation errors', () => {
   it('unknown tool in --tools suggests the closest name and lists known tools', () => {
     const s = sandbox();
-    throwsMpii(
-      () => resolveStack(s.req({ tools: 'noop,trce-count' })),
-      /^--tools: unknown tool 'trce-count'$/,
-      [/did you mean 'trace-count'\?/, /known tools: noop, trace-count/],
-    );
+    throwsMpii(() => resolveStack(s.req({ tools: 'noop,trce-count' })), /^--tools: unknown tool 'trce-count'$/, [
+      /did you mean 'trace-count'\?/,
+      /known tools: noop, trace-count/,
+    ]);
     const e = throwsMpii(() => resolveStack(s.req({ tools: 'zzzzzzzzz' })), /unknown tool 'zzzzzzzzz'/, /known tools: noop, trace-count/);
     assert.doesNotMatch(e.fix ?? '', /did you mean/);
   });
@@ -550,18 +549,30 @@ describe('stack validation errors', () => {
 
   it('.so path that does not exist or is not a file', () => {
     const s = sandbox();
-    throwsMpii(() => resolveStack(s.req({ tools: './missing.so' })), /^--tools: tool library '\.\/missing\.so' not found \(looked for .*missing\.so\)$/, /current directory/);
+    throwsMpii(
+      () => resolveStack(s.req({ tools: './missing.so' })),
+      /^--tools: tool library '\.\/missing\.so' not found \(looked for .*missing\.so\)$/,
+      /current directory/,
+    );
     throwsMpii(() => resolveStack(s.req({}, { TOOLS: 'gone.so' })), /^TOOLS: tool library 'gone\.so' not found/);
     fs.mkdirSync(path.join(s.cwd, 'dir.so'));
     throwsMpii(() => resolveStack(s.req({ tools: 'dir.so' })), /--tools: tool library 'dir\.so' is not a file .*is a directory/);
     s.project('stacks:\n  s:\n\n    - ../nowhere/libx.so\n');
-    throwsMpii(() => resolveStack(s.req({ stack: 's' })), /^\.[/\\]mpii\.yaml:4: tool library '\.\.\/nowhere\/libx\.so' not found/, /directory of the YAML file/);
+    throwsMpii(
+      () => resolveStack(s.req({ stack: 's' })),
+      /^\.[/\\]mpii\.yaml:4: tool library '\.\.\/nowhere\/libx\.so' not found/,
+      /directory of the YAML file/,
+    );
   });
 
   it('declared external tool whose .so is missing', () => {
     const s = sandbox();
     s.project('tools:\n  ext:\n    path: build/libext.so\nstacks:\n  s: [noop, ext]\n');
-    throwsMpii(() => resolveStack(s.req({ stack: 's' })), /^\.[/\\]mpii\.yaml:5: tool library '.*build[/\\]libext\.so' not found/, /declared at \.[/\\]mpii\.yaml:2/);
+    throwsMpii(
+      () => resolveStack(s.req({ stack: 's' })),
+      /^\.[/\\]mpii\.yaml:5: tool library '.*build[/\\]libext\.so' not found/,
+      /declared at \.[/\\]mpii\.yaml:2/,
+    );
     throwsMpii(() => resolveStack(s.req({ tools: 'ext' })), /^--tools: tool library .*libext\.so' not found/);
   });
 
@@ -572,7 +583,10 @@ describe('stack validation errors', () => {
 
   it('unknown option for a tool with a schema', () => {
     const s = sandbox();
-    throwsMpii(() => resolveStack(s.req({ tools: 'trace-count[tpo=3]' })), /^--tools: unknown option 'tpo' for tool 'trace-count'$/, [/did you mean 'top'/, /int ≥ 1, default 15/]);
+    throwsMpii(() => resolveStack(s.req({ tools: 'trace-count[tpo=3]' })), /^--tools: unknown option 'tpo' for tool 'trace-count'$/, [
+      /did you mean 'top'/,
+      /int ≥ 1, default 15/,
+    ]);
     throwsMpii(() => resolveStack(s.req({ tools: 'noop[x=1]' })), /--tools: unknown option 'x' for tool 'noop'/, /takes no options/);
     s.project('stacks:\n  s:\n    - trace-count:\n        top: 3\n        rows: 4\n');
     throwsMpii(() => resolveStack(s.req({ stack: 's' })), /^\.[/\\]mpii\.yaml:5: unknown option 'rows' for tool 'trace-count'$/);
@@ -598,7 +612,11 @@ describe('stack validation errors', () => {
         '',
       ].join('\n'),
     );
-    throwsMpii(() => resolveStack(s.req({ tools: 'trace-count[top=abc]' })), /^--tools: bad value for option 'top' of tool 'trace-count': expected an integer, got 'abc'$/, /int ≥ 1/);
+    throwsMpii(
+      () => resolveStack(s.req({ tools: 'trace-count[top=abc]' })),
+      /^--tools: bad value for option 'top' of tool 'trace-count': expected an integer, got 'abc'$/,
+      /int ≥ 1/,
+    );
     throwsMpii(() => resolveStack(s.req({ tools: 'trace-count[top=0]' })), /option 'top' of tool 'trace-count': must be ≥ 1, got 0/);
     throwsMpii(() => resolveStack(s.req({ tools: 't[n=11]' })), /option 'n' of tool 't': must be ≤ 10, got 11/, /int in \[1, 10\]/);
     throwsMpii(() => resolveStack(s.req({ tools: 't[f=1x]' })), /option 'f' of tool 't': expected a number, got '1x'/);
@@ -623,16 +641,19 @@ describe('listTools / listStacks', () => {
     const so = s.write(path.join(s.cwd, 'libext.so'), '');
     s.project('tools:\n  ext:\n    path: ./libext.so\n    description: an external\n  gone:\n    path: /nonexistent/libgone.so\n');
     const tools = listTools(s.req());
-    assert.deepEqual(tools.map((t) => [t.name, t.kind]), [
-      ['noop', 'builtin'],
-      ['trace-count', 'builtin'],
-      ['profile', 'builtin'],
-      ['monitor', 'builtin'],
-      ['overlap', 'builtin'],
-      ['memcheck', 'builtin'],
-      ['ext', 'external'],
-      ['gone', 'external'],
-    ]);
+    assert.deepEqual(
+      tools.map((t) => [t.name, t.kind]),
+      [
+        ['noop', 'builtin'],
+        ['trace-count', 'builtin'],
+        ['profile', 'builtin'],
+        ['monitor', 'builtin'],
+        ['overlap', 'builtin'],
+        ['memcheck', 'builtin'],
+        ['ext', 'external'],
+        ['gone', 'external'],
+      ],
+    );
     const tc = tools[1];
     assert.equal(tc.description, 'Counts calls per MPI function per rank');
     assert.equal(tc.path, undefined);
@@ -640,7 +661,8 @@ describe('listTools / listStacks', () => {
     assert.equal(tc.options?.[0].name, 'top');
     assert.equal(tc.options?.[0].summary, 'int ≥ 1, default 15');
     assert.deepEqual(tools[0].options, []);
-    const ext = tools.find((t) => t.name === 'ext')!, gone = tools.find((t) => t.name === 'gone')!;
+    const ext = tools.find((t) => t.name === 'ext')!,
+      gone = tools.find((t) => t.name === 'gone')!;
     assert.equal(ext.path, so);
     assert.equal(ext.pathExists, true);
     assert.equal(ext.description, 'an external');
@@ -666,7 +688,8 @@ describe('listTools / listStacks', () => {
         ['broken', ['nope'], false],
       ],
     );
-    const mine = stacks.find((x) => x.name === 'mine')!, broken = stacks.find((x) => x.name === 'broken')!;
+    const mine = stacks.find((x) => x.name === 'mine')!,
+      broken = stacks.find((x) => x.name === 'broken')!;
     assert.equal(mine.definedIn, `.${path.sep}mpii.yaml:2`);
     assert.equal(mine.problem, undefined);
     assert.match(broken.problem ?? '', /mpii\.yaml:5: unknown tool 'nope'/);

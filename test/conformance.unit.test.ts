@@ -52,7 +52,10 @@ test('a testlist: process counts, keys, and the entries runtests (or we) would n
 
 test('test ids: the first entry of a program is dir/name, later variants only when asked', () => {
   const entries = cf.parseTestlist('a 2\na 2 arg=-x\nb 1\na 4').entries;
-  assert.deepEqual(cf.testIds('pt2pt', entries).map((t: { id: string }) => t.id), ['pt2pt/a', 'pt2pt/b']);
+  assert.deepEqual(
+    cf.testIds('pt2pt', entries).map((t: { id: string }) => t.id),
+    ['pt2pt/a', 'pt2pt/b'],
+  );
   assert.deepEqual(
     cf.testIds('pt2pt', entries, true).map((t: { id: string; np: number }) => `${t.id}:${t.np}`),
     ['pt2pt/a:2', 'pt2pt/a#2:2', 'pt2pt/b:1', 'pt2pt/a#3:4'],
@@ -96,7 +99,8 @@ test("MPICH's pass rule: exit 0, ' No Errors', no stray output; the resultTest v
   assert.equal(j(`${finding}Read -1, expected 40000, errno = 14\n No Errors\n`).verdict, 'fail');
   assert.equal(j(`${finding}`, 1).verdict, 'fail');
   // memcheck's hints are advice: a run with only hints passes (counted); with an error too, findings
-  const hint = '[vm:4811] memcheck: rank 1: hint: received data never read: 1200 B of 4800 B at 0x1000; MPI_Recv called at eagerdt+0x26c2\n    backtrace: eagerdt+0x26c2\n';
+  const hint =
+    '[vm:4811] memcheck: rank 1: hint: received data never read: 1200 B of 4800 B at 0x1000; MPI_Recv called at eagerdt+0x26c2\n    backtrace: eagerdt+0x26c2\n';
   assert.deepEqual(j(`${hint}${hint} No Errors\n`), { verdict: 'pass', why: '2 hint(s) reported by the tool' });
   const error = '[vm:4811] memcheck: rank 0: error: send buffer overrun: 8 B past the end of its allocation\n    backtrace: x+0x1\n';
   assert.deepEqual(j(`${hint}${error} No Errors\n`), { verdict: 'findings', why: '1 finding(s) reported by the tool, 1 hint(s)' });
@@ -136,7 +140,15 @@ test('resume: one result per MPI, program and configuration; a later line wins, 
 });
 
 test('the table: passing plain, run, passing under the tool (with findings), regressions, flaky plain not counted', () => {
-  const r = (id: string, config: string, verdict: string, extra = {}) => ({ mpi: 'mpich', id, config, verdict, np: 2, why: verdict === 'pass' ? '' : 'exit 12', ...extra });
+  const r = (id: string, config: string, verdict: string, extra = {}) => ({
+    mpi: 'mpich',
+    id,
+    config,
+    verdict,
+    np: 2,
+    why: verdict === 'pass' ? '' : 'exit 12',
+    ...extra,
+  });
   const results = [
     r('d/a', 'build', 'pass'),
     r('d/b', 'build', 'pass'),
@@ -169,7 +181,10 @@ test('the table: passing plain, run, passing under the tool (with findings), reg
     { config: 'overlap chained', passingPlain: 4, run: 4, passing: 1, findings: 0, regressions: 2, intermittent: 1, flakyPlain: 1 },
     { config: 'memcheck chained', passingPlain: 4, run: 2, passing: 1, findings: 1, regressions: 1, intermittent: 1, flakyPlain: 0 },
   ]);
-  assert.deepEqual(s.regressions.map((x: { id: string; config: string }) => `${x.id} ${x.config}`), ['d/b overlap chained', 'd/f overlap chained', 'd/b memcheck chained']);
+  assert.deepEqual(
+    s.regressions.map((x: { id: string; config: string }) => `${x.id} ${x.config}`),
+    ['d/b overlap chained', 'd/f overlap chained', 'd/b memcheck chained'],
+  );
   const text = cf.formatSummary(s, 'MPICH');
   assert.match(text, /^overlap chained +\| +4 \| +4 \| +1 \(0\) \| +2 \(1\) \| +1$/m);
   assert.match(text, /^memcheck chained +\| +4 \| +2 \| +1 \(1\) \| +1 \(1\) \| +0$/m);

@@ -12,7 +12,10 @@ import { builtinManifests } from '../src/tools/manifest.js';
 const README_MAX_LINES = 300;
 
 function markdownFiles(): string[] {
-  const inDir = (d: string) => readdirSync(join(ROOT, d)).filter((f) => f.endsWith('.md')).map((f) => join(d, f));
+  const inDir = (d: string) =>
+    readdirSync(join(ROOT, d))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => join(d, f));
   return ['README.md', 'bench/README.md', ...inDir('docs'), ...inDir('docs/tools')];
 }
 
@@ -68,6 +71,11 @@ test(`the README is a front door: at most ${README_MAX_LINES} lines, the two com
   const after = readme.slice(readme.indexOf('```', readme.indexOf('```sh') + 5));
   assert.match(after.slice(0, 400), /npm install -g --allow-scripts=koffi \.\/mpii-[\d.]+\.tgz/, 'the install line for users follows');
   const linked = new Set(relativeLinks(readme).map((l) => normalize(l)));
-  const pages = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f));
-  assert.deepEqual(pages.filter((p) => !linked.has(p)), []);
+  const pages = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f));
+  assert.deepEqual(
+    pages.filter((p) => !linked.has(p)),
+    [],
+  );
 });

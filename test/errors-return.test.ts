@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { execa } from 'execa';
 import { FLAVORS, TEST_ENV, launcherArgs, mpii, outDir, program } from './helpers.js';
 
-const STACKS = ['noop', 'trace-count', 'monitor', 'profile', 'memcheck', 'overlap', 'monitor,profile', 'memcheck,overlap',
-  'trace-count,monitor,profile'];
+const STACKS = ['noop', 'trace-count', 'monitor', 'profile', 'memcheck', 'overlap', 'monitor,profile', 'memcheck,overlap', 'trace-count,monitor,profile'];
 
 for (const f of FLAVORS) {
   describe(`${f}: failing MPI calls under every tool`, () => {
@@ -24,8 +23,16 @@ for (const f of FLAVORS) {
     for (const stack of STACKS) {
       it(`under ${stack}: the same error classes and results`, async () => {
         assert.ok(reference, 'the plain run passed');
-        const r = await mpii(['run', '--quiet', '--tools', stack, '--out', outDir(`${f}-err-${stack.replace(/\W+/g, '_')}`), ...launcherArgs(f, 2),
-          program(f, 'errors_return')]);
+        const r = await mpii([
+          'run',
+          '--quiet',
+          '--tools',
+          stack,
+          '--out',
+          outDir(`${f}-err-${stack.replace(/\W+/g, '_')}`),
+          ...launcherArgs(f, 2),
+          program(f, 'errors_return'),
+        ]);
         assert.equal(r.code, 0, r.stderr);
         assert.equal(r.stdout, reference);
       });

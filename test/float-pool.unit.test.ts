@@ -13,7 +13,12 @@ describe('Float64Pool', () => {
       assert.ok(a.every((x) => x === 0));
       a.fill(k);
     });
-    got.forEach((a, k) => assert.ok(a.every((x) => x === k), `array ${k} kept its values`));
+    got.forEach((a, k) =>
+      assert.ok(
+        a.every((x) => x === k),
+        `array ${k} kept its values`,
+      ),
+    );
     assert.equal(pool.take(0).length, 0);
   });
 

@@ -13,10 +13,9 @@ import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, type Flavor } from
 import { readProfile } from '../src/profile-file/read.js';
 import { overlapRuns, overlapTotals } from '../preload/tools/overlap/report.js';
 
-
 const LAUNCHER: Record<Flavor, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpiexec.mpich' };
 const IFACES = ['MPIFH', 'MPI', 'F08'] as const;
-type Iface = typeof IFACES[number];
+type Iface = (typeof IFACES)[number];
 const ITERS = 5; // fortran_halo.F90's `iters`
 const N = 512; // its column length (doubles)
 
@@ -74,7 +73,8 @@ for (const f of FLAVORS) {
         assert.equal(rep.code, 0, rep.stderr);
         const json = JSON.parse(rep.stdout);
         const rows = new Map<string, { total: number; min: number; max: number }>(
-          json.traceCount[0].rows.map((x: { fn: string; total: number; min: number; max: number }) => [x.fn, x]));
+          json.traceCount[0].rows.map((x: { fn: string; total: number; min: number; max: number }) => [x.fn, x]),
+        );
         const count = (fn: string) => rows.get(fn)?.total ?? 0;
         assert.equal(count('MPI_Init'), np);
         assert.equal(count('MPI_Finalize'), np);

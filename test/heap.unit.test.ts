@@ -19,7 +19,13 @@ describe('the page-exclusive heap (heap.c)', () => {
     execaSync('cc', ['-O1', '-Wall', '-Werror', '-I', core, '-o', bin, join(ROOT, 'test', 'programs', 'heap_unit.c'), join(core, 'heap.c')]);
     const r = execaSync(bin, ['200000', '2000'], { reject: false });
     assert.equal(r.exitCode, 0, r.stdout + r.stderr);
-    const got = Object.fromEntries(r.stdout.trim().split(' ').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)]));
+    const got = Object.fromEntries(
+      r.stdout
+        .trim()
+        .split(' ')
+        .map((kv) => kv.split('='))
+        .map(([k, v]) => [k, Number(v)]),
+    );
     assert.equal(got.bad, 0);
     assert.equal(got.blocks, got.live, 'the table holds exactly the live blocks');
     assert.ok(got.finds > 1_000_000, `finds: ${got.finds}`);

@@ -47,10 +47,16 @@ const BUILD = join(tmpdir(), `mpii-test-programs-${process.getuid?.() ?? 0}`);
  * named by the source's content (and its headers'): checkouts side by side on one machine share
  * /tmp, and one must never run a binary another built from a different version of the source. */
 export function program(f: Flavor, name: string): string {
-  const src = ['qmpi_counter_tool', 'legacy_pmpi'].includes(name) ? join(ROOT, 'test', 'tools', `${name}.c`)
-    : ['pingpong', 'sor', 'halo'].includes(name) ? join(ROOT, 'bench', `${name}.c`) : join(ROOT, 'test', 'programs', `${name}.c`);
+  const src = ['qmpi_counter_tool', 'legacy_pmpi'].includes(name)
+    ? join(ROOT, 'test', 'tools', `${name}.c`)
+    : ['pingpong', 'sor', 'halo'].includes(name)
+      ? join(ROOT, 'bench', `${name}.c`)
+      : join(ROOT, 'test', 'programs', `${name}.c`);
   const hash = createHash('sha256').update(readFileSync(src));
-  for (const h of readdirSync(dirname(src)).filter((x) => x.endsWith('.h')).sort()) hash.update(readFileSync(join(dirname(src), h)));
+  for (const h of readdirSync(dirname(src))
+    .filter((x) => x.endsWith('.h'))
+    .sort())
+    hash.update(readFileSync(join(dirname(src), h)));
   const dir = join(BUILD, f, hash.digest('hex').slice(0, 16));
   const out = join(dir, name);
   mkdirSync(dir, { recursive: true });
@@ -72,7 +78,11 @@ export function library(f: Flavor, name: string, includeDir: string): string {
   return out;
 }
 
-export interface Run { code: number; stdout: string; stderr: string }
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 export async function mpii(args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT, timeout = 300_000): Promise<Run> {
   const r = await execa('node', [MPII, ...args], { env: { ...TEST_ENV, ...env }, cwd, reject: false, timeout });
@@ -92,7 +102,9 @@ export const TCP_JOB_LIMIT = { seconds: 60, attempts: 3 };
 export async function retryFinalizeHang<R extends { code: number }>(f: Flavor, job: () => Promise<R>, what: string): Promise<R> {
   let r = await job();
   for (let attempt = 2; f === 'mpich' && r.code === 124 && attempt <= TCP_JOB_LIMIT.attempts; attempt++) {
-    process.stderr.write(`# ${what}: the MPICH job did not end within ${TCP_JOB_LIMIT.seconds} s (MPI_Finalize over UCX's TCP, openucx/ucx#8738): attempt ${attempt}\n`);
+    process.stderr.write(
+      `# ${what}: the MPICH job did not end within ${TCP_JOB_LIMIT.seconds} s (MPI_Finalize over UCX's TCP, openucx/ucx#8738): attempt ${attempt}\n`,
+    );
     r = await job();
   }
   return r;
@@ -134,7 +146,10 @@ export async function ranksGone(path: string, limitMs = 60_000): Promise<string[
 /** A run that failed with exactly one `mpii:` line matching `pattern`, and no stack trace. */
 export function oneLineError(r: { code: number; stderr: string }, pattern: RegExp): void {
   assert.notEqual(r.code, 0);
-  const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('mpii:'));
+  const lines = r.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('mpii:'));
   assert.equal(lines.length, 1, r.stderr);
   assert.match(lines[0], pattern);
   assert.doesNotMatch(r.stderr, /\n\s+at .*\.js:\d+/, 'no stack trace');

@@ -16,14 +16,19 @@ import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, type Flavor } from
 const LAUNCHER: Record<Flavor, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpiexec.mpich' };
 const NP = 2;
 
-const hashDir = (dir: string) => Object.fromEntries(readdirSync(dir).sort().map((f) => {
-  const p = join(dir, f);
-  try {
-    return [f, createHash('sha256').update(readFileSync(p)).digest('hex')];
-  } catch {
-    return [f, 'dir'];
-  }
-}));
+const hashDir = (dir: string) =>
+  Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((f) => {
+        const p = join(dir, f);
+        try {
+          return [f, createHash('sha256').update(readFileSync(p)).digest('hex')];
+        } catch {
+          return [f, 'dir'];
+        }
+      }),
+  );
 
 /** Runs `prog` with the plain launcher in `cwd`; returns output and the profile dir it announced. */
 async function plain(f: Flavor, prog: string, cwd: string, env: NodeJS.ProcessEnv = {}) {
@@ -104,7 +109,12 @@ describe('mpii install --wrappers separate (nothing outside the prefix changes)'
     const r = await mpii(['install', '--prefix', prefix, '--wrappers', 'separate', '--default-stack', 'count']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /0 MPI wrapper files changed/);
-    assert.equal(readFileSync(join(prefix, 'lib', 'mpii', 'mpich', 'mpii-defaults'), 'utf8').split('\n').find((l) => l.startsWith('TOOLS=')), 'TOOLS=trace-count');
+    assert.equal(
+      readFileSync(join(prefix, 'lib', 'mpii', 'mpich', 'mpii-defaults'), 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('TOOLS=')),
+      'TOOLS=trace-count',
+    );
     const again = await mpii(['install', '--prefix', prefix, '--wrappers', 'separate', '--default-stack', 'count']);
     assert.equal(again.code, 2);
     assert.match(again.stderr, /already installed in .* run `mpii uninstall --prefix/);
@@ -143,7 +153,7 @@ describe('mpii install --wrappers separate (nothing outside the prefix changes)'
   });
 });
 
-describe('mpii install --wrappers system: the MPI\'s own wrappers link the shim, uninstall restores them byte for byte', () => {
+describe("mpii install --wrappers system: the MPI's own wrappers link the shim, uninstall restores them byte for byte", () => {
   let prefix: string;
   let work: string;
   let data: string;
@@ -161,7 +171,7 @@ describe('mpii install --wrappers system: the MPI\'s own wrappers link the shim,
   after(() => rmSync(work, { recursive: true, force: true }));
   const env = () => ({ OPAL_PKGDATADIR: data });
 
-  it('install changes the Open MPI wrapper data (--dry-run shows the diff first) and adds MPICH\'s mpii.conf', async () => {
+  it("install changes the Open MPI wrapper data (--dry-run shows the diff first) and adds MPICH's mpii.conf", async () => {
     const dataBefore = hashDir(data);
     const dry = await mpii(['install', '--prefix', prefix, '--default-stack', 'count', '--dry-run'], env());
     assert.equal(dry.code, 0, dry.stderr);

@@ -29,7 +29,10 @@ describe('mpich: MPI-4 sessions', () => {
     assert.match(r.stdout, /session ok size=2 sum=1/);
     const p = readProfile(out);
     assert.equal(p.complete, true);
-    assert.deepEqual(p.ranks.map((x) => x.rank), [0, 1]);
+    assert.deepEqual(
+      p.ranks.map((x) => x.rank),
+      [0, 1],
+    );
     assert.deepEqual(calls(out, 'MPI_Session_init'), [2n, 1n, 1n]);
     assert.deepEqual(calls(out, 'MPI_Allreduce'), [2n, 1n, 1n]);
     assert.deepEqual(calls(out, 'MPI_Session_finalize'), [2n, 1n, 1n]);

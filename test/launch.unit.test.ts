@@ -8,12 +8,23 @@ import { TIMEOUT_EXIT, bySignal, exitCodeOf } from '../src/launch/supervise.js';
 
 describe('launcher commands', () => {
   const vars = { LD_PRELOAD: '/c/libmpii.so:/usr/lib/libfoo.so', TOOLS: 'trace-count', MPII_OPT_1: 'top=3' };
-  it('Open MPI: -x NAME=value per variable, before the user\'s options, the program last', () => {
+  it("Open MPI: -x NAME=value per variable, before the user's options, the program last", () => {
     const plan = mpirunLauncher('openmpi', '/usr/bin/mpirun.openmpi', ['-np', '2', '--oversubscribe'], { PATH: '/bin' })(vars, ['./ring', '5']);
     assert.equal(plan.command, '/usr/bin/mpirun.openmpi');
-    assert.deepEqual(plan.args, ['-x', 'LD_PRELOAD=/c/libmpii.so:/usr/lib/libfoo.so', '-x', 'TOOLS=trace-count', '-x', 'MPII_OPT_1=top=3',
-      '-np', '2', '--oversubscribe', './ring', '5']);
-    assert.deepEqual(plan.env, { PATH: '/bin' }, 'the launcher\'s own environment is left as it was');
+    assert.deepEqual(plan.args, [
+      '-x',
+      'LD_PRELOAD=/c/libmpii.so:/usr/lib/libfoo.so',
+      '-x',
+      'TOOLS=trace-count',
+      '-x',
+      'MPII_OPT_1=top=3',
+      '-np',
+      '2',
+      '--oversubscribe',
+      './ring',
+      '5',
+    ]);
+    assert.deepEqual(plan.env, { PATH: '/bin' }, "the launcher's own environment is left as it was");
   });
   it('MPICH: -genv NAME value per variable (a value with = or spaces stays one argument)', () => {
     assert.deepEqual(ADAPTERS.mpich.envArgs({ A: 'x=y z', B: '' }), ['-genv', 'A', 'x=y z', '-genv', 'B', '']);
@@ -24,7 +35,7 @@ describe('launcher commands', () => {
 });
 
 describe('exit codes', () => {
-  it('a signal mpii received gives 128+signal whatever the launcher made of it; --timeout 124; else the launcher\'s', () => {
+  it("a signal mpii received gives 128+signal whatever the launcher made of it; --timeout 124; else the launcher's", () => {
     assert.equal(bySignal('SIGINT'), 130);
     assert.equal(bySignal('SIGTERM'), 143);
     assert.equal(exitCodeOf({ exitCode: 1, signal: null, received: 'SIGINT', timedOut: false }), 130);

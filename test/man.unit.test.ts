@@ -21,17 +21,22 @@ const roffFlag = (f: string) => f.replace(/-/g, '\\-');
 
 describe('mpii man', () => {
   it('docs/mpii.1 is up to date with the command definitions (npm run man regenerates it)', async () => {
-    const program = await buildProgram(() => {}, () => '');
+    const program = await buildProgram(
+      () => {},
+      () => '',
+    );
     const page = manPage(program);
-    assert.equal(readFileSync(PAGE, 'utf8'), page,
-      'docs/mpii.1 differs from what `mpii man` generates now: run `npm run man` and commit docs/mpii.1');
+    assert.equal(readFileSync(PAGE, 'utf8'), page, 'docs/mpii.1 differs from what `mpii man` generates now: run `npm run man` and commit docs/mpii.1');
     const r = await execa('node', [MPII, 'man'], { env: TEST_ENV, reject: false });
     assert.equal(r.exitCode, 0, r.stderr);
     assert.equal(r.stdout + '\n', page);
   });
 
   it('holds every command, argument and option of the definitions, the examples, the environment and the exit codes', async () => {
-    const program = await buildProgram(() => {}, () => '');
+    const program = await buildProgram(
+      () => {},
+      () => '',
+    );
     const page = manPage(program);
     const sections = [...page.matchAll(/^\.SH "?([A-Z ]+)"?$/gm)].map((m) => m[1]);
     assert.deepEqual(sections, SECTIONS);
@@ -60,7 +65,7 @@ describe('mpii man', () => {
       assert.match(l, /^[\x20-\x7e]*$/, `line ${i + 1}: only printable ASCII (other characters as \\[uXXXX])`);
       if (l.startsWith('.\\"')) continue;
       if (l.startsWith('.')) assert.ok(MACROS.has(/^\.(\S+)/.exec(l)![1]), `line ${i + 1}: unknown macro: ${l}`);
-      assert.ok(!l.startsWith('\''), `line ${i + 1} starts with a control character: ${l}`);
+      assert.ok(!l.startsWith("'"), `line ${i + 1} starts with a control character: ${l}`);
       assert.equal(l, l.trimEnd(), `line ${i + 1}: trailing blanks`);
       // every backslash starts an escape the page means: \- \e \fB \fI \fR \fP \& \(em \(dq \[uXXXX] \"
       const bad = l.replace(/\\(-|e|&|f[BIRP]|\(\w\w|\[u[0-9A-F]{4,5}\]|")/g, '').includes('\\');
@@ -86,7 +91,10 @@ describe('mpii man', () => {
       assert.equal(r.stderr, '', 'groff -ww warns');
     }
     if (man) {
-      const r = await execa('man', ['--warnings', '-l', PAGE], { env: { ...TEST_ENV, MANPAGER: 'cat', PAGER: 'cat', MANWIDTH: '80', MAN_KEEP_FORMATTING: '' }, reject: false });
+      const r = await execa('man', ['--warnings', '-l', PAGE], {
+        env: { ...TEST_ENV, MANPAGER: 'cat', PAGER: 'cat', MANWIDTH: '80', MAN_KEEP_FORMATTING: '' },
+        reject: false,
+      });
       assert.equal(r.exitCode, 0, r.stderr);
       assert.equal(r.stderr, '', 'man --warnings -l warns');
       for (const s of SECTIONS) assert.match(r.stdout, new RegExp(`^${s}$`, 'm'), s);

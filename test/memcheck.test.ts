@@ -32,12 +32,23 @@ async function underMemcheck(f: Flavor, np: number, name: string, args: string[]
 /** Every finding of a run, errors then hints. */
 const every = (run: MemcheckRun) => [...run.errors, ...run.hints];
 
-const show = (fs: MemcheckFinding[]) => JSON.stringify(fs.map((f) => ({ kind: f.kind, class: f.class, count: f.count, call: f.call.at?.line, access: f.access?.at.line })));
+const show = (fs: MemcheckFinding[]) =>
+  JSON.stringify(fs.map((f) => ({ kind: f.kind, class: f.class, count: f.count, call: f.call.at?.line, access: f.access?.at.line })));
 
 // program, args, options, the one finding expected: kind, its class (blocks.yaml), rank, bytes (or
 // undefined), has an access line (extra: further hints at the same call site, by kind and bytes)
-const ERRORS: Array<{ name: string; args?: string[]; options?: string; kind: string; class?: 'hint'; rank: number; bytes?: number; access: boolean; marker?: string;
-  extra?: Array<{ kind: string; bytes: number }> }> = [
+const ERRORS: Array<{
+  name: string;
+  args?: string[];
+  options?: string;
+  kind: string;
+  class?: 'hint';
+  rank: number;
+  bytes?: number;
+  access: boolean;
+  marker?: string;
+  extra?: Array<{ kind: string; bytes: number }>;
+}> = [
   { name: 'memcheck_e1_send_overrun', kind: 'send buffer overrun', rank: 0, bytes: 1, access: false },
   { name: 'memcheck_e2_recv_overrun', kind: 'receive buffer overrun', rank: 1, bytes: 4, access: false },
   { name: 'memcheck_e5_pending_write', args: ['isend'], kind: 'write to a pending send buffer', rank: 0, access: true },
@@ -48,8 +59,15 @@ const ERRORS: Array<{ name: string; args?: string[]; options?: string; kind: str
   { name: 'memcheck_e8_accumulate', kind: 'write to a pending RMA origin buffer', rank: 0, access: true },
   { name: 'memcheck_e9_get', kind: 'access to a pending RMA result buffer', rank: 0, access: true },
   // b[0] of messages 1-9 is overwritten by the next receive, the 10th is freed unread
-  { name: 'memcheck_e10_unread', kind: 'received data never read, overwritten by a later receive', class: 'hint', rank: 1, bytes: 9, access: false,
-    extra: [{ kind: 'received data never read', bytes: 1 }] },
+  {
+    name: 'memcheck_e10_unread',
+    kind: 'received data never read, overwritten by a later receive',
+    class: 'hint',
+    rank: 1,
+    bytes: 9,
+    access: false,
+    extra: [{ kind: 'received data never read', bytes: 1 }],
+  },
   { name: 'memcheck_free_pending', args: ['free'], kind: 'free of memory MPI still owns', rank: 1, access: false },
   { name: 'memcheck_free_pending', args: ['syscall'], kind: 'system call on memory MPI still owns', rank: 1, access: false },
 ];
@@ -57,7 +75,7 @@ const ERRORS: Array<{ name: string; args?: string[]; options?: string; kind: str
 /** Which MEMCHECK-CALL / MEMCHECK-ACCESS marker of the file belongs to the case. */
 function markerIndex(name: string, which: string | undefined, marker: string): number {
   if (name !== 'memcheck_e5_pending_write') return 0;
-  return marker === 'MEMCHECK-CALL' ? { irecv: 1, persistent: -1 }[which ?? ''] ?? 0 : { irecv: 1, persistent: 2 }[which ?? ''] ?? 0;
+  return marker === 'MEMCHECK-CALL' ? ({ irecv: 1, persistent: -1 }[which ?? ''] ?? 0) : ({ irecv: 1, persistent: 2 }[which ?? ''] ?? 0);
 }
 
 for (const f of FLAVORS) {
@@ -70,8 +88,12 @@ for (const f of FLAVORS) {
         // errors and hints apart: the kind's class decides the list, the counts follow it
         const cls = c.class ?? 'error';
         assert.equal((cls === 'error' ? run.hints : run.errors).length, 0, show(every(run)));
-        assert.deepEqual(run.counts, cls === 'error' ? { errors: every(run).reduce((n, x) => n + x.count, 0), hints: 0 }
-          : { errors: 0, hints: every(run).reduce((n, x) => n + x.count, 0) });
+        assert.deepEqual(
+          run.counts,
+          cls === 'error'
+            ? { errors: every(run).reduce((n, x) => n + x.count, 0), hints: 0 }
+            : { errors: 0, hints: every(run).reduce((n, x) => n + x.count, 0) },
+        );
         assert.equal(every(run).length, 1 + (c.extra?.length ?? 0), show(every(run)));
         const found = every(run).find((x) => x.kind === c.kind)!;
         assert.ok(found, show(every(run)));
@@ -105,7 +127,11 @@ for (const f of FLAVORS) {
       // epoch 1: operation i is lifted around calls i+1..n and the fence: n - 64 give up their guard
       assert.equal(r.run.stats['RMA guards given up (held across 64 MPI calls in one epoch)'], n - 64, JSON.stringify(r.run.stats));
       // the write changes the origin of all three pending Accumulates of epoch 2: one finding each
-      assert.deepEqual(every(r.run).map((x) => [x.kind, x.class, x.count]), [['write to a pending RMA origin buffer', 'error', 3]], show(every(r.run)));
+      assert.deepEqual(
+        every(r.run).map((x) => [x.kind, x.class, x.count]),
+        [['write to a pending RMA origin buffer', 'error', 3]],
+        show(every(r.run)),
+      );
       assert.equal(r.run.errors[0].access?.at.line, marked('memcheck_rma_epoch', 'MEMCHECK-ACCESS'));
       assert.equal(r.run.errors[0].call.at?.line, marked('memcheck_rma_epoch', 'MEMCHECK-CALL'));
     });
@@ -114,7 +140,9 @@ for (const f of FLAVORS) {
       const relaxed = await underMemcheck(f, 2, 'memcheck_e6_pending_read', []);
       assert.equal(every(relaxed.run).length, 0, show(every(relaxed.run)));
       const e8 = await underMemcheck(f, 2, 'memcheck_e8_accumulate', [], 'strict=true');
-      const kinds = every(e8.run).map((x) => x.kind).sort();
+      const kinds = every(e8.run)
+        .map((x) => x.kind)
+        .sort();
       assert.deepEqual(kinds, ['read of a pending RMA origin buffer (strict)'], show(every(e8.run)));
       assert.equal(every(e8.run)[0].access?.at.line, marked('memcheck_e8_accumulate', 'MEMCHECK-READ'));
       // MPI_ERROR after a single completion is undefined: strict mode makes a use visible
@@ -126,8 +154,11 @@ for (const f of FLAVORS) {
 
     it('clean programs: no findings, same output as without mpii (relaxed and strict)', async () => {
       const np = f === 'mpich' ? 2 : 3;
-      const plain = await execa(f === 'openmpi' ? 'mpirun.openmpi' : 'mpiexec.mpich', [...launcherArgs(f, np), program(f, 'memcheck_clean')],
-        { env: TEST_ENV, reject: false, timeout: 120_000 });
+      const plain = await execa(f === 'openmpi' ? 'mpirun.openmpi' : 'mpiexec.mpich', [...launcherArgs(f, np), program(f, 'memcheck_clean')], {
+        env: TEST_ENV,
+        reject: false,
+        timeout: 120_000,
+      });
       assert.equal(plain.exitCode, 0, plain.stderr);
       for (const options of ['', 'strict=true;unread=all']) {
         const r = await underMemcheck(f, np, 'memcheck_clean', [], options);
@@ -158,7 +189,7 @@ for (const f of FLAVORS) {
       }
     });
 
-    it('a receive into a pending send buffer (MPICH\'s pt2pt/sendrecv3): an error at the receive, and the peer\'s single-copy read of the pending send never fails', async () => {
+    it("a receive into a pending send buffer (MPICH's pt2pt/sendrecv3): an error at the receive, and the peer's single-copy read of the pending send never fails", async () => {
       const name = 'memcheck_recv_pending_send';
       const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), program(f, name)], { env: TEST_ENV, reject: false, timeout: 120_000 });
       assert.equal(plain.exitCode, 0, plain.stderr);
@@ -180,7 +211,7 @@ for (const f of FLAVORS) {
       assert.equal(r.run.stats['receives not watched (pages shared with a pending send)'], 16, JSON.stringify(r.run.stats));
     });
 
-    it('small MPI_Alloc_mem elements attached to a dynamic window keep their layout (MPICH\'s rma/linked_list; Open MPI\'s osc/rdma attaches at most 32 regions)', async () => {
+    it("small MPI_Alloc_mem elements attached to a dynamic window keep their layout (MPICH's rma/linked_list; Open MPI's osc/rdma attaches at most 32 regions)", async () => {
       const name = 'memcheck_dynamic_window';
       const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), program(f, name)], { env: TEST_ENV, reject: false, timeout: 120_000 });
       assert.equal(plain.exitCode, 0, plain.stderr);
@@ -196,7 +227,10 @@ for (const f of FLAVORS) {
 
     it('the library overwriting received data never read is a hint at that receive, never a write by the program (CP2K: a repeated MPI_Irecv)', async () => {
       const name = 'memcheck_irecv_unread';
-      for (const [mode, count, bytes] of [['repeat', 15, 15 * 65536], ['bottom', 8, 8 * 2048]] as const) {
+      for (const [mode, count, bytes] of [
+        ['repeat', 15, 15 * 65536],
+        ['bottom', 8, 8 * 2048],
+      ] as const) {
         const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), program(f, name), mode], { env: TEST_ENV, reject: false, timeout: 120_000 });
         assert.equal(plain.exitCode, 0, plain.stderr);
         const r = await underMemcheck(f, 2, name, [mode]);
@@ -217,7 +251,7 @@ for (const f of FLAVORS) {
       }
     });
 
-    it('derived datatypes made and freed per call (ARMCI\'s strided accumulate, Get_accumulate with a result type, BLACS\' combine Sendrecv): no false overrun; a real one still found', async () => {
+    it("derived datatypes made and freed per call (ARMCI's strided accumulate, Get_accumulate with a result type, BLACS' combine Sendrecv): no false overrun; a real one still found", async () => {
       const name = 'memcheck_derived';
       const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), program(f, name)], { env: TEST_ENV, reject: false, timeout: 120_000 });
       assert.equal(plain.exitCode, 0, plain.stderr);
@@ -232,11 +266,13 @@ for (const f of FLAVORS) {
       assert.ok(r.run.stats['buffers checked'] >= 2 * 12, JSON.stringify(r.run.stats)); // every one-sided call was checked
       const o = await underMemcheck(f, 2, name, ['overrun'], 'pending=all');
       assert.equal(o.code, 0, o.stderr);
-      assert.deepEqual(every(o.run).map((x) => [x.kind, x.class, x.count, x.bytes, x.ranks, x.call.fn, x.call.at?.line]),
-        [['send buffer overrun', 'error', 1, 8, [0], 'MPI_Send', marked(name, 'MEMCHECK-OVERRUN')]]);
+      assert.deepEqual(
+        every(o.run).map((x) => [x.kind, x.class, x.count, x.bytes, x.ranks, x.call.fn, x.call.at?.line]),
+        [['send buffer overrun', 'error', 1, 8, [0], 'MPI_Send', marked(name, 'MEMCHECK-OVERRUN')]],
+      );
     });
 
-    it('sampling: a site\'s first 16 operations are checked, then as many as cost ~1/128 of its time; pending=all checks every one', async () => {
+    it("sampling: a site's first 16 operations are checked, then as many as cost ~1/128 of its time; pending=all checks every one", async () => {
       const ops = 2 * 2 * 20000; // two ranks, a send and a receive each per round trip
       const sampled = await underMemcheck(f, 2, 'memcheck_many', []);
       assert.equal(sampled.code, 0, sampled.stderr);
@@ -252,7 +288,8 @@ for (const f of FLAVORS) {
 
     it('errors apart from hints: hints are one group per call site and kind, errors first; --memcheck-fatal stops on errors only', async () => {
       const name = 'memcheck_hints';
-      const B = marked(name, 'MEMCHECK-CALL', 0), R = marked(name, 'MEMCHECK-CALL', 1);
+      const B = marked(name, 'MEMCHECK-CALL', 0),
+        R = marked(name, 'MEMCHECK-CALL', 1);
       const writers = [marked(name, 'MEMCHECK-ACCESS', 0), marked(name, 'MEMCHECK-ACCESS', 1)];
       const hintsOf = (run: MemcheckRun) => run.hints.map((h) => [h.kind, h.count, h.bytes, h.ranks, h.call.fn, h.call.at?.line]);
       // rank 1's hints at the MPI_Bcast (two writing lines: one group) and the MPI_Recv
@@ -287,15 +324,23 @@ for (const f of FLAVORS) {
       assert.equal(lines.filter((l) => /^ {2}write before read of received data: 8×, 64 B \(rank 1\), MPI_Bcast/.test(l)).length, 1, text);
       const json = JSON.parse((await mpii(['report', '--json', out])).stdout) as { memcheck: MemcheckRun[] };
       assert.deepEqual(json.memcheck[0].counts, { errors: 1, hints: 16 });
-      assert.deepEqual(json.memcheck[0].errors.map((e) => [e.kind, e.class, e.count, e.ranks, e.call.fn, e.access?.at.line]),
-        [['write to a pending send buffer', 'error', 1, [0], 'MPI_Isend', marked(name, 'MEMCHECK-ACCESS', 2)]]);
-      assert.deepEqual(json.memcheck[0].hints.map((h) => h.class), ['hint', 'hint', 'hint']);
+      assert.deepEqual(
+        json.memcheck[0].errors.map((e) => [e.kind, e.class, e.count, e.ranks, e.call.fn, e.access?.at.line]),
+        [['write to a pending send buffer', 'error', 1, [0], 'MPI_Isend', marked(name, 'MEMCHECK-ACCESS', 2)]],
+      );
+      assert.deepEqual(
+        json.memcheck[0].hints.map((h) => h.class),
+        ['hint', 'hint', 'hint'],
+      );
       // with an error, --memcheck-fatal stops the job there; the hints seen before stay in the profile
       const stopped = await underMemcheck(f, 2, name, ['error'], '', ['--memcheck-fatal']);
       assert.notEqual(stopped.code, 0);
       assert.match(stopped.stderr, /stopping the job at the first error/);
       assert.doesNotMatch(stopped.stdout, /rank 1 sum /);
-      assert.deepEqual(stopped.run.errors.map((e) => [e.kind, e.count, e.ranks]), [['write to a pending send buffer', 1, [0]]]);
+      assert.deepEqual(
+        stopped.run.errors.map((e) => [e.kind, e.count, e.ranks]),
+        [['write to a pending send buffer', 1, [0]]],
+      );
       assert.deepEqual(hintsOf(stopped.run), loop, show(stopped.run.hints));
     });
 
@@ -316,13 +361,38 @@ for (const f of FLAVORS) {
     it('under Valgrind: the checks become client requests (E3 undefined send data, E5 pending receive)', async () => {
       const out = outDir(`memcheck-${f}`);
       const vg = ['valgrind', '-q', '--error-exitcode=0'];
-      const e3 = await mpii(['run', '--quiet', '--mpi', f, '--tools', 'memcheck', '--out', out, ...launcherArgs(f, 2), ...vg, program(f, 'memcheck_e3_uninit')]);
+      const e3 = await mpii([
+        'run',
+        '--quiet',
+        '--mpi',
+        f,
+        '--tools',
+        'memcheck',
+        '--out',
+        out,
+        ...launcherArgs(f, 2),
+        ...vg,
+        program(f, 'memcheck_e3_uninit'),
+      ]);
       assert.equal(e3.code, 0, e3.stderr);
       assert.match(e3.stderr, /Uninitialised byte\(s\) found during client check request/);
       assert.match(e3.stderr, new RegExp(`main \\(${marked('memcheck_e3_uninit', 'MEMCHECK-CALL')}\\)`));
       assert.equal(memcheckRuns(readProfile(out))[0].engine, 'valgrind');
       const out2 = outDir(`memcheck-${f}`);
-      const e5 = await mpii(['run', '--quiet', '--mpi', f, '--tools', 'memcheck', '--out', out2, ...launcherArgs(f, 2), ...vg, program(f, 'memcheck_e5_pending_write'), 'irecv']);
+      const e5 = await mpii([
+        'run',
+        '--quiet',
+        '--mpi',
+        f,
+        '--tools',
+        'memcheck',
+        '--out',
+        out2,
+        ...launcherArgs(f, 2),
+        ...vg,
+        program(f, 'memcheck_e5_pending_write'),
+        'irecv',
+      ]);
       assert.match(e5.stderr, /Invalid write of size 4/);
       assert.match(e5.stderr, new RegExp(`main \\(${marked('memcheck_e5_pending_write', 'MEMCHECK-ACCESS', 1)}\\)`));
     });

@@ -14,7 +14,11 @@ useSpecialised(); // the tools as users run them: compiled into one wrapper per 
 
 const NP = 3;
 
-interface ProfLine { bytes: number; msgs: number; hist?: number[] }
+interface ProfLine {
+  bytes: number;
+  msgs: number;
+  hist?: number[];
+}
 /** A .prof file: letter -> peer -> line (E, I, S, R, C), plus the D blocks. */
 function parseProf(text: string): { lines: Map<string, Map<number, ProfLine>>; comms: string[] } {
   const lines = new Map<string, Map<number, ProfLine>>();
@@ -40,12 +44,26 @@ async function monitored(f: Flavor, name: string, tag: string, args: string[] = 
 }
 
 describe('monitor: fidelity with Open MPI pml monitoring (monitor_p2p)', () => {
-  it('E lines equal Open MPI\'s own, except the documented differences', async () => {
+  it("E lines equal Open MPI's own, except the documented differences", async () => {
     const ompiDir = outDir('ompi-native');
     mkdirSync(ompiDir, { recursive: true });
-    const native = await execa('mpirun.openmpi', [...launcherArgs('openmpi', NP), '--mca', 'pml_monitoring_enable', '2',
-      '--mca', 'pml_monitoring_enable_output', '3', '--mca', 'pml_monitoring_filename', join(ompiDir, 'x'),
-      program('openmpi', 'monitor_p2p')], { env: TEST_ENV, reject: false });
+    const native = await execa(
+      'mpirun.openmpi',
+      [
+        ...launcherArgs('openmpi', NP),
+        '--mca',
+        'pml_monitoring_enable',
+        '2',
+        '--mca',
+        'pml_monitoring_enable_output',
+        '3',
+        '--mca',
+        'pml_monitoring_filename',
+        join(ompiDir, 'x'),
+        program('openmpi', 'monitor_p2p'),
+      ],
+      { env: TEST_ENV, reject: false },
+    );
     assert.equal(native.exitCode, 0, native.stderr);
     const { out } = await monitored('openmpi', 'monitor_p2p', 'fid');
     const mine = outDir('fid-prof');
@@ -67,16 +85,31 @@ describe('monitor: fidelity with Open MPI pml monitoring (monitor_p2p)', () => {
         const persistent = new Array<number>(66).fill(0);
         let pBytes = 0;
         let pMsgs = 0;
-        if (peer === next) { persistent[6] += 5; pBytes += 200; pMsgs += 5; }
-        if (peer === prev) { persistent[5] += 4; pBytes += 96; pMsgs += 4; }
+        if (peer === next) {
+          persistent[6] += 5;
+          pBytes += 200;
+          pMsgs += 5;
+        }
+        if (peer === prev) {
+          persistent[5] += 4;
+          pBytes += 96;
+          pMsgs += 4;
+        }
         assert.equal(o.msgs - pMsgs, t.msgs, `rank ${rank} → ${peer}: messages`);
         assert.equal(o.bytes - pBytes, t.bytes, `rank ${rank} → ${peer}: bytes`);
         // Difference 2: Open MPI's histogram also counts the library's internal messages (its
         // I line); what is left after removing them must be exactly mpii's user histogram.
         const internal = theirs.get('I')?.get(peer)?.msgs ?? 0;
         const extra = t.hist!.map((v, b) => v - (o.hist![b] - persistent[b]));
-        assert.ok(extra.every((v) => v >= 0), `rank ${rank} → ${peer}: mpii has messages Open MPI does not: ${extra}`);
-        assert.equal(extra.reduce((a, b) => a + b, 0), internal, `rank ${rank} → ${peer}: histogram beyond internal traffic`);
+        assert.ok(
+          extra.every((v) => v >= 0),
+          `rank ${rank} → ${peer}: mpii has messages Open MPI does not: ${extra}`,
+        );
+        assert.equal(
+          extra.reduce((a, b) => a + b, 0),
+          internal,
+          `rank ${rank} → ${peer}: histogram beyond internal traffic`,
+        );
       }
       assert.equal(ours.get('I'), undefined, 'mpii cannot see internal traffic: no I lines');
     }
@@ -88,7 +121,14 @@ describe('monitor: fidelity with Open MPI pml monitoring (monitor_p2p)', () => {
       const { out } = await monitored(f, 'monitor_p2p', 'cross');
       const prefix = join(outDir(`${f}-cross-prof`), 'x');
       assert.equal((await mpii(['report', out, '--prof', prefix])).code, 0);
-      files.push([0, 1, 2].map((r) => readFileSync(`${prefix}.${r}.prof`, 'utf8').split('\n').filter((l) => l.startsWith('E')).join('\n')));
+      files.push(
+        [0, 1, 2].map((r) =>
+          readFileSync(`${prefix}.${r}.prof`, 'utf8')
+            .split('\n')
+            .filter((l) => l.startsWith('E'))
+            .join('\n'),
+        ),
+      );
     }
     assert.deepEqual(files[1], files[0]);
     assert.match(files[0][0], /^E\t0\t1\t1049108 bytes\t16 msgs sent\t1,0,0,4,0,3,5,0,2,(0,){12}1,/);
@@ -106,18 +146,18 @@ function expectedColl(n: number) {
   const odd = [...Array(n).keys()].filter((x) => x % 2 === 1);
   for (let r = 0; r < n; r++) {
     for (let p = 0; p < n; p++) {
-      if (r === 1) add(r, p, 40);                    // Bcast root 1
-      if (r === 0) add(r, p, (p + 1) * 8);           // Scatterv root 0
-      if (r === 0) add(r, p, 8);                     // Ibcast root 0
-      if (r === n - 1) add(r, p, 8);                 // Gather root n-1
-      if (r === 0) add(r, p, 24);                    // Reduce root 0
-      add(r, p, 4);                                  // Allreduce
-      add(r, p, (r + 1) * (p + 1));                  // Alltoallv
-      add(r, p, 20);                                 // Allgather in place
-      if (r !== p) C[r][p].msgs += 1;                // Barrier: 0 bytes
-      if (p > r) add(r, p, 8);                       // Scan
+      if (r === 1) add(r, p, 40); // Bcast root 1
+      if (r === 0) add(r, p, (p + 1) * 8); // Scatterv root 0
+      if (r === 0) add(r, p, 8); // Ibcast root 0
+      if (r === n - 1) add(r, p, 8); // Gather root n-1
+      if (r === 0) add(r, p, 24); // Reduce root 0
+      add(r, p, 4); // Allreduce
+      add(r, p, (r + 1) * (p + 1)); // Alltoallv
+      add(r, p, 20); // Allgather in place
+      if (r !== p) C[r][p].msgs += 1; // Barrier: 0 bytes
+      if (p > r) add(r, p, 8); // Scan
     }
-    add(r, (r + 1) % n, 4);                          // Neighbor_alltoall, periodic ring
+    add(r, (r + 1) % n, 4); // Neighbor_alltoall, periodic ring
     add(r, (r + n - 1) % n, 4);
     if (r === 0) for (const p of odd) add(r, p, 16); // inter-communicator Bcast from world 0
   }
@@ -165,7 +205,7 @@ for (const f of FLAVORS) {
 }
 
 describe('monitor: outputs', () => {
-  it('.prof files are accepted by Open MPI\'s profile2mat and aggregate_profile', async () => {
+  it(".prof files are accepted by Open MPI's profile2mat and aggregate_profile", async () => {
     const { out } = await monitored('openmpi', 'monitor_coll', 'scripts');
     const dir = outDir('scripts-prof');
     const rep = await mpii(['report', out, '--prof', join(dir, 'phase_1')]);
@@ -176,8 +216,14 @@ describe('monitor: outputs', () => {
     const mat = await execa('profile2mat', [join(dir, 'phase_1.prof')], { reject: false });
     assert.equal(mat.exitCode, 0, mat.stderr);
     // profile2mat symmetrises: cell (0,1) = (C 0→1 + C 1→0 + S/R/E both ways) / 2
-    const all = readFileSync(join(dir, 'phase_1_size_all.mat'), 'utf8').trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
-    const coll = readFileSync(join(dir, 'phase_1_size_coll.mat'), 'utf8').trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
+    const all = readFileSync(join(dir, 'phase_1_size_all.mat'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/).map(Number));
+    const coll = readFileSync(join(dir, 'phase_1_size_coll.mat'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/).map(Number));
     const C = expectedColl(NP);
     assert.equal(coll[0][1], Math.round((C[0][1].bytes + C[1][0].bytes) / 2));
     assert.equal(all.length, NP);
@@ -189,9 +235,20 @@ describe('monitor: outputs', () => {
     const dir = outDir('csv');
     const rep = await mpii(['report', out, '--csv', dir, '--json']);
     assert.equal(rep.code, 0, rep.stderr);
-    assert.deepEqual(readdirSync(dir).sort(), ['coll_bytes.csv', 'coll_count.csv', 'osc_recv_bytes.csv', 'osc_recv_count.csv',
-      'osc_sent_bytes.csv', 'osc_sent_count.csv', 'p2p_bytes.csv', 'p2p_count.csv']);
-    const rows = readFileSync(join(dir, 'coll_bytes.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+    assert.deepEqual(readdirSync(dir).sort(), [
+      'coll_bytes.csv',
+      'coll_count.csv',
+      'osc_recv_bytes.csv',
+      'osc_recv_count.csv',
+      'osc_sent_bytes.csv',
+      'osc_sent_count.csv',
+      'p2p_bytes.csv',
+      'p2p_count.csv',
+    ]);
+    const rows = readFileSync(join(dir, 'coll_bytes.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','));
     assert.deepEqual(rows[0], ['rank', '0', '1', '2']);
     const C = expectedColl(NP);
     for (let r = 0; r < NP; r++) assert.deepEqual(rows[r + 1].map(Number), [r, ...C[r].map((x) => x.bytes)]);

@@ -12,30 +12,59 @@ const peer = (p2p: number, bytes: number, bin: number): PeerStats => {
 };
 
 describe('monitor report', () => {
-  it('.prof text is Open MPI\'s format: tabs, ascending peers, histogram on E lines, D blocks', () => {
+  it(".prof text is Open MPI's format: tabs, ascending peers, histogram on E lines, D blocks", () => {
     const text = profText({
       rank: 2,
-      peers: new Map([[3, peer(1, 4, 3)], [0, peer(27, 108, 3)]]),
+      peers: new Map([
+        [3, peer(1, 4, 3)],
+        [0, peer(27, 108, 3)],
+      ]),
       comms: [{ name: 'MPI_COMM_WORLD', procs: '0,1,2,3', o2a: { bytes: 8, count: 1 }, a2o: { bytes: 0, count: 0 }, a2a: { bytes: 0, count: 2 } }],
     });
     const lines = text.split('\n');
     assert.equal(lines[0], '# POINT TO POINT');
     assert.equal(lines[1], `E\t2\t0\t108 bytes\t27 msgs sent\t0,0,0,27,${new Array(62).fill(0).join(',')}`);
     assert.match(lines[2], /^E\t2\t3\t4 bytes\t1 msgs sent\t/);
-    assert.deepEqual(lines.slice(3, 9), ['# OSC', 'S\t2\t0\t12 bytes\t1 msgs sent', 'S\t2\t3\t12 bytes\t1 msgs sent',
-      '# COLLECTIVES', 'C\t2\t0\t0 bytes\t2 msgs sent', 'C\t2\t3\t0 bytes\t2 msgs sent']);
-    assert.deepEqual(lines.slice(9, 13), ['D\tMPI_COMM_WORLD\tprocs: 0,1,2,3', 'O2A\t2\t8 bytes\t1 msgs sent',
-      'A2O\t2\t0 bytes\t0 msgs sent', 'A2A\t2\t0 bytes\t2 msgs sent']);
+    assert.deepEqual(lines.slice(3, 9), [
+      '# OSC',
+      'S\t2\t0\t12 bytes\t1 msgs sent',
+      'S\t2\t3\t12 bytes\t1 msgs sent',
+      '# COLLECTIVES',
+      'C\t2\t0\t0 bytes\t2 msgs sent',
+      'C\t2\t3\t0 bytes\t2 msgs sent',
+    ]);
+    assert.deepEqual(lines.slice(9, 13), [
+      'D\tMPI_COMM_WORLD\tprocs: 0,1,2,3',
+      'O2A\t2\t8 bytes\t1 msgs sent',
+      'A2O\t2\t0 bytes\t0 msgs sent',
+      'A2A\t2\t0 bytes\t2 msgs sent',
+    ]);
     assert.equal(text.endsWith('\n'), true);
   });
 
   it('matrices: per class as recorded; "all" is data flow (one-sided reads transposed)', () => {
     const s = peer(1, 10, 4);
     s.osc_recv = { count: 1, bytes: 5 };
-    const run: MonitorRun = { tool: 1, size: 2, ranks: [{ rank: 0, peers: new Map([[1, s]]), comms: [] }, { rank: 1, peers: new Map(), comms: [] }] };
-    assert.deepEqual(matrix(run, 'osc_recv', 'bytes'), [[0, 5], [0, 0]]);
-    assert.deepEqual(matrix(run, 'all', 'bytes'), [[0, 10 + 12], [5, 0]]);
-    assert.deepEqual(matrix(run, 'p2p', 'count'), [[0, 1], [0, 0]]);
+    const run: MonitorRun = {
+      tool: 1,
+      size: 2,
+      ranks: [
+        { rank: 0, peers: new Map([[1, s]]), comms: [] },
+        { rank: 1, peers: new Map(), comms: [] },
+      ],
+    };
+    assert.deepEqual(matrix(run, 'osc_recv', 'bytes'), [
+      [0, 5],
+      [0, 0],
+    ]);
+    assert.deepEqual(matrix(run, 'all', 'bytes'), [
+      [0, 10 + 12],
+      [5, 0],
+    ]);
+    assert.deepEqual(matrix(run, 'p2p', 'count'), [
+      [0, 1],
+      [0, 0],
+    ]);
   });
 
   it('draws big jobs in blocks of ranks, log-shaded, plain without colour', () => {

@@ -11,11 +11,14 @@ import { execa, execaSync } from 'execa';
 import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, program, shimInfo, type Flavor } from './helpers.js';
 import type { PvarInfo } from '../src/mpit/library.js';
 
-
 const NP = 4; // the report's examples run on 4 processes
 
 /** A .prof file: letter -> peer -> { bytes, msgs, hist }, and the D blocks by communicator name. */
-interface Line { bytes: number; msgs: number; hist?: number[] }
+interface Line {
+  bytes: number;
+  msgs: number;
+  hist?: number[];
+}
 function parseProf(text: string): { lines: Map<string, Map<number, Line>>; comms: Map<string, string[]> } {
   const lines = new Map<string, Map<number, Line>>();
   const comms = new Map<string, string[]>();
@@ -47,12 +50,22 @@ function sameAsOpenMpi(ours: string, theirs: string, where: string): void {
     assert.ok(a && b, `${where}: E line to ${p} in one file only`);
     assert.deepEqual({ bytes: a.bytes, msgs: a.msgs }, { bytes: b.bytes, msgs: b.msgs }, `${where}: E → ${p}`);
     const extra = b.hist!.map((v, i) => v - a.hist![i]);
-    assert.ok(extra.every((v) => v >= 0), `${where}: histogram to ${p}`);
-    assert.equal(extra.reduce((x, y) => x + y, 0), t.lines.get('I')?.get(p)?.msgs ?? 0, `${where}: histogram to ${p} beyond internal messages`);
+    assert.ok(
+      extra.every((v) => v >= 0),
+      `${where}: histogram to ${p}`,
+    );
+    assert.equal(
+      extra.reduce((x, y) => x + y, 0),
+      t.lines.get('I')?.get(p)?.msgs ?? 0,
+      `${where}: histogram to ${p} beyond internal messages`,
+    );
   }
   for (const letter of ['S', 'R', 'C']) {
-    assert.deepEqual([...(o.lines.get(letter) ?? new Map()).entries()].sort(), [...(t.lines.get(letter) ?? new Map()).entries()].sort(),
-      `${where}: ${letter} lines`);
+    assert.deepEqual(
+      [...(o.lines.get(letter) ?? new Map()).entries()].sort(),
+      [...(t.lines.get(letter) ?? new Map()).entries()].sort(),
+      `${where}: ${letter} lines`,
+    );
   }
   for (const name of ['MPI_COMM_WORLD', 'MPI_COMM_SELF']) {
     assert.deepEqual(o.comms.get(name), t.comms.get(name), `${where}: D block of ${name}`);
@@ -71,37 +84,60 @@ function compile(f: Flavor, name: string, defines: string[], tag: string): strin
 async function phasesUnderMpii(f: Flavor, extraTools = ''): Promise<string> {
   const cwd = mkdtempSync(join(tmpdir(), `mpii-phases-${f}-`));
   mkdirSync(join(cwd, 'prof'));
-  const r = await mpii(['run', '--quiet', '--tools', `monitor${extraTools}`, '--out', join(cwd, 'out'), ...launcherArgs(f, NP),
-    program(f, 'mpit_phases')], {}, cwd);
+  const r = await mpii(
+    ['run', '--quiet', '--tools', `monitor${extraTools}`, '--out', join(cwd, 'out'), ...launcherArgs(f, NP), program(f, 'mpit_phases')],
+    {},
+    cwd,
+  );
   assert.equal(r.code, 0, r.stderr + r.stdout);
   return cwd;
 }
 
-describe('the report\'s example 1: phases flushed through MPI_T (pml_monitoring_flush)', () => {
-  it('MPICH under mpii writes per-phase .prof files equal to what Open MPI\'s monitoring writes for each phase', async () => {
+describe("the report's example 1: phases flushed through MPI_T (pml_monitoring_flush)", () => {
+  it("MPICH under mpii writes per-phase .prof files equal to what Open MPI's monitoring writes for each phase", async () => {
     const ours = await phasesUnderMpii('mpich');
     const files = readdirSync(join(ours, 'prof')).sort();
     // two phases, four ranks; the stop after the name was unset writes nothing
     assert.deepEqual(files, [0, 1, 2, 3].map((r) => `phase_1.${r}.prof`).concat([0, 1, 2, 3].map((r) => `phase_2.${r}.prof`)));
     // the report's sample (§8.5.1): rank 0 sent rank 1 27 messages of 4 bytes, histogram bin 3
     const p1 = readFileSync(join(ours, 'prof', 'phase_1.0.prof'), 'utf8');
-    assert.match(p1, /^# POINT TO POINT\nE\t0\t1\t108 bytes\t27 msgs sent\t0,0,0,27,(0,){61}0\n# OSC\n# COLLECTIVES\nD\tMPI_COMM_WORLD\tprocs: 0,1,2,3\nO2A\t0\t0 bytes\t0 msgs sent\nA2O\t0\t0 bytes\t0 msgs sent\nA2A\t0\t0 bytes\t0 msgs sent\n/);
+    assert.match(
+      p1,
+      /^# POINT TO POINT\nE\t0\t1\t108 bytes\t27 msgs sent\t0,0,0,27,(0,){61}0\n# OSC\n# COLLECTIVES\nD\tMPI_COMM_WORLD\tprocs: 0,1,2,3\nO2A\t0\t0 bytes\t0 msgs sent\nA2O\t0\t0 bytes\t0 msgs sent\nA2A\t0\t0 bytes\t0 msgs sent\n/,
+    );
 
     // Open MPI: its own monitoring driven by the same program where this build registers the
     // flush variable; where it does not (Debian's 4.1.4), each phase's traffic alone, flushed
     // by Open MPI at MPI_Finalize (pml_monitoring_enable_output 3), is what the phase must give.
     const native = mkdtempSync(join(tmpdir(), 'mpii-phases-native-'));
     mkdirSync(join(native, 'prof'));
-    const direct = await execa('mpirun.openmpi', [...launcherArgs('openmpi', NP), '--mca', 'pml_monitoring_enable', '2',
-      program('openmpi', 'mpit_phases')], { env: TEST_ENV, cwd: native, reject: false });
+    const direct = await execa('mpirun.openmpi', [...launcherArgs('openmpi', NP), '--mca', 'pml_monitoring_enable', '2', program('openmpi', 'mpit_phases')], {
+      env: TEST_ENV,
+      cwd: native,
+      reject: false,
+    });
     const flushWorks = direct.exitCode === 0 && existsSync(join(native, 'prof', 'phase_2.0.prof'));
     if (!flushWorks) {
       assert.match(direct.stdout, /cannot find monitoring MPI_T "pml_monitoring_flush" pvar/);
       for (const k of [1, 2]) {
         const only = compile('openmpi', 'mpit_phases', [`-DONLY_PHASE=${k}`], `only${k}`);
-        const r = await execa('mpirun.openmpi', [...launcherArgs('openmpi', NP), '--mca', 'pml_monitoring_enable', '2',
-          '--mca', 'pml_monitoring_enable_output', '3', '--mca', 'pml_monitoring_filename', join(native, 'prof', `phase_${k}`), only],
-        { env: TEST_ENV, reject: false });
+        const r = await execa(
+          'mpirun.openmpi',
+          [
+            ...launcherArgs('openmpi', NP),
+            '--mca',
+            'pml_monitoring_enable',
+            '2',
+            '--mca',
+            'pml_monitoring_enable_output',
+            '3',
+            '--mca',
+            'pml_monitoring_filename',
+            join(native, 'prof', `phase_${k}`),
+            only,
+          ],
+          { env: TEST_ENV, reject: false },
+        );
         assert.equal(r.exitCode, 0, r.stderr);
       }
     }
@@ -122,7 +158,7 @@ describe('the report\'s example 1: phases flushed through MPI_T (pml_monitoring_
     assert.equal(readdirSync(join(b, 'prof')).length, 2 * NP);
   });
 
-  it('the run\'s report keeps the whole run and names the flushed phases; a started flush cancels the finalize output', async () => {
+  it("the run's report keeps the whole run and names the flushed phases; a started flush cancels the finalize output", async () => {
     const cwd = await phasesUnderMpii('mpich', '[prof=final]');
     assert.ok(!existsSync(join(cwd, 'final.0.prof')), 'option prof is cancelled once a flush handle was started');
     const rep = await mpii(['report', join(cwd, 'out')]);
@@ -133,12 +169,20 @@ describe('the report\'s example 1: phases flushed through MPI_T (pml_monitoring_
   });
 });
 
-describe('monitor option prof: Open MPI\'s finalize output', () => {
+describe("monitor option prof: Open MPI's finalize output", () => {
   it('without MPI_T use it writes at MPI_Finalize exactly what mpii report --prof writes from the profile', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mpii-final-'));
     const out = join(dir, 'out');
-    const r = await mpii(['run', '--quiet', '--tools', `monitor[prof=${join(dir, 'final')}]`, '--out', out, ...launcherArgs('mpich', 3),
-      program('mpich', 'monitor_coll')]);
+    const r = await mpii([
+      'run',
+      '--quiet',
+      '--tools',
+      `monitor[prof=${join(dir, 'final')}]`,
+      '--out',
+      out,
+      ...launcherArgs('mpich', 3),
+      program('mpich', 'monitor_coll'),
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal((await mpii(['report', out, '--prof', join(dir, 'ts', 'final')])).code, 0);
     for (const rank of [0, 1, 2]) {
@@ -148,12 +192,21 @@ describe('monitor option prof: Open MPI\'s finalize output', () => {
   });
 });
 
-describe('the report\'s example 2: per-peer counts (pml_monitoring_messages_count) and MPI_Allreduce', () => {
+describe("the report's example 2: per-peer counts (pml_monitoring_messages_count) and MPI_Allreduce", () => {
   for (const f of FLAVORS) {
     it(`${f}: the counts the report specifies, with the communicator passed either way`, async () => {
       for (const args of [[], ['--standard'], ['mpii_monitor_p2p_count']]) {
-        const r = await mpii(['run', '--quiet', '--tools', 'monitor', '--out', outDir(`counts-${f}`), ...launcherArgs(f, NP),
-          program(f, 'mpit_counts'), ...args]);
+        const r = await mpii([
+          'run',
+          '--quiet',
+          '--tools',
+          'monitor',
+          '--out',
+          outDir(`counts-${f}`),
+          ...launcherArgs(f, NP),
+          program(f, 'mpit_counts'),
+          ...args,
+        ]);
         assert.equal(r.code, 0, r.stderr + r.stdout);
         // rank 0 sent 27 messages to rank 1, every other rank 26 to its successor (test_pvar_access)
         assert.match(r.stdout, /^rank 0 counts: 0 27 0 0$/m);
@@ -165,8 +218,16 @@ describe('the report\'s example 2: per-peer counts (pml_monitoring_messages_coun
   }
 
   it('without the monitor tool MPICH has no such variable: the program says so itself', async () => {
-    const r = await mpii(['run', '--quiet', '--tools', 'trace-count', '--out', outDir('counts-none'), ...launcherArgs('mpich', 2),
-      program('mpich', 'mpit_counts')]);
+    const r = await mpii([
+      'run',
+      '--quiet',
+      '--tools',
+      'trace-count',
+      '--out',
+      outDir('counts-none'),
+      ...launcherArgs('mpich', 2),
+      program('mpich', 'mpit_counts'),
+    ]);
     assert.notEqual(r.code, 0);
     assert.match(r.stdout, /cannot find monitoring MPI_T "pml_monitoring_messages_count" pvar/);
   });
@@ -177,13 +238,23 @@ function pvarLines(out: string): Map<number, string> {
   return new Map([...out.matchAll(/^pvar (\d+) (.*)$/gm)].map((m) => [Number(m[1]), m[2]]));
 }
 
-describe('any MPI_T client: the library\'s variables unchanged, the tools\' appended', () => {
+describe("any MPI_T client: the library's variables unchanged, the tools' appended", () => {
   for (const f of FLAVORS) {
     it(`${f}: same library indices and names, tool variables after them in category "mpii", counters per handle`, async () => {
       const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), program(f, 'mpit_client')], { env: TEST_ENV, reject: false });
       assert.equal(plain.exitCode, 0, plain.stderr);
-      const r = await mpii(['run', '--quiet', '--tools', 'overlap[mode=paging],monitor', '--out', outDir(`client-${f}`),
-        ...launcherArgs(f, 2), program(f, 'mpit_client'), '--counter', 'mpii_overlap_sends_converted']);
+      const r = await mpii([
+        'run',
+        '--quiet',
+        '--tools',
+        'overlap[mode=paging],monitor',
+        '--out',
+        outDir(`client-${f}`),
+        ...launcherArgs(f, 2),
+        program(f, 'mpit_client'),
+        '--counter',
+        'mpii_overlap_sends_converted',
+      ]);
       assert.equal(r.code, 0, r.stderr);
       const before = /^before init: (\d+)$/m.exec(plain.stdout)![1];
       assert.match(r.stdout, new RegExp(`^before init: ${before}$`, 'm'), 'before MPI_Init: the library alone');
@@ -194,7 +265,11 @@ describe('any MPI_T client: the library\'s variables unchanged, the tools\' appe
       for (const line of plain.stdout.split('\n').filter((l) => /^pvar \d+: get_info failed$/.test(l))) assert.ok(r.stdout.includes(line));
       const ours = [...all.keys()].filter((i) => i >= libCount).sort((a, b) => a - b);
       assert.ok(ours.length >= 15 + 27, `${ours.length} tool variables`);
-      assert.deepEqual(ours, ours.map((_, k) => libCount + k), 'contiguous after the library\'s');
+      assert.deepEqual(
+        ours,
+        ours.map((_, k) => libCount + k),
+        "contiguous after the library's",
+      );
       for (const i of ours) assert.match(all.get(i)!, /lookup=ok$/);
       // monitor publishes from its init, overlap once MPI_Init returned: monitor's come first
       assert.match(all.get(libCount)!, /^mpii_monitor_flush class=\d+ bind=none readonly=0 continuous=0/);
@@ -225,30 +300,57 @@ describe('any MPI_T client: the library\'s variables unchanged, the tools\' appe
     });
   }
 
-  it('INJ_IGNORE=1: no tool variables, the library\'s alone', async () => {
-    const r = await mpii(['run', '--quiet', '--tools', 'monitor', '--out', outDir('client-ignore'), ...launcherArgs('mpich', 2),
-      program('mpich', 'mpit_client')], { INJ_IGNORE: '1' });
+  it("INJ_IGNORE=1: no tool variables, the library's alone", async () => {
+    const r = await mpii(
+      ['run', '--quiet', '--tools', 'monitor', '--out', outDir('client-ignore'), ...launcherArgs('mpich', 2), program('mpich', 'mpit_client')],
+      { INJ_IGNORE: '1' },
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /^pvar /m);
     assert.match(r.stdout, /^mpii category: none$/m);
   });
 });
 
-describe('mpii run --pvar: the library\'s variables sampled on every rank', () => {
+describe("mpii run --pvar: the library's variables sampled on every rank", () => {
   it('Open MPI: at each MPI_T flush and at MPI_Finalize, into the profile and the report', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'mpii-pvar-'));
     mkdirSync(join(cwd, 'prof'));
     const out = join(cwd, 'out');
-    const r = await mpii(['run', '--tools', 'monitor', '--pvar', 'pml_ob1_unexpected_msgq_length', '--pvar=mpool_hugepage_bytes_allocated',
-      '--out', out, ...launcherArgs('openmpi', NP), program('openmpi', 'mpit_phases')], {}, cwd);
+    const r = await mpii(
+      [
+        'run',
+        '--tools',
+        'monitor',
+        '--pvar',
+        'pml_ob1_unexpected_msgq_length',
+        '--pvar=mpool_hugepage_bytes_allocated',
+        '--out',
+        out,
+        ...launcherArgs('openmpi', NP),
+        program('openmpi', 'mpit_phases'),
+      ],
+      {},
+      cwd,
+    );
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /MPI library variables \(mpii run --pvar\), per rank:\n {2}at flush prof\/phase_1\n {4}pml_ob1_unexpected_msgq_length +total \d+, min \d+ \(rank \d\), max \d+ \(rank \d\) — sums of 4 values per rank/);
+    assert.match(
+      r.stderr,
+      /MPI library variables \(mpii run --pvar\), per rank:\n {2}at flush prof\/phase_1\n {4}pml_ob1_unexpected_msgq_length +total \d+, min \d+ \(rank \d\), max \d+ \(rank \d\) — sums of 4 values per rank/,
+    );
     assert.match(r.stderr, /at MPI_Finalize\n {4}pml_ob1_unexpected_msgq_length/);
     const json = JSON.parse((await mpii(['report', out, '--json'])).stdout);
     const samples = json.mpit.pvars as { at: string; name: string; ranks: { rank: number; values: number[] }[] }[];
-    assert.deepEqual(samples.map((s) => `${s.at} ${s.name}`), ['prof/phase_1 pml_ob1_unexpected_msgq_length', 'prof/phase_1 mpool_hugepage_bytes_allocated',
-      'prof/phase_2 pml_ob1_unexpected_msgq_length', 'prof/phase_2 mpool_hugepage_bytes_allocated',
-      'finalize pml_ob1_unexpected_msgq_length', 'finalize mpool_hugepage_bytes_allocated']);
+    assert.deepEqual(
+      samples.map((s) => `${s.at} ${s.name}`),
+      [
+        'prof/phase_1 pml_ob1_unexpected_msgq_length',
+        'prof/phase_1 mpool_hugepage_bytes_allocated',
+        'prof/phase_2 pml_ob1_unexpected_msgq_length',
+        'prof/phase_2 mpool_hugepage_bytes_allocated',
+        'finalize pml_ob1_unexpected_msgq_length',
+        'finalize mpool_hugepage_bytes_allocated',
+      ],
+    );
     for (const s of samples) {
       assert.equal(s.ranks.length, NP);
       for (const x of s.ranks) assert.equal(x.values.length, s.name.startsWith('pml_ob1') ? NP : 1);
@@ -278,8 +380,10 @@ describe('mpii pvars / mpii cvars', () => {
     assert.match(r.stdout, /^pml_ob1_unexpected_msgq_length +size +MPI_UNSIGNED\w* +MPI_Comm +\w+\/\w+ +ro,cont +Number of unexpected messages/m);
     const j = JSON.parse((await mpii(['pvars', '--mpi', 'openmpi', '--json', '*monitoring*'])).stdout);
     const flush = (j.pvars as PvarInfo[]).find((v) => v.name === 'pml_monitoring_flush')!;
-    assert.deepEqual({ class: flush.class, type: flush.type, binding: flush.binding, readonly: flush.readonly },
-      { class: 'generic', type: 'MPI_CHAR', binding: 'none', readonly: false });
+    assert.deepEqual(
+      { class: flush.class, type: flush.type, binding: flush.binding, readonly: flush.readonly },
+      { class: 'generic', type: 'MPI_CHAR', binding: 'none', readonly: false },
+    );
     assert.ok((j.pvars as PvarInfo[]).every((v) => v.name.includes('monitoring')));
   });
 
@@ -298,8 +402,11 @@ describe('mpii pvars / mpii cvars', () => {
 
   it('bad input: an unknown MPI, a filter that matches nothing', async () => {
     oneLineError(await mpii(['pvars', '--mpi', 'lam']), /^mpii: unknown MPI 'lam' for --mpi — use --mpi openmpi or --mpi mpich$/);
-    oneLineError(await mpii(['pvars', '--mpi', 'openmpi', 'no_such_thing']),
-      /^mpii: no performance variable of Open MPI [\d.]+ matches 'no_such_thing' — mpii pvars without a filter lists all \d+$/, 1);
+    oneLineError(
+      await mpii(['pvars', '--mpi', 'openmpi', 'no_such_thing']),
+      /^mpii: no performance variable of Open MPI [\d.]+ matches 'no_such_thing' — mpii pvars without a filter lists all \d+$/,
+      1,
+    );
   });
 
   it('an MPI built without MPI_T, and one whose MPI_T_init_thread fails: one clear line', async () => {
@@ -307,21 +414,34 @@ describe('mpii pvars / mpii cvars', () => {
     writeFileSync(join(dir, 'none.c'), 'int MPI_Init(int *c, char ***v) { (void) c; (void) v; return 0; }\n');
     writeFileSync(join(dir, 'fails.c'), 'int MPI_T_init_thread(int r, int *p) { (void) r; *p = 0; return 56; }\nint MPI_T_finalize(void) { return 0; }\n');
     for (const n of ['none', 'fails']) execaSync('cc', ['-shared', '-fPIC', '-o', join(dir, `lib${n}.so`), join(dir, `${n}.c`)]);
-    oneLineError(await mpii(['pvars', '--mpi', 'openmpi'], { MPII_MPI_LIBRARY: join(dir, 'libnone.so') }),
-      /^mpii: \S+libnone\.so has no MPI_T interface \(MPI_T_init_thread is missing\): this MPI was built without the MPI tool information interface — /);
-    oneLineError(await mpii(['cvars', '--mpi', 'openmpi'], { MPII_MPI_LIBRARY: join(dir, 'libfails.so') }),
-      /^mpii: MPI_T_init_thread failed in \S+libfails\.so \(error 56 MPI_T_ERR_CANNOT_INIT\) — /);
+    oneLineError(
+      await mpii(['pvars', '--mpi', 'openmpi'], { MPII_MPI_LIBRARY: join(dir, 'libnone.so') }),
+      /^mpii: \S+libnone\.so has no MPI_T interface \(MPI_T_init_thread is missing\): this MPI was built without the MPI tool information interface — /,
+    );
+    oneLineError(
+      await mpii(['cvars', '--mpi', 'openmpi'], { MPII_MPI_LIBRARY: join(dir, 'libfails.so') }),
+      /^mpii: MPI_T_init_thread failed in \S+libfails\.so \(error 56 MPI_T_ERR_CANNOT_INIT\) — /,
+    );
     const ring = program('openmpi', 'ring');
     oneLineError(await mpii(['run', '--pvar', 'x', '-np', '2', ring], { MPII_MPI_LIBRARY: join(dir, 'libnone.so') }), /has no MPI_T interface/);
   });
 
   it('a library that prints on stdout and crashes at exit does not take mpii down (it is asked in a child process)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mpii-crashy-'));
-    writeFileSync(join(dir, 'crashy.c'), ['#include <signal.h>', '#include <stdio.h>',
-      '__attribute__((constructor)) static void hello(void) { puts("crashy MPI says hello"); }',
-      '__attribute__((destructor)) static void crash(void) { raise(SIGSEGV); }',
-      'int MPI_T_init_thread(int r, int *p) { *p = r; return 0; }', 'int MPI_T_finalize(void) { return 0; }',
-      'int MPI_T_pvar_get_num(int *n) { *n = 0; return 0; }', 'int MPI_T_pvar_get_info(void) { return 1; }', ''].join('\n'));
+    writeFileSync(
+      join(dir, 'crashy.c'),
+      [
+        '#include <signal.h>',
+        '#include <stdio.h>',
+        '__attribute__((constructor)) static void hello(void) { puts("crashy MPI says hello"); }',
+        '__attribute__((destructor)) static void crash(void) { raise(SIGSEGV); }',
+        'int MPI_T_init_thread(int r, int *p) { *p = r; return 0; }',
+        'int MPI_T_finalize(void) { return 0; }',
+        'int MPI_T_pvar_get_num(int *n) { *n = 0; return 0; }',
+        'int MPI_T_pvar_get_info(void) { return 1; }',
+        '',
+      ].join('\n'),
+    );
     execaSync('cc', ['-shared', '-fPIC', '-o', join(dir, 'libcrashy.so'), join(dir, 'crashy.c')]);
     const r = await mpii(['pvars', '--mpi', 'openmpi'], { MPII_MPI_LIBRARY: join(dir, 'libcrashy.so') });
     assert.equal(r.code, 0, r.stderr);
@@ -333,16 +453,24 @@ describe('mpii pvars / mpii cvars', () => {
 describe('mpii run --pvar: bad input', () => {
   const ompi = () => program('openmpi', 'ring');
   it('an unknown name suggests the closest; on MPICH, says it has none at all', async () => {
-    oneLineError(await mpii(['run', '--pvar', 'pml_ob1_unexpected', '-np', '2', ompi()]),
-      /^mpii: --pvar pml_ob1_unexpected: Open MPI [\d.]+ has no performance variable of that name — did you mean pml_ob1_unexpected_msgq_length\?/);
-    oneLineError(await mpii(['run', '--pvar', 'posted_recvq', '-np', '2', program('mpich', 'ring')]),
-      /^mpii: --pvar posted_recvq: MPICH [\d.]+ has no MPI_T performance variables at all — /);
+    oneLineError(
+      await mpii(['run', '--pvar', 'pml_ob1_unexpected', '-np', '2', ompi()]),
+      /^mpii: --pvar pml_ob1_unexpected: Open MPI [\d.]+ has no performance variable of that name — did you mean pml_ob1_unexpected_msgq_length\?/,
+    );
+    oneLineError(
+      await mpii(['run', '--pvar', 'posted_recvq', '-np', '2', program('mpich', 'ring')]),
+      /^mpii: --pvar posted_recvq: MPICH [\d.]+ has no MPI_T performance variables at all — /,
+    );
   });
-  it('a variable mpii cannot sample: text, bound to a window; one of mpii\'s own; an empty name', async () => {
-    oneLineError(await mpii(['run', '--pvar', 'pml_monitoring_flush', '-np', '2', ompi()]),
-      /^mpii: --pvar pml_monitoring_flush: its type is MPI_CHAR, and mpii samples numbers only/);
-    oneLineError(await mpii(['run', '--pvar', 'osc_rdma_put_retry_count', '-np', '2', ompi()]),
-      /^mpii: --pvar osc_rdma_put_retry_count: it is bound to MPI_Win objects, and mpii binds variables to MPI_COMM_WORLD or to nothing/);
+  it("a variable mpii cannot sample: text, bound to a window; one of mpii's own; an empty name", async () => {
+    oneLineError(
+      await mpii(['run', '--pvar', 'pml_monitoring_flush', '-np', '2', ompi()]),
+      /^mpii: --pvar pml_monitoring_flush: its type is MPI_CHAR, and mpii samples numbers only/,
+    );
+    oneLineError(
+      await mpii(['run', '--pvar', 'osc_rdma_put_retry_count', '-np', '2', ompi()]),
+      /^mpii: --pvar osc_rdma_put_retry_count: it is bound to MPI_Win objects, and mpii binds variables to MPI_COMM_WORLD or to nothing/,
+    );
     oneLineError(await mpii(['run', '--pvar', 'mpii_monitor_p2p_count', '-np', '2', ompi()]), /one of mpii's own variables/);
     oneLineError(await mpii(['run', '--pvar', ',', '-np', '2', ompi()]), /^mpii: --pvar needs a variable name/);
   });

@@ -19,7 +19,7 @@ const HEADERS: Record<Flavor, string> = {
 };
 
 describe('MPI_T units', () => {
-  it('header constants: MPICH\'s shifted enums and integer datatypes, Open MPI\'s global objects', () => {
+  it("header constants: MPICH's shifted enums and integer datatypes, Open MPI's global objects", () => {
     const m = parseHeader(readFileSync(HEADERS.mpich, 'utf8'));
     assert.equal(m.values.get('MPI_T_VERBOSITY_USER_BASIC'), 221);
     assert.equal(m.values.get('MPI_T_PVAR_CLASS_SIZE'), 242);
@@ -45,16 +45,32 @@ describe('MPI_T units', () => {
   });
 
   it('checkSampled accepts numbers bound to nothing or a communicator', () => {
-    const v = (name: string, type: string, binding: string): PvarInfo => ({ index: 0, name, class: 'counter', type, binding,
-      verbosity: 'user/basic', readonly: true, continuous: false, atomic: false, description: '' });
-    const l: MpitListing = { flavor: 'openmpi', version: 'Open MPI 9', library: '/x', header: '/y', cvars: [],
-      pvars: [v('a', 'MPI_UNSIGNED_LONG', 'none'), v('b', 'MPI_DOUBLE', 'MPI_Comm'), v('c', 'MPI_CHAR', 'none'), v('d', 'MPI_INT', 'MPI_File')] };
+    const v = (name: string, type: string, binding: string): PvarInfo => ({
+      index: 0,
+      name,
+      class: 'counter',
+      type,
+      binding,
+      verbosity: 'user/basic',
+      readonly: true,
+      continuous: false,
+      atomic: false,
+      description: '',
+    });
+    const l: MpitListing = {
+      flavor: 'openmpi',
+      version: 'Open MPI 9',
+      library: '/x',
+      header: '/y',
+      cvars: [],
+      pvars: [v('a', 'MPI_UNSIGNED_LONG', 'none'), v('b', 'MPI_DOUBLE', 'MPI_Comm'), v('c', 'MPI_CHAR', 'none'), v('d', 'MPI_INT', 'MPI_File')],
+    };
     checkSampled(l, ['a', 'b']);
     assert.throws(() => checkSampled(l, ['c']), /MPI_CHAR/);
     assert.throws(() => checkSampled(l, ['d']), /MPI_File/);
   });
 
-  it('the generator ends the MPI_T functions in the core\'s provider; tools still wrap them', () => {
+  it("the generator ends the MPI_T functions in the core's provider; tools still wrap them", () => {
     for (const f of FLAVORS) {
       const dir = mkdtempSync(join(tmpdir(), 'mpii-gen-'));
       writeFileSync(join(dir, 'h.c'), '#include <mpi.h>\n');
@@ -62,11 +78,20 @@ describe('MPI_T units', () => {
       const g = generate({ flavor: f, preprocessed: pre, specPath: join(ROOT, 'preload', 'spec', 'mpi.yaml'), mpiVersion: 'test' });
       assert.equal(g.functions.find((x) => x.name === 'MPI_T_pvar_read')!.kind, 'mpit');
       const w = g.files['mpii_wrappers.c'];
-      assert.match(w, /int QMPI_T_pvar_read\(QMPI_Context context, int tool_id, [^)]*\)\n\{\n {4}\(void\) context; \(void\) tool_id;\n {4}return mpii_mpit_MPI_T_pvar_read\(session, handle, buf\);/);
+      assert.match(
+        w,
+        /int QMPI_T_pvar_read\(QMPI_Context context, int tool_id, [^)]*\)\n\{\n {4}\(void\) context; \(void\) tool_id;\n {4}return mpii_mpit_MPI_T_pvar_read\(session, handle, buf\);/,
+      );
       // MPI_X's body is the inline mpii_top_X (shared with the Fortran entry points)
       // (with no tool on it, in the general shim's path and in a specialised stack's)
-      assert.match(w, /int mpii_top_MPI_T_pvar_read\(void \*mpii_ra, [^)]*\)\n\{\n#ifdef MPII_SPEC\n[\s\S]*?if \(mpii_nid == 0\) \{\n {12}return mpii_mpit_MPI_T_pvar_read\(session, handle, buf\);\n[\s\S]*?#endif\n[^}]*return mpii_mpit_MPI_T_pvar_read\(session, handle, buf\);\n {4}\}/);
-      assert.match(w, /int MPII_ENTRY\(MPI_T_pvar_read\)\([^)]*\)\n\{\n {4}return mpii_top_MPI_T_pvar_read\(__builtin_return_address\(0\), session, handle, buf\);/);
+      assert.match(
+        w,
+        /int mpii_top_MPI_T_pvar_read\(void \*mpii_ra, [^)]*\)\n\{\n#ifdef MPII_SPEC\n[\s\S]*?if \(mpii_nid == 0\) \{\n {12}return mpii_mpit_MPI_T_pvar_read\(session, handle, buf\);\n[\s\S]*?#endif\n[^}]*return mpii_mpit_MPI_T_pvar_read\(session, handle, buf\);\n {4}\}/,
+      );
+      assert.match(
+        w,
+        /int MPII_ENTRY\(MPI_T_pvar_read\)\([^)]*\)\n\{\n {4}return mpii_top_MPI_T_pvar_read\(__builtin_return_address\(0\), session, handle, buf\);/,
+      );
       assert.match(g.files['mpii_gen.h'], /int mpii_mpit_MPI_T_pvar_get_info\(/);
       // cvars and enums stay the library's
       assert.equal(g.functions.find((x) => x.name === 'MPI_T_cvar_read')!.kind, 'local');

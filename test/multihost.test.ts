@@ -27,15 +27,35 @@ const NAME = `mpiimh${process.pid % 10000}`;
 // hydra's interface is the bridge here, eth0 inside a namespace.
 const LAUNCH: Record<Flavor, (hostfile: string, iface: string) => string[]> = {
   openmpi: (hf) => ['--hostfile', hf, '--mca', 'plm_rsh_agent', RSH, '--bind-to', 'none', '--mca', 'btl', 'tcp,self', '-np', '2'],
-  mpich: (hf, iface) => ['-f', hf, '-launcher', 'ssh', '-launcher-exec', RSH, '-iface', iface,
-    '-genv', 'UCX_TLS', 'tcp', '-genv', 'MPIR_CVAR_NOLOCAL', '1', '-np', '2'],
+  mpich: (hf, iface) => [
+    '-f',
+    hf,
+    '-launcher',
+    'ssh',
+    '-launcher-exec',
+    RSH,
+    '-iface',
+    iface,
+    '-genv',
+    'UCX_TLS',
+    'tcp',
+    '-genv',
+    'MPIR_CVAR_NOLOCAL',
+    '1',
+    '-np',
+    '2',
+  ],
 };
 const ENV = { PMIX_MCA_gds: 'hash' };
 
 async function assertRing(out: string, hosts: string[]): Promise<void> {
   const p = readProfile(out);
   assert.equal(p.complete, true);
-  assert.deepEqual(p.ranks.map((x) => x.host), hosts, 'each rank ran in its own namespace');
+  assert.deepEqual(
+    p.ranks.map((x) => x.host),
+    hosts,
+    'each rank ran in its own namespace',
+  );
   const rep = JSON.parse((await mpii(['report', out, '--json'])).stdout);
   const sends = rep.traceCount[0].rows.find((x: { fn: string }) => x.fn === 'MPI_Send');
   assert.equal(sends.total, 8);
@@ -67,11 +87,31 @@ describe('multi-host jobs on network namespaces', () => {
   for (const f of ['openmpi', 'mpich'] as Flavor[]) {
     it(`${f}: ring under trace-count + monitor, one rank per host, profile gathered over TCP`, async () => {
       const out = outDir(`multihost-${f}`);
-      const r = await retryFinalizeHang(f, () => mpii(['run', '--quiet', '--force', '--timeout', String(TCP_JOB_LIMIT.seconds), '--tools', 'trace-count,monitor',
-        '--out', out, ...LAUNCH[f](hostfile[f], `${NAME}br`), program(f, 'ring'), '4'], ENV), `${f} ring`);
+      const r = await retryFinalizeHang(
+        f,
+        () =>
+          mpii(
+            [
+              'run',
+              '--quiet',
+              '--force',
+              '--timeout',
+              String(TCP_JOB_LIMIT.seconds),
+              '--tools',
+              'trace-count,monitor',
+              '--out',
+              out,
+              ...LAUNCH[f](hostfile[f], `${NAME}br`),
+              program(f, 'ring'),
+              '4',
+            ],
+            ENV,
+          ),
+        `${f} ring`,
+      );
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /ring ok size=2 token=8/);
-      assert.doesNotMatch(r.stderr, /shares the output directory/, 'rank 0 sees mpii\'s file: it writes the profile, silently');
+      assert.doesNotMatch(r.stderr, /shares the output directory/, "rank 0 sees mpii's file: it writes the profile, silently");
       await assertRing(out, [`${NAME}0`, `${NAME}1`]);
     });
   }
@@ -91,28 +131,70 @@ describe('multi-host jobs on network namespaces', () => {
       it(`${f}: mpii on host 1, rank 0 on host 0: rank 1 writes profile.mpii on mpii's host, which reports it`, async () => {
         const out = join(priv, `mine-${f}`);
         const launch = [...LAUNCH[f](hostfile[f], 'eth0'), ...(f === 'openmpi' ? ['--rankfile', join(files, 'ranks')] : [])];
-        const command = ['node', MPII, 'run', '--force', '--timeout', String(TCP_JOB_LIMIT.seconds), '--tools', 'trace-count,monitor', '--out', out,
-          ...launch, program(f, 'ring'), '4'];
+        const command = [
+          'node',
+          MPII,
+          'run',
+          '--force',
+          '--timeout',
+          String(TCP_JOB_LIMIT.seconds),
+          '--tools',
+          'trace-count,monitor',
+          '--out',
+          out,
+          ...launch,
+          program(f, 'ring'),
+          '4',
+        ];
         // mpii itself runs on host 1, in host 1's view of the private directory
-        const r: Run = await retryFinalizeHang(f, async () => {
-          const run = await execa(RSH, [ips[1], `cd ${quote(ROOT)} && ${command.map(quote).join(' ')}`],
-            { env: { ...TEST_ENV, ...ENV, NETNS_PRIVATE_DIR: priv }, reject: false, timeout: 300_000 });
-          return { code: run.exitCode ?? -1, stdout: run.stdout, stderr: run.stderr };
-        }, `${f} mine`);
+        const r: Run = await retryFinalizeHang(
+          f,
+          async () => {
+            const run = await execa(RSH, [ips[1], `cd ${quote(ROOT)} && ${command.map(quote).join(' ')}`], {
+              env: { ...TEST_ENV, ...ENV, NETNS_PRIVATE_DIR: priv },
+              reject: false,
+              timeout: 300_000,
+            });
+            return { code: run.exitCode ?? -1, stdout: run.stdout, stderr: run.stderr };
+          },
+          `${f} mine`,
+        );
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stdout, /ring ok size=2 token=8/);
         assert.match(r.stderr, /MPI_Send\s+8\s+4\s+4/, 'mpii read the profile on its host and reported it');
-        assert.equal(existsSync(join(hostView(0), `mine-${f}`, 'profile.mpii')), false, 'nothing written on rank 0\'s host');
-        assert.deepEqual(readdirSync(join(hostView(0), `mine-${f}`)), [], 'rank 0\'s live file removed after the gather');
+        assert.equal(existsSync(join(hostView(0), `mine-${f}`, 'profile.mpii')), false, "nothing written on rank 0's host");
+        assert.deepEqual(readdirSync(join(hostView(0), `mine-${f}`)), [], "rank 0's live file removed after the gather");
         await assertRing(join(hostView(1), `mine-${f}`), [`${NAME}0`, `${NAME}1`]);
       });
 
       it(`${f}: mpii on no rank's host: rank 0 writes profile.mpii on its host and says where`, async () => {
         const out = join(priv, `away-${f}`);
-        const r = await retryFinalizeHang(f, () => mpii(['run', '--force', '--timeout', String(TCP_JOB_LIMIT.seconds), '--tools', 'trace-count,monitor', '--out', out,
-          ...LAUNCH[f](hostfile[f], `${NAME}br`), program(f, 'ring'), '4'], { ...ENV, NETNS_PRIVATE_DIR: priv }), `${f} away`);
+        const r = await retryFinalizeHang(
+          f,
+          () =>
+            mpii(
+              [
+                'run',
+                '--force',
+                '--timeout',
+                String(TCP_JOB_LIMIT.seconds),
+                '--tools',
+                'trace-count,monitor',
+                '--out',
+                out,
+                ...LAUNCH[f](hostfile[f], `${NAME}br`),
+                program(f, 'ring'),
+                '4',
+              ],
+              { ...ENV, NETNS_PRIVATE_DIR: priv },
+            ),
+          `${f} away`,
+        );
         assert.equal(r.code, 0, r.stderr);
-        assert.match(r.stderr, new RegExp(`MPII 0: no rank's host shares the output directory with mpii run's: the profile is written on ${NAME}0, in ${out}/profile\\.mpii`));
+        assert.match(
+          r.stderr,
+          new RegExp(`MPII 0: no rank's host shares the output directory with mpii run's: the profile is written on ${NAME}0, in ${out}/profile\\.mpii`),
+        );
         assert.match(r.stderr, new RegExp(`mpii: no profile to report: .*rank 0 wrote profile\\.mpii on its own host .*copy it into ${out} `));
         await assertRing(join(hostView(0), `away-${f}`), [`${NAME}0`, `${NAME}1`]);
       });

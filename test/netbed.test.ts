@@ -20,7 +20,9 @@ const checksum = (s: string) => /checksum=([0-9a-f]{16})/.exec(s)?.[1];
 function done(f: Flavor, r: { code: number; stdout: string }, what: string): boolean {
   if (r.code === 0) return true;
   if (f !== 'mpich' || r.code !== 124 || !checksum(r.stdout)) return false;
-  process.stderr.write(`# mpich ${what}: checksum printed, then MPI_Finalize hung over UCX's TCP (openucx/ucx#8738): stopped after ${TCP_JOB_LIMIT.seconds} s\n`);
+  process.stderr.write(
+    `# mpich ${what}: checksum printed, then MPI_Finalize hung over UCX's TCP (openucx/ucx#8738): stopped after ${TCP_JOB_LIMIT.seconds} s\n`,
+  );
   return true;
 }
 
@@ -43,18 +45,37 @@ describe('rate-limited testbed', () => {
   });
 
   for (const f of ['openmpi', 'mpich'] as Flavor[]) {
-    for (const [prog, args] of [['sor', ['sendrecv', '256', '10']], ['halo', ['sendrecv', '2048', '64', '10']]] as const) {
+    for (const [prog, args] of [
+      ['sor', ['sendrecv', '256', '10']],
+      ['halo', ['sendrecv', '2048', '64', '10']],
+    ] as const) {
       it(`${f}: ${prog} over the 50 Mbit/s link under overlap (paging, chaining, adaptive) = plain`, async () => {
         const launch = execaSync(HOSTS, ['launch-args', '2', NAME, '--mpi', f]).stdout.trim().split('\n');
         const bin = program(f, prog);
         const p = await execa(LAUNCHER[f], [...launch, '-np', '2', bin, ...args], { env: ENV, reject: false, timeout: TCP_JOB_LIMIT.seconds * 1000 });
-        const plain = { ...p, code: p.timedOut ? 124 : p.exitCode ?? -1 };
+        const plain = { ...p, code: p.timedOut ? 124 : (p.exitCode ?? -1) };
         assert.ok(done(f, plain, `${prog} plain`), plain.stderr);
         const want = checksum(plain.stdout);
         assert.ok(want, plain.stdout);
         for (const mode of ['paging', 'chaining', 'adaptive']) {
-          const r = await mpii(['run', '--quiet', '--timeout', String(TCP_JOB_LIMIT.seconds), '--tools', `overlap[mode=${mode}]`,
-            '--out', outDir(`netbed-${f}`), ...launch, '-np', '2', bin, ...args], { PMIX_MCA_gds: 'hash' });
+          const r = await mpii(
+            [
+              'run',
+              '--quiet',
+              '--timeout',
+              String(TCP_JOB_LIMIT.seconds),
+              '--tools',
+              `overlap[mode=${mode}]`,
+              '--out',
+              outDir(`netbed-${f}`),
+              ...launch,
+              '-np',
+              '2',
+              bin,
+              ...args,
+            ],
+            { PMIX_MCA_gds: 'hash' },
+          );
           assert.ok(done(f, r, `${prog} ${mode}`), `${mode}: ${r.stderr}`);
           assert.equal(checksum(r.stdout), want, mode);
         }

@@ -19,7 +19,12 @@ function unit(): (scenario: string, calls: number) => Record<string, number> {
   execaSync('cc', ['-O1', '-Wall', '-Werror', '-I', ov, '-o', bin, join(ROOT, 'test', 'programs', 'overlap_adaptive_unit.c'), join(ov, 'adaptive.c')]);
   return (scenario, calls) => {
     const out = execaSync(bin, [scenario, String(calls)]).stdout.trim();
-    return Object.fromEntries(out.split(' ').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)]));
+    return Object.fromEntries(
+      out
+        .split(' ')
+        .map((kv) => kv.split('='))
+        .map(([k, v]) => [k, Number(v)]),
+    );
   };
 }
 
@@ -76,4 +81,3 @@ describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
     assert.ok(r.background < 200, JSON.stringify(r));
   });
 });
-

@@ -17,14 +17,22 @@ const LAUNCHER: Record<Flavor, string> = { openmpi: 'mpirun.openmpi', mpich: 'mp
 async function plain(f: Flavor, prog: string, args: string[]): Promise<string> {
   const r = await execa(LAUNCHER[f], [...launcherArgs(f, 2), prog, ...args], { env: TEST_ENV, reject: false, timeout: 120_000 });
   assert.equal(r.exitCode, 0, r.stderr);
-  return r.stdout.split('\n').filter((l) => / OK |checksum=/.test(l)).sort().join('\n');
+  return r.stdout
+    .split('\n')
+    .filter((l) => / OK |checksum=/.test(l))
+    .sort()
+    .join('\n');
 }
 
 async function adaptive(f: Flavor, prog: string, args: string[]) {
   const out = outDir(`decisions-${f}`);
   const r = await mpii(['run', '--quiet', '--tools', 'overlap[mode=adaptive]', '--out', out, ...launcherArgs(f, 2), prog, ...args]);
   assert.equal(r.code, 0, r.stderr);
-  const lines = r.stdout.split('\n').filter((l) => / OK |checksum=/.test(l)).sort().join('\n');
+  const lines = r.stdout
+    .split('\n')
+    .filter((l) => / OK |checksum=/.test(l))
+    .sort()
+    .join('\n');
   return { lines, totals: overlapTotals(overlapRuns(readProfile(out))[0]) };
 }
 

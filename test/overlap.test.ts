@@ -13,7 +13,11 @@ useSpecialised(); // the tools as users run them: compiled into one wrapper per 
 const LAUNCHER: Record<Flavor, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpiexec.mpich' };
 
 /** What each rank printed, sorted (ranks interleave freely). */
-const lines = (s: string) => s.split('\n').filter((l) => /^(overlap_\w+ rank \d+:|sor )/.test(l)).sort();
+const lines = (s: string) =>
+  s
+    .split('\n')
+    .filter((l) => /^(overlap_\w+ rank \d+:|sor )/.test(l))
+    .sort();
 
 async function plain(f: Flavor, np: number, prog: string, args: string[]): Promise<string[]> {
   const r = await execa(LAUNCHER[f], [...launcherArgs(f, np), prog, ...args], { env: TEST_ENV, reject: false, timeout: 120_000 });
@@ -25,7 +29,8 @@ async function underOverlap(f: Flavor, np: number, prog: string, args: string[],
   const out = outDir(`overlap-${f}`);
   const r = await mpii(['run', '--quiet', '--tools', `overlap[${options}]`, '--out', out, ...launcherArgs(f, np), prog, ...args], env);
   assert.equal(r.code, 0, `${options}: ${r.stderr}`);
-  if (env.INJ_IGNORE === '1') { // every tool off: the shim records nothing at all
+  if (env.INJ_IGNORE === '1') {
+    // every tool off: the shim records nothing at all
     assert.throws(() => readProfile(out), /holds no mpii profile/);
     return { lines: lines(r.stdout), totals: {} as Record<string, number>, stdout: r.stdout };
   }
@@ -58,7 +63,10 @@ for (const f of FLAVORS) {
         const prog = program(f, name);
         const want = await plain(f, np, prog, args);
         assert.equal(want.length, np, 'every rank reports');
-        assert.ok(want.every((l) => / OK /.test(l) || / OK$/.test(l)), want.join('\n'));
+        assert.ok(
+          want.every((l) => / OK /.test(l) || / OK$/.test(l)),
+          want.join('\n'),
+        );
         const opt = (mode: string) => [`mode=${mode}`, base].filter(Boolean).join(';');
         const paging = await underOverlap(f, np, prog, args, opt('paging'));
         assert.deepEqual(paging.lines, want, 'paging');
@@ -98,7 +106,7 @@ for (const f of FLAVORS) {
       assert.equal(t['sends converted'] + t['receives converted'] + t['passed: switched off at the call site'], 2 * 2 * 600, JSON.stringify(t));
     });
 
-    it('Algorithm 8 (the thesis\'s failing chain) gives the right b under chaining', async () => {
+    it("Algorithm 8 (the thesis's failing chain) gives the right b under chaining", async () => {
       const prog = program(f, 'overlap_alg8');
       const want = await plain(f, 2, prog, ['40']);
       const chaining = await underOverlap(f, 2, prog, ['40'], 'mode=chaining;heap-min=1;chain-threshold=1');
@@ -106,7 +114,7 @@ for (const f of FLAVORS) {
       assert.ok(chaining.totals['chain ends learned'] >= 1, JSON.stringify(chaining.totals));
     });
 
-    it('a genuine segfault still crashes; the program\'s own SIGSEGV handler still runs', async () => {
+    it("a genuine segfault still crashes; the program's own SIGSEGV handler still runs", async () => {
       const prog = program(f, 'overlap_segv');
       const touch = await underOverlap(f, 2, prog, ['touch'], 'mode=paging');
       assert.equal(touch.lines.filter((l) => / OK /.test(l)).length, 2);
@@ -119,7 +127,7 @@ for (const f of FLAVORS) {
       assert.match(own.stderr + own.stdout, /own handler ran/);
     });
 
-    it('off above MPI_THREAD_SINGLE: the report names the call, the levels asked for and got, and a C program\'s fix (no mpi4py hint)', async () => {
+    it("off above MPI_THREAD_SINGLE: the report names the call, the levels asked for and got, and a C program's fix (no mpi4py hint)", async () => {
       const out = outDir(`overlap-threads-${f}`);
       const r = await mpii(['run', '--quiet', '--tools', 'overlap', '--out', out, ...launcherArgs(f, 2), program(f, 'profile_threads')]);
       assert.equal(r.code, 0, r.stderr);
@@ -128,10 +136,16 @@ for (const f of FLAVORS) {
       const run = overlapRuns(readProfile(out))[0];
       assert.equal(run.disabled.length, 2);
       const levels = ['SINGLE', 'FUNNELED', 'SERIALIZED', 'MULTIPLE'];
-      assert.equal(run.disabled[0].reason, `MPI_Init_thread, called from profile_threads asked for thread level MPI_THREAD_MULTIPLE and got MPI_THREAD_${levels[Number(got[1])]}; `
-        + 'the method supports MPI_THREAD_SINGLE only (a fault on another thread would call MPI from it): ask for MPI_THREAD_SINGLE there (or call MPI_Init) to use overlap');
+      assert.equal(
+        run.disabled[0].reason,
+        `MPI_Init_thread, called from profile_threads asked for thread level MPI_THREAD_MULTIPLE and got MPI_THREAD_${levels[Number(got[1])]}; ` +
+          'the method supports MPI_THREAD_SINGLE only (a fault on another thread would call MPI from it): ask for MPI_THREAD_SINGLE there (or call MPI_Init) to use overlap',
+      );
       const text = await mpii(['report', out]);
-      assert.match(text.stdout.replace(/\s+/g, ' '), /OFF on all 2 ranks: MPI_Init_thread, called from profile_threads asked for thread level MPI_THREAD_MULTIPLE/);
+      assert.match(
+        text.stdout.replace(/\s+/g, ' '),
+        /OFF on all 2 ranks: MPI_Init_thread, called from profile_threads asked for thread level MPI_THREAD_MULTIPLE/,
+      );
       assert.doesNotMatch(text.stdout, /MPI4PY/);
     });
 

@@ -7,7 +7,20 @@
 // need it say what to do in one line, the others still work (docs/package.md).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { execa } from 'execa';
@@ -46,10 +59,24 @@ describe('the npm package: pack, install as root, run as another user', { timeou
 
   /** `args` run by USER in `cwd` with nothing of root's environment but what is given. */
   const asUser = (cmd: string, args: string[], env: Record<string, string>, cwd = home) =>
-    execa('runuser', ['-u', USER, '--', 'env', '-i',
-      `PATH=${join(prefix, 'bin')}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, `HOME=${home}`,
-      // the generic shim only, as in the other test files (the specialised one is another build)
-      'MPII_SPECIALISE=0', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), cmd, ...args], { cwd, reject: false, timeout: 900_000 });
+    execa(
+      'runuser',
+      [
+        '-u',
+        USER,
+        '--',
+        'env',
+        '-i',
+        `PATH=${join(prefix, 'bin')}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+        `HOME=${home}`,
+        // the generic shim only, as in the other test files (the specialised one is another build)
+        'MPII_SPECIALISE=0',
+        ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+        cmd,
+        ...args,
+      ],
+      { cwd, reject: false, timeout: 900_000 },
+    );
   const mpiiAsUser = (args: string[], env: Record<string, string> = {}) => asUser(join(prefix, 'bin', 'mpii'), args, env);
 
   /** A directory USER owns. */
@@ -82,8 +109,11 @@ describe('the npm package: pack, install as root, run as another user', { timeou
 
     // the install command of docs/package.md, into an empty prefix
     prefix = join(work, 'prefix');
-    const inst = await execa('npm', ['install', '-g', '--prefix', prefix, '--allow-scripts=koffi', '--prefer-offline', '--no-audit', '--no-fund', join(packed, tarball)],
-      { cwd: work, reject: false, timeout: 300_000 });
+    const inst = await execa(
+      'npm',
+      ['install', '-g', '--prefix', prefix, '--allow-scripts=koffi', '--prefer-offline', '--no-audit', '--no-fund', join(packed, tarball)],
+      { cwd: work, reject: false, timeout: 300_000 },
+    );
     assert.equal(inst.exitCode, 0, inst.stderr);
     pkg = join(prefix, 'lib', 'node_modules', 'mpii');
     installed = snapshot(prefix);
@@ -95,14 +125,22 @@ describe('the npm package: pack, install as root, run as another user', { timeou
   });
 
   it('holds what a user runs and nothing else', () => {
-    const top = readdirSync(pkg).filter((f) => f !== 'node_modules').sort();
+    const top = readdirSync(pkg)
+      .filter((f) => f !== 'node_modules')
+      .sort();
     assert.deepEqual(top, ['LICENSE', 'README.md', 'bin', 'config', 'dist', 'docs', 'package.json', 'preload']);
     assert.deepEqual(readdirSync(join(pkg, 'dist')).sort(), ['preload', 'src']);
     assert.deepEqual(readdirSync(join(pkg, 'docs')), ['mpii.1']);
     assert.ok(existsSync(join(pkg, 'dist', 'src', 'cli', 'main.js')));
     assert.ok(existsSync(join(pkg, 'preload', 'spec', 'mpi.yaml')));
-    const files = snapshot(pkg).map((l) => l.split(' ')[0]).filter((f) => !f.startsWith('node_modules'));
-    assert.deepEqual(files.filter((f) => /\.test\.|(^|\/)test\/|^bench|\.ts$/.test(f)), [], 'no tests, benchmarks or TypeScript sources');
+    const files = snapshot(pkg)
+      .map((l) => l.split(' ')[0])
+      .filter((f) => !f.startsWith('node_modules'));
+    assert.deepEqual(
+      files.filter((f) => /\.test\.|(^|\/)test\/|^bench|\.ts$/.test(f)),
+      [],
+      'no tests, benchmarks or TypeScript sources',
+    );
   });
 
   it('the user cannot write the install', async () => {
@@ -136,7 +174,10 @@ describe('the npm package: pack, install as root, run as another user', { timeou
     assert.match(r.stdout, /ring ok size=2 token=6/);
     assert.equal(r.calls.get('MPI_Send'), NP * 3);
     const cache = join(home, '.cache', 'mpii');
-    assert.deepEqual(shims(cache).map((d) => d.split('-')[0]), ['openmpi']);
+    assert.deepEqual(
+      shims(cache).map((d) => d.split('-')[0]),
+      ['openmpi'],
+    );
     assert.deepEqual(snapshot(prefix), installed);
     const doctor = await mpiiAsUser(['doctor']);
     assert.match(doctor.stdout, new RegExp(`^ok +mpii in ${esc(pkg)}, Node v`, 'm'));
@@ -151,23 +192,32 @@ describe('the npm package: pack, install as root, run as another user', { timeou
     const homeCache = join(home, '.cache');
     const homeBefore = existsSync(homeCache) ? snapshot(homeCache) : [];
     const py = join(work, 'allreduce.py');
-    writeFileSync(py, [
-      'import numpy as np',
-      'from mpi4py import MPI',
-      'comm = MPI.COMM_WORLD',
-      'total = np.zeros(1)',
-      'comm.Allreduce(np.array([comm.Get_rank() + 1.0]), total, op=MPI.SUM)',
-      'if comm.Get_rank() == 0:',
-      '    print(f"allreduce ok size={comm.Get_size()} total={total[0]:g}")',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      py,
+      [
+        'import numpy as np',
+        'from mpi4py import MPI',
+        'comm = MPI.COMM_WORLD',
+        'total = np.zeros(1)',
+        'comm.Allreduce(np.array([comm.Get_rank() + 1.0]), total, op=MPI.SUM)',
+        'if comm.Get_rank() == 0:',
+        '    print(f"allreduce ok size={comm.Get_size()} total={total[0]:g}")',
+        '',
+      ].join('\n'),
+    );
     const p = await runAsUser(['/usr/bin/python3', py], env, ['-np', String(NP), '--oversubscribe']);
     assert.match(p.stdout, /allreduce ok size=2 total=3/);
     assert.equal(p.calls.get('MPI_Allreduce'), NP);
 
     const cache = join(xdg, 'mpii');
-    assert.deepEqual(shims(cache).map((d) => d.split('-')[0]), ['openmpi']);
-    assert.ok(readdirSync(cache).some((f) => /^pysite-.*\.so$/.test(f)), 'the Python call-site helper is built in the cache');
+    assert.deepEqual(
+      shims(cache).map((d) => d.split('-')[0]),
+      ['openmpi'],
+    );
+    assert.ok(
+      readdirSync(cache).some((f) => /^pysite-.*\.so$/.test(f)),
+      'the Python call-site helper is built in the cache',
+    );
     assert.deepEqual(existsSync(homeCache) ? snapshot(homeCache) : [], homeBefore, 'nothing changed in ~/.cache');
     assert.deepEqual(snapshot(prefix), installed);
   });
@@ -179,8 +229,10 @@ describe('the npm package: pack, install as root, run as another user', { timeou
     renameSync(build, `${build}.away`);
     try {
       const r = await mpiiAsUser(['pvars', '--mpi', 'openmpi']);
-      oneLineError({ code: r.exitCode ?? -1, stderr: r.stderr },
-        new RegExp(`koffi's native module does not load .* — install mpii again .*: npm install -g --prefix ${esc(prefix)} --allow-scripts=koffi `));
+      oneLineError(
+        { code: r.exitCode ?? -1, stderr: r.stderr },
+        new RegExp(`koffi's native module does not load .* — install mpii again .*: npm install -g --prefix ${esc(prefix)} --allow-scripts=koffi `),
+      );
       assert.equal(r.exitCode, 2);
       const doctor = await mpiiAsUser(['doctor']);
       assert.equal(doctor.exitCode, 1);

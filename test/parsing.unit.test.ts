@@ -28,7 +28,7 @@ describe('mpii run argument splitting', () => {
   it('a valued option without its value is an error', () => {
     assert.throws(() => parseRunArgs(['--tools']), /--tools needs a value/);
   });
-  it('--launcher srun splits with srun\'s options (-q takes a value there, a flag to mpirun); --mpi PLUGIN is srun\'s', () => {
+  it("--launcher srun splits with srun's options (-q takes a value there, a flag to mpirun); --mpi PLUGIN is srun's", () => {
     const a = parseRunArgs(['--launcher', 'srun', '-q', 'normal', '--mpi', 'pmix', '-p', 'debug', '--mpi=mpich', '-np', '2', './app', '-x']);
     assert.equal(a.launcher, 'srun');
     assert.equal(a.mpi, 'mpich'); // an MPI's name is mpii's override, a plugin's name goes to srun
@@ -61,12 +61,18 @@ struct s { int MPI_Fake(int); };
   it('reads prototypes, arrays, varargs, void and unnamed parameters', () => {
     const fns = parseFunctions(text, ['MPI_']);
     const by = new Map(fns.map((f) => [f.name, f]));
-    assert.deepEqual(by.get('MPI_Send')!.params.map((p) => p.name), ['buf', 'count', 'datatype', 'dest', 'tag', 'comm']);
+    assert.deepEqual(
+      by.get('MPI_Send')!.params.map((p) => p.name),
+      ['buf', 'count', 'datatype', 'dest', 'tag', 'comm'],
+    );
     assert.equal(by.get('MPI_Group_range_incl')!.params[2].type, 'int (*)[3]');
     assert.equal(by.get('MPI_Pcontrol')!.variadic, true);
     assert.equal(by.get('MPI_Wtime')!.ret, 'double');
     assert.equal(by.get('MPI_Wtime')!.params.length, 0);
-    assert.deepEqual(by.get('MPI_Type_f2c_like')!.params.map((p) => p.decl), ['MPI_Fint a0', 'MPI_Datatype * a1']);
+    assert.deepEqual(
+      by.get('MPI_Type_f2c_like')!.params.map((p) => p.decl),
+      ['MPI_Fint a0', 'MPI_Datatype * a1'],
+    );
     assert.ok(!by.has('MPI_Fake'), 'nothing inside struct bodies');
     assert.deepEqual(parseEnum(text, 'QMPI_Functions_enum'), ['MPI_ABORT_T', 'MPI_SEND_T', 'MPI_LAST_FUNC_T']);
   });
@@ -79,7 +85,9 @@ describe('generation from the installed headers', () => {
       writeFileSync(join(dir, 'h.c'), '#include <mpi.h>\n');
       const pre = execaSync(`mpicc.${f}`, ['-E', '-P', join(dir, 'h.c')]).stdout;
       const g = generate({ flavor: f, preprocessed: pre, specPath: join(ROOT, 'preload', 'spec', 'mpi.yaml'), mpiVersion: 'test' });
-      const declared = parseFunctions(pre, ['MPI_', 'MPIX_']).map((x) => x.name).sort();
+      const declared = parseFunctions(pre, ['MPI_', 'MPIX_'])
+        .map((x) => x.name)
+        .sort();
       assert.deepEqual(g.functions.map((x) => x.name).sort(), declared);
       const send = g.functions.find((x) => x.name === 'MPI_Send')!;
       assert.equal(send.kind, 'send');
@@ -87,7 +95,10 @@ describe('generation from the installed headers', () => {
       assert.equal(g.functions.find((x) => x.name === 'MPI_Alltoall')!.kind, 'coll-a2a');
       // the argument view: every role by name, whatever the parameter's position or spelling
       const gen = g.files['mpii_gen.h'];
-      assert.match(gen, /#define MPII_ARGS_MPI_Send \(\(mpii_args_t\) \{ \.buffer = \(const void \*\) buf, \.count = \(MPI_Count\) count, \.datatype = \(MPI_Datatype\) datatype, \.peer = \(int\) dest, \.tag = \(int\) tag, \.comm = \(MPI_Comm\) comm \}\)/);
+      assert.match(
+        gen,
+        /#define MPII_ARGS_MPI_Send \(\(mpii_args_t\) \{ \.buffer = \(const void \*\) buf, \.count = \(MPI_Count\) count, \.datatype = \(MPI_Datatype\) datatype, \.peer = \(int\) dest, \.tag = \(int\) tag, \.comm = \(MPI_Comm\) comm \}\)/,
+      );
       assert.match(gen, /#define MPII_ARGS_MPI_Sendrecv \(\(mpii_args_t\) \{[^\n]*\.peer = \(int\) dest,[^\n]*\.recv_peer = \(int\) source/);
       assert.match(gen, /#define MPII_ARGS_MPI_Comm_free \(\(mpii_args_t\) \{ \.comm_ref = \(MPI_Comm \*\) comm \}\)/);
       assert.match(gen, /#define MPII_ARGS_MPI_Cart_create \(\(mpii_args_t\) \{ \.comm = \(MPI_Comm\) \w+, \.new_comm = \(MPI_Comm \*\) comm_cart \}\)/);
@@ -96,7 +107,10 @@ describe('generation from the installed headers', () => {
         const e = parseEnum(pre, 'QMPI_Functions_enum');
         const inEnum = g.functions.filter((x) => !x.enumName.startsWith('MPII_EXT_'));
         for (const fn of inEnum) assert.ok(e.includes(fn.enumName), fn.enumName);
-        assert.ok(g.functions.some((x) => x.name === 'MPI_Send_c'), 'large-count variants');
+        assert.ok(
+          g.functions.some((x) => x.name === 'MPI_Send_c'),
+          'large-count variants',
+        );
         assert.equal(g.functions.find((x) => x.name === 'MPI_Send_c')!.kind, 'send');
         assert.match(g.files['qmpi.h'], /#include <mpi\.h>/);
         // the argument view: large-count arrays fill the `_c` twin of an int-array field

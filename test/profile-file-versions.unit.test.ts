@@ -14,7 +14,10 @@ import { dumpProfile } from './profile-file-dump.js';
 import { MPII, ROOT } from './helpers.js';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'profile-file');
-const fixtures = readdirSync(FIXTURES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+const fixtures = readdirSync(FIXTURES, { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .sort();
 
 /** The format version a fixture's files carry (the gathered header's, else the first image's). */
 function versionOf(dir: string): number {
@@ -49,20 +52,26 @@ function withVersion(version: number, where: 'file' | 'image'): string {
 
 test('a newer format: one line naming its version and the fix', () => {
   for (const where of ['file', 'image'] as const) {
-    assert.throws(() => readProfile(withVersion(FORMAT_VERSION + 1, where)), (e: Error & { fix?: string }) => {
-      assert.match(e.message, new RegExp(`written by a newer mpii \\(format ${FORMAT_VERSION + 1}, this one reads ${FORMAT_VERSION}\\)`));
-      assert.equal(e.fix, 'upgrade mpii to read it');
-      return true;
-    });
+    assert.throws(
+      () => readProfile(withVersion(FORMAT_VERSION + 1, where)),
+      (e: Error & { fix?: string }) => {
+        assert.match(e.message, new RegExp(`written by a newer mpii \\(format ${FORMAT_VERSION + 1}, this one reads ${FORMAT_VERSION}\\)`));
+        assert.equal(e.fix, 'upgrade mpii to read it');
+        return true;
+      },
+    );
   }
 });
 
 test('a format older than the oldest read: one line naming its version and the fix', () => {
-  assert.throws(() => readProfile(withVersion(OLDEST_VERSION - 1, 'file')), (e: Error & { fix?: string }) => {
-    assert.match(e.message, new RegExp(`is in format ${OLDEST_VERSION - 1}, older than this mpii reads \\(${OLDEST_VERSION} to ${FORMAT_VERSION}\\)`));
-    assert.match(e.fix ?? '', /read it with an mpii from before \w+, or re-run the job/);
-    return true;
-  });
+  assert.throws(
+    () => readProfile(withVersion(OLDEST_VERSION - 1, 'file')),
+    (e: Error & { fix?: string }) => {
+      assert.match(e.message, new RegExp(`is in format ${OLDEST_VERSION - 1}, older than this mpii reads \\(${OLDEST_VERSION} to ${FORMAT_VERSION}\\)`));
+      assert.match(e.fix ?? '', /read it with an mpii from before \w+, or re-run the job/);
+      return true;
+    },
+  );
 });
 
 test('mpii report of a newer format: one line on stderr, exit 2, nothing else', async () => {
@@ -79,6 +88,9 @@ test('format 1 per-rank files of a crashed run read as incomplete', () => {
   for (const f of readdirSync(join(FIXTURES, 'v1-crash'))) if (f.endsWith('.live')) copyFileSync(join(FIXTURES, 'v1-crash', f), join(dir, f));
   const p = readProfile(dir);
   assert.equal(p.complete, false);
-  assert.deepEqual(p.ranks.map((r) => r.rank), [0, 1]);
+  assert.deepEqual(
+    p.ranks.map((r) => r.rank),
+    [0, 1],
+  );
   assert.ok(p.ranks.some((r) => r.state !== 'finalized'));
 });

@@ -39,7 +39,8 @@ function writtenBlocks(): { tool: string; name: string; file: string }[] {
       else if (/\.[ch]$/.test(f)) {
         const rel = relative(join(ROOT, 'preload'), p);
         const tool = rel.startsWith('tools/') ? rel.split('/')[1] : 'core';
-        for (const m of readFileSync(p, 'utf8').matchAll(/mpii_profile_(?:counters|text)\(\s*([\w>-]+),\s*"([^"]+)"/g)) out.push({ tool, name: m[2], file: rel });
+        for (const m of readFileSync(p, 'utf8').matchAll(/mpii_profile_(?:counters|text)\(\s*([\w>-]+),\s*"([^"]+)"/g))
+          out.push({ tool, name: m[2], file: rel });
       }
     }
   };
@@ -53,11 +54,15 @@ test('every block the shim and the tools write is declared for its tool', () => 
   const written = writtenBlocks();
   assert.ok(written.length >= 20, `found ${written.length} writes`);
   for (const w of written) {
-    assert.ok(declared.get(w.tool)?.has(w.name), `${w.file} writes block "${w.name}", which ${w.tool === 'core' ? 'preload/spec/profile-file.yaml' : `preload/tools/${w.tool}/blocks.yaml`} does not declare`);
+    assert.ok(
+      declared.get(w.tool)?.has(w.name),
+      `${w.file} writes block "${w.name}", which ${w.tool === 'core' ? 'preload/spec/profile-file.yaml' : `preload/tools/${w.tool}/blocks.yaml`} does not declare`,
+    );
   }
   // and nothing is declared that no one writes (report-options: written from the environment)
   for (const [tool, names] of declared) {
-    for (const name of names) assert.ok(written.some((w) => w.tool === tool && w.name === name) || name === 'report-options', `${tool} declares "${name}", which nothing writes`);
+    for (const name of names)
+      assert.ok(written.some((w) => w.tool === tool && w.name === name) || name === 'report-options', `${tool} declares "${name}", which nothing writes`);
   }
 });
 
@@ -65,8 +70,24 @@ test('the struct offsets are the C layout of the declared types', () => {
   const spec = loadProfileSpec(ROOT);
   const image = spec.structs.find((s) => s.name === 'image_header')!;
   assert.equal(image.size, 144);
-  assert.deepEqual(image.fields.map((f) => [f.name, f.offset]), [['magic', 0], ['version', 8], ['state', 12], ['rank', 16], ['size', 20], ['pid', 24],
-    ['ntools', 28], ['used', 32], ['capacity', 40], ['t_start', 48], ['t_end', 56], ['host', 64], ['flavor', 128]]);
+  assert.deepEqual(
+    image.fields.map((f) => [f.name, f.offset]),
+    [
+      ['magic', 0],
+      ['version', 8],
+      ['state', 12],
+      ['rank', 16],
+      ['size', 20],
+      ['pid', 24],
+      ['ntools', 28],
+      ['used', 32],
+      ['capacity', 40],
+      ['t_start', 48],
+      ['t_end', 56],
+      ['host', 64],
+      ['flavor', 128],
+    ],
+  );
   assert.equal(spec.structs.find((s) => s.name === 'record')!.size, 24);
 });
 
@@ -75,15 +96,18 @@ test('a bad declaration: one line naming the file and the problem', () => {
   cpSync(join(ROOT, 'preload'), join(root, 'preload'), { recursive: true });
   const yaml = join(root, 'preload', 'spec', 'profile-file.yaml');
   writeFileSync(yaml, readFileSync(yaml, 'utf8').replace('{ name: pid, type: i32 }', '{ name: pid, type: i24 }'));
-  assert.throws(() => loadProfileSpec(root), (e: Error) => e instanceof SpecError
-    && e.message === 'preload/spec/profile-file.yaml: struct image_header.pid: unknown type i24 (u32, i32, u64, i64, f64, char[N])');
+  assert.throws(
+    () => loadProfileSpec(root),
+    (e: Error) =>
+      e instanceof SpecError && e.message === 'preload/spec/profile-file.yaml: struct image_header.pid: unknown type i24 (u32, i32, u64, i64, f64, char[N])',
+  );
   const tool = join(root, 'preload', 'tools', 'overlap', 'blocks.yaml');
   writeFileSync(yaml, readFileSync(join(ROOT, 'preload', 'spec', 'profile-file.yaml'), 'utf8'));
   writeFileSync(tool, readFileSync(tool, 'utf8').replace('tool: overlap', 'tool: overlapp'));
   assert.throws(() => loadProfileSpec(root), /^SpecError: preload\/tools\/overlap\/blocks\.yaml: says tool overlapp, but its folder is overlap$/);
 });
 
-test('memcheck\'s kinds are errors or hints, declared once: the C table and the reader\'s classes come from blocks.yaml', () => {
+test("memcheck's kinds are errors or hints, declared once: the C table and the reader's classes come from blocks.yaml", () => {
   const files = profileFormatFiles(ROOT);
   const spec = loadProfileSpec(ROOT);
   const kinds = spec.tools.find((t) => t.tool === 'memcheck')!.blocks.find((b) => b.name === 'by kind')!;
@@ -92,7 +116,10 @@ test('memcheck\'s kinds are errors or hints, declared once: the C table and the 
   const header = files['preload/tools/memcheck/memcheck_blocks.h'];
   assert.match(header, /enum \{ MC_CLASS_ERROR = 0, MC_CLASS_HINT = 1 \};/);
   const table = /#define MC_KIND_CLASSES \{ (.*) \}/.exec(header)![1].split(', ');
-  assert.deepEqual(table, kinds.row!.fields.map((f) => `MC_CLASS_${f.class!.toUpperCase()}`));
+  assert.deepEqual(
+    table,
+    kinds.row!.fields.map((f) => `MC_CLASS_${f.class!.toUpperCase()}`),
+  );
   assert.match(files['src/profile-file/format.gen.ts'], /"classes": \[/);
 });
 
@@ -102,7 +129,13 @@ test('a kind without a class, or with one not declared: one line naming the bloc
   const yaml = join(root, 'preload', 'tools', 'memcheck', 'blocks.yaml');
   const text = readFileSync(yaml, 'utf8');
   writeFileSync(yaml, text.replace('c: UNREAD, class: hint,', 'c: UNREAD,'));
-  assert.throws(() => loadProfileSpec(root), /^SpecError: preload\/tools\/memcheck\/blocks\.yaml: block by kind field 'received data never read': no class \(one of error, hint\)$/);
+  assert.throws(
+    () => loadProfileSpec(root),
+    /^SpecError: preload\/tools\/memcheck\/blocks\.yaml: block by kind field 'received data never read': no class \(one of error, hint\)$/,
+  );
   writeFileSync(yaml, text.replace('c: UNREAD, class: hint,', 'c: UNREAD, class: warning,'));
-  assert.throws(() => loadProfileSpec(root), /^SpecError: preload\/tools\/memcheck\/blocks\.yaml: block by kind field 'received data never read': class warning is not one of error, hint$/);
+  assert.throws(
+    () => loadProfileSpec(root),
+    /^SpecError: preload\/tools\/memcheck\/blocks\.yaml: block by kind field 'received data never read': class warning is not one of error, hint$/,
+  );
 });

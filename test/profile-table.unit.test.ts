@@ -19,11 +19,23 @@ function sparseSection(length: number, entries: (number | bigint)[]): CounterSec
 /** A dense section of `values` (what the words of a counters record look like). */
 function denseSection(values: number[]): CounterSection {
   const words = new Uint32Array(2 * values.length);
-  values.forEach((v, k) => { words[2 * k] = v % 2 ** 32; words[2 * k + 1] = Math.floor(v / 2 ** 32); });
+  values.forEach((v, k) => {
+    words[2 * k] = v % 2 ** 32;
+    words[2 * k + 1] = Math.floor(v / 2 ** 32);
+  });
   const c = {
-    tool: 1, name: 't', labels: [], length: values.length, nonzero: new Map(), drop() {},
+    tool: 1,
+    name: 't',
+    labels: [],
+    length: values.length,
+    nonzero: new Map(),
+    drop() {},
     words: () => ({ sparse: false, words, entries: values.length }),
-    forEach(fn: (i: number, v: number) => void) { values.forEach((v, i) => { if (v !== 0) fn(i, v); }); },
+    forEach(fn: (i: number, v: number) => void) {
+      values.forEach((v, i) => {
+        if (v !== 0) fn(i, v);
+      });
+    },
   };
   return c as CounterSection;
 }
@@ -43,7 +55,11 @@ describe('TableReader', () => {
   it('sparse entries: rows in the order first stored, values exact, UINT64_MAX as 2^64, a stored zero still makes its row', () => {
     const c = sparseSection(12, [7, 5, 8, 2 ** 40 + 3, 1, 9, 0, 4, 10, -1, 11, 0]);
     const t = new TableReader().read(c, 3);
-    assert.deepEqual(rowsOf(t, 3), [[2, 0, 5, 2 ** 40 + 3], [0, 4, 9, 0], [3, 0, 2 ** 64, 0]]);
+    assert.deepEqual(rowsOf(t, 3), [
+      [2, 0, 5, 2 ** 40 + 3],
+      [0, 4, 9, 0],
+      [3, 0, 2 ** 64, 0],
+    ]);
     // what forEach gives, value by value
     const seen: number[][] = [];
     c.forEach((i, v) => seen.push([i, v]));
@@ -58,19 +74,28 @@ describe('TableReader', () => {
   it('a table far longer than its entries (or a damaged length): memory for the rows stored only', () => {
     const R = 2 ** 43; // row R starts at entry 3R, beyond 2^32 entries and 2^31 rows
     const t = new TableReader().read(sparseSection(2 ** 45, [3 * R + 1, 6, 5, 7, 3 * R + 2, 8]), 3);
-    assert.deepEqual(rowsOf(t, 3), [[R, 0, 6, 8], [1, 0, 0, 7]]);
+    assert.deepEqual(rowsOf(t, 3), [
+      [R, 0, 6, 8],
+      [1, 0, 0, 7],
+    ]);
     assert.ok(t.values.length < 1024, `${t.values.length} values allocated`);
   });
 
   it('a dense section: its non-zero values make the rows', () => {
     const t = new TableReader().read(denseSection([0, 0, 0, 0, 3, 0, 2 ** 33, 0, 0]), 3);
-    assert.deepEqual(rowsOf(t, 3), [[1, 0, 3, 0], [2, 2 ** 33, 0, 0]]);
+    assert.deepEqual(rowsOf(t, 3), [
+      [1, 0, 3, 0],
+      [2, 2 ** 33, 0, 0],
+    ]);
   });
 
   it('read after read: the rows of the last one, zeroed where an earlier one wrote, growing when needed', () => {
     const t = new TableReader();
     t.read(sparseSection(6, [0, 1, 1, 2, 2, 3, 5, 4]), 3);
-    assert.deepEqual(rowsOf(t, 3), [[0, 1, 2, 3], [1, 0, 0, 4]]);
+    assert.deepEqual(rowsOf(t, 3), [
+      [0, 1, 2, 3],
+      [1, 0, 0, 4],
+    ]);
     t.read(sparseSection(6, [4, 7]), 3);
     assert.deepEqual(rowsOf(t, 3), [[1, 0, 7, 0]]);
     const big = Array.from({ length: 400 }, (_, k) => [3 * k, k + 1]).flat();

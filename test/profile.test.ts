@@ -24,7 +24,14 @@ function markers(name: string): Record<string, number> {
   return out;
 }
 
-async function profiled(f: Flavor, name: string, tag: string, tools = 'profile', np = NP, args: string[] = []): Promise<{ out: string; run: ProfileRun; stdout: string; stderr: string }> {
+async function profiled(
+  f: Flavor,
+  name: string,
+  tag: string,
+  tools = 'profile',
+  np = NP,
+  args: string[] = [],
+): Promise<{ out: string; run: ProfileRun; stdout: string; stderr: string }> {
   const out = outDir(`${f}-${tag}`);
   const r = await mpii(['run', '--tools', tools, '--out', out, ...launcherArgs(f, np), program(f, name), ...args]);
   assert.equal(r.code, 0, r.stderr);
@@ -69,8 +76,15 @@ for (const f of FLAVORS) {
       assert.deepEqual([bc.count, bc.sent, bc.recv], [3 * NP, 3 * 16, 3 * 16 * (NP - 1)], 'the root sends, the others receive');
       const bar = site(sites, 'MPI_Barrier', lines.barrier);
       assert.equal(bar.count, NP);
-      assert.equal(sites.find((t) => t.site.frames[0]?.line === lines.hidden), undefined, 'barriers between Pcontrol(0) and (1) are not recorded');
-      assert.equal(sites.find((t) => t.site.fn === 'MPI_Pcontrol' || t.site.fn === 'MPI_Init' || t.site.fn === 'MPI_Finalize'), undefined);
+      assert.equal(
+        sites.find((t) => t.site.frames[0]?.line === lines.hidden),
+        undefined,
+        'barriers between Pcontrol(0) and (1) are not recorded',
+      );
+      assert.equal(
+        sites.find((t) => t.site.fn === 'MPI_Pcontrol' || t.site.fn === 'MPI_Init' || t.site.fn === 'MPI_Finalize'),
+        undefined,
+      );
       // times: rank 0 slept 300 ms before the barrier, the others waited for it inside MPI
       // (lower bounds only: how much longer a loaded machine takes is no result of the tool's)
       assert.ok(bar.tmax >= 0.25, `longest barrier ${bar.tmax} s`);
@@ -118,13 +132,20 @@ for (const f of FLAVORS) {
       assert.match(js[0].location, /profile_sites\.c:\d+ exchange ← profile_sites\.c:\d+ main/);
     });
 
-    it('sampled timing (the default, here one in 8): exact counts, the timed calls\' time scaled to every call', async (t) => {
-      for (const [sample, tag] of [[8, 'sampled'], [1, 'every']] as const) {
+    it("sampled timing (the default, here one in 8): exact counts, the timed calls' time scaled to every call", async (t) => {
+      for (const [sample, tag] of [
+        [8, 'sampled'],
+        [1, 'every'],
+      ] as const) {
         const { run, stdout, stderr } = await profiled(f, 'profile_sampled', tag, `profile[sample=${sample}]`, 2);
         const own = Number(/recv seconds ([\d.]+)/.exec(stdout)?.[1]);
         assert.ok(own > 0, stdout);
         const recvs = siteTotals(run).filter((t) => t.site.fn === 'MPI_Recv');
-        assert.deepEqual(recvs.map((t) => t.count), [300, 300], 'two receive sites, taking turns');
+        assert.deepEqual(
+          recvs.map((t) => t.count),
+          [300, 300],
+          'two receive sites, taking turns',
+        );
         for (const t of recvs) {
           if (sample === 1) assert.equal(t.timed, 300);
           // each site: its first 64, then one in 8 of its other 236 on average (random gaps of 1..15)
@@ -140,8 +161,10 @@ for (const f of FLAVORS) {
         // is checked exactly in profile.unit.test.ts (scaledTicks).
         for (const s of recvs) {
           assert.ok(s.tmin > 0 && s.tmin <= s.tmax, `tmin ${s.tmin} tmax ${s.tmax}`);
-          assert.ok(s.time >= s.count * s.tmin * (1 - 1e-9) && s.time <= s.count * s.tmax * (1 + 1e-9),
-            `sample=${sample}: ${s.time} s for ${s.count} calls of ${s.tmin}..${s.tmax} s`);
+          assert.ok(
+            s.time >= s.count * s.tmin * (1 - 1e-9) && s.time <= s.count * s.tmax * (1 + 1e-9),
+            `sample=${sample}: ${s.time} s for ${s.count} calls of ${s.tmin}..${s.tmax} s`,
+          );
         }
         const recv = { time: recvs[0].time + recvs[1].time };
         t.diagnostic(`${f} sample=${sample}: the profile says ${recv.time.toFixed(4)} s in MPI_Recv, the program measured ${own} s`);
@@ -204,13 +227,15 @@ for (const f of FLAVORS) {
     it('MPI_THREAD_MULTIPLE: one thread alone, then three threads calling MPI at once, all counted', async () => {
       const { run, stdout } = await profiled(f, 'profile_threads', 'threads', 'profile', 2);
       assert.match(stdout, /profile_threads ok provided=3/); // both MPIs here grant MPI_THREAD_MULTIPLE
-      const totals = siteTotals(run), m = markers('profile_threads');
-      const before = site(totals, 'MPI_Sendrecv', m.before), t = site(totals, 'MPI_Sendrecv', m.threads);
+      const totals = siteTotals(run),
+        m = markers('profile_threads');
+      const before = site(totals, 'MPI_Sendrecv', m.before),
+        t = site(totals, 'MPI_Sendrecv', m.threads);
       assert.deepEqual([before.count, before.sent, before.recv], [2 * 100, 2 * 100 * 64, 2 * 100 * 64]);
       assert.deepEqual([t.count, t.sent, t.recv], [2 * 3 * 500, 2 * 3 * 500 * 64, 2 * 3 * 500 * 64]);
     });
 
-    it('a crashed job keeps its profile: times up to each rank\'s last MPI call', async () => {
+    it("a crashed job keeps its profile: times up to each rank's last MPI call", async () => {
       const out = outDir(`${f}-crash`);
       const r = await mpii(['run', '--tools', 'profile', '--out', out, ...launcherArgs(f, NP), program(f, 'crash')]);
       assert.notEqual(r.code, 0);
@@ -219,9 +244,14 @@ for (const f of FLAVORS) {
       const run = profileRuns(p)[0];
       assert.ok(run.ranks.length >= NP - 1);
       assert.ok(run.ranks.every((x) => !x.finished && x.app > 0 && x.mpi > 0));
-      const sends = siteTotals(run).filter((t) => t.site.fn === 'MPI_Send').reduce((a, t) => a + t.count, 0);
+      const sends = siteTotals(run)
+        .filter((t) => t.site.fn === 'MPI_Send')
+        .reduce((a, t) => a + t.count, 0);
       assert.ok(sends >= 100 * (NP - 1), `${sends} sends survived`);
-      assert.ok(siteTotals(run).every((t) => /crash\.c:\d+ main/.test(t.site.location)), 'sites of a crashed job are resolved too');
+      assert.ok(
+        siteTotals(run).every((t) => /crash\.c:\d+ main/.test(t.site.location)),
+        'sites of a crashed job are resolved too',
+      );
       const rep = await mpii(['report', out]);
       assert.equal(rep.code, 0, rep.stderr);
       assert.match(rep.stdout, /† did not reach MPI_Finalize/);

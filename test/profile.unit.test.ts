@@ -93,10 +93,11 @@ describe('profile report (synthetic jobs)', () => {
     assert.equal(humanTime(4e-8), '40 ns');
   });
 
-  it('sampled times: a site\'s first 64 calls count once, the later timed calls stand for the later calls', () => {
+  it("sampled times: a site's first 64 calls count once, the later timed calls stand for the later calls", () => {
     // 64 timed first calls, one of them 1,000,000 ticks (a connection set up), 63 of 100; then
     // 10,000 calls of 100 ticks, 160 of them timed
-    const first = 1_000_000 + 63 * 100, later = 160 * 100;
+    const first = 1_000_000 + 63 * 100,
+      later = 160 * 100;
     assert.equal(scaledTicks(64 + 10_000, 64 + 160, first + later, first), first + 10_000 * 100);
     // the old estimate would have multiplied the slow first call by 45
     assert.ok(Math.abs(scaledTicks(64 + 10_000, 64 + 160, first + later) - (first + later) * (10_064 / 224)) < 1e-6);
@@ -118,16 +119,19 @@ describe('symbols', () => {
   it('addr2line on a real binary: function, file and line of a return address', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mpii-sym-'));
     const src = join(dir, 'where.c');
-    writeFileSync(src, [
-      'int __attribute__((noinline)) callee(int x) { return x * 3; }',
-      'int __attribute__((noinline)) caller(int x)',
-      '{',
-      '    int y = callee(x);', // line 4
-      '    return y + 1;',
-      '}',
-      'int main(void) { return caller(1) == 4 ? 0 : 1; }',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      src,
+      [
+        'int __attribute__((noinline)) callee(int x) { return x * 3; }',
+        'int __attribute__((noinline)) caller(int x)',
+        '{',
+        '    int y = callee(x);', // line 4
+        '    return y + 1;',
+        '}',
+        'int main(void) { return caller(1) == 4 ? 0 : 1; }',
+        '',
+      ].join('\n'),
+    );
     const bin = join(dir, 'where');
     execaSync('cc', ['-O1', '-g', '-o', bin, src]);
     // the return address of the call in caller(): the instruction after `call callee`

@@ -23,7 +23,10 @@ describe('mpii report of a big job', () => {
       assert.equal(profileBytes(join(base, 'nothing')), 0);
       // the chunked read gives the same profile as the plain one, and says how far it got
       const seen: number[] = [];
-      const a = await readProfileAsync(dir, (done, total) => { assert.equal(total, bytes); seen.push(done); });
+      const a = await readProfileAsync(dir, (done, total) => {
+        assert.equal(total, bytes);
+        seen.push(done);
+      });
       assert.equal(seen.at(-1), bytes);
       assert.ok(seen.length >= Math.floor(bytes / CHUNK_BYTES), `${seen.length} steps of at most ${CHUNK_BYTES} bytes`);
       const b = readProfile(dir);
@@ -44,11 +47,18 @@ describe('mpii report of a big job', () => {
       // (--json's choice, no lines into a pipe, is tested above: this job's JSON is longer than
       // a JavaScript string can be)
 
-      assert.equal((await execa('sh', ['-c', 'command -v script'], { reject: false })).exitCode, 0, 'script (util-linux, from scripts/setup.sh) gives the pseudo-terminal');
+      assert.equal(
+        (await execa('sh', ['-c', 'command -v script'], { reject: false })).exitCode,
+        0,
+        'script (util-linux, from scripts/setup.sh) gives the pseudo-terminal',
+      );
       // a pseudo-terminal of 0 columns (as CI runners have): lines, a few hundred bytes
       const log0 = join(base, 'pty0');
-      const z = await execa('script', ['-qec', `stty cols 0 rows 0; node ${MPII} report ${dir} --top 3 --html ${page} --force >/dev/null`, log0],
-        { env: TEST_ENV, reject: false, stdin: 'ignore' });
+      const z = await execa('script', ['-qec', `stty cols 0 rows 0; node ${MPII} report ${dir} --top 3 --html ${page} --force >/dev/null`, log0], {
+        env: TEST_ENV,
+        reject: false,
+        stdin: 'ignore',
+      });
       assert.equal(z.exitCode, 0, z.stdout);
       const out0 = readFileSync(log0, 'utf8');
       assert.ok(out0.length < 4096, `${out0.length} bytes of progress output`);
@@ -60,8 +70,12 @@ describe('mpii report of a big job', () => {
       // (as a person's terminal: not under CI=true, which CI runs set and which turns spinners off)
       const person: NodeJS.ProcessEnv = { ...TEST_ENV, TERM: 'xterm' };
       delete person.CI;
-      const e = await execa('script', ['-qec', `stty cols 80 rows 24; node ${MPII} report ${dir} --top 3 --html ${page} --force >/dev/null`, log80],
-        { env: person, extendEnv: false, reject: false, stdin: 'ignore' });
+      const e = await execa('script', ['-qec', `stty cols 80 rows 24; node ${MPII} report ${dir} --top 3 --html ${page} --force >/dev/null`, log80], {
+        env: person,
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+      });
       assert.equal(e.exitCode, 0, e.stdout);
       const out80 = readFileSync(log80, 'utf8');
       // eslint-disable-next-line no-control-regex -- the escape sequences of a terminal (ESC [) are what this looks for
@@ -73,7 +87,7 @@ describe('mpii report of a big job', () => {
     }
   });
 
-  it('a small job\'s report says nothing more than before', async () => {
+  it("a small job's report says nothing more than before", async () => {
     const base = mkdtempSync(join(tmpdir(), 'mpii-progress-small-'));
     try {
       writeSyntheticJob(join(base, 'job'), 8);

@@ -8,16 +8,40 @@ import { BIG_PROFILE_BYTES, MANY_RANKS_HTML, progressMode, progressWorthIt, star
 /** A stream that keeps what is written: a terminal of `columns` when isTTY. */
 function fakeStream(isTTY: boolean, columns?: number): ProgressOutput & { out: string } {
   const s = {
-    isTTY, columns, out: '',
-    write(chunk: string | Uint8Array) { s.out += chunk.toString(); return true; },
-    cursorTo() { return true; }, moveCursor() { return true; }, clearLine() { return true; },
-    on() { return s; }, once() { return s; }, emit() { return false; }, removeListener() { return s; },
+    isTTY,
+    columns,
+    out: '',
+    write(chunk: string | Uint8Array) {
+      s.out += chunk.toString();
+      return true;
+    },
+    cursorTo() {
+      return true;
+    },
+    moveCursor() {
+      return true;
+    },
+    clearLine() {
+      return true;
+    },
+    on() {
+      return s;
+    },
+    once() {
+      return s;
+    },
+    emit() {
+      return false;
+    },
+    removeListener() {
+      return s;
+    },
   };
   return s as unknown as ProgressOutput & { out: string };
 }
 
 describe('progress: when, and how', () => {
-  it('a spinner only on a terminal of known width (the shim build\'s rule), lines elsewhere, nothing when quiet', () => {
+  it("a spinner only on a terminal of known width (the shim build's rule), lines elsewhere, nothing when quiet", () => {
     assert.equal(progressMode(fakeStream(true, 80), {}), 'spinner');
     assert.equal(progressMode(fakeStream(true, 0), {}), 'lines');
     assert.equal(progressMode(fakeStream(true), {}), 'lines');
@@ -51,7 +75,7 @@ describe('progress: when, and how', () => {
     assert.deepEqual(s.out.split('\n'), ['- mpii: reading', '✔ mpii: read', '']);
   });
 
-  it('lines: the lines ora writes when it does not spin, without ora (symbols, colour, a failure\'s last text)', async () => {
+  it("lines: the lines ora writes when it does not spin, without ora (symbols, colour, a failure's last text)", async () => {
     const { default: ora } = await import('ora');
     const { default: chalk } = await import('chalk');
     chalk.level = 0; // log-symbols colours its symbols with chalk's shared instance (when first loaded)

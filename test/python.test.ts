@@ -17,13 +17,18 @@ import { FLAVORS, ROOT, TEST_ENV, launcherArgs, library, mpii, outDir, shimInfo,
 const PY = join(ROOT, 'test', 'python');
 const VENV_MPICH = join(ROOT, '.venv-mpich');
 
-interface Interpreter { python: string; env: NodeJS.ProcessEnv; launcher: string }
+interface Interpreter {
+  python: string;
+  env: NodeJS.ProcessEnv;
+  launcher: string;
+}
 
 /** The interpreter whose mpi4py runs on `f`, or why there is none (printed with the skip). */
 function interpreterFor(f: Flavor): Interpreter | string {
-  const cand = f === 'openmpi'
-    ? { python: '/usr/bin/python3', env: {}, launcher: 'mpirun.openmpi' }
-    : { python: join(VENV_MPICH, 'bin', 'python'), env: { MPI4PY_MPIABI: 'mpich' }, launcher: 'mpirun.mpich' };
+  const cand =
+    f === 'openmpi'
+      ? { python: '/usr/bin/python3', env: {}, launcher: 'mpirun.openmpi' }
+      : { python: join(VENV_MPICH, 'bin', 'python'), env: { MPI4PY_MPIABI: 'mpich' }, launcher: 'mpirun.mpich' };
   if (!existsSync(cand.python)) return `${cand.python} is missing (scripts/setup.sh makes it; it needs mpi4py from the package registry)`;
   const r = spawnSync(cand.python, ['-c', 'import mpi4py, numpy'], { env: { ...TEST_ENV, ...cand.env }, encoding: 'utf8' });
   if (r.status !== 0) return `${cand.python} cannot import mpi4py and numpy: ${r.stderr.trim().split('\n').pop()}`;
@@ -48,13 +53,19 @@ function abiFolder(): string {
   return abiDir;
 }
 
-interface MemcheckFindingJson { kind: string; call: { fn: string; at: { line: number } | null }; access: { at: { line: number; python: boolean } } | null }
+interface MemcheckFindingJson {
+  kind: string;
+  call: { fn: string; at: { line: number } | null };
+  access: { at: { line: number; python: boolean } } | null;
+}
 /** The parts of `mpii report --json` these tests read (each tool's `json` returns `unknown`). */
 interface ReportJson {
   complete: boolean;
   size: number;
   spawned: unknown[];
-  profile: { sites: { call: string; location: string; frames: { language: string; cFrame: string }[]; total: { count: number; sent: number; recv: number } }[] }[];
+  profile: {
+    sites: { call: string; location: string; frames: { language: string; cFrame: string }[]; total: { count: number; sent: number; recv: number } }[];
+  }[];
   memcheck: { disabled: unknown[]; errors: MemcheckFindingJson[]; hints: MemcheckFindingJson[] }[];
   overlap: { disabled: { reason: string }[]; totals: Record<string, number> }[];
   monitor: unknown[];
@@ -68,8 +79,18 @@ async function report(out: string): Promise<ReportJson> {
   return JSON.parse(r.stdout);
 }
 
-const STACKS = ['noop', 'trace-count', 'monitor', 'profile', 'memcheck', 'overlap', 'overlap[mode=paging]', 'overlap[mode=chaining]',
-  'monitor,profile,trace-count', 'memcheck,overlap'];
+const STACKS = [
+  'noop',
+  'trace-count',
+  'monitor',
+  'profile',
+  'memcheck',
+  'overlap',
+  'overlap[mode=paging]',
+  'overlap[mode=chaining]',
+  'monitor,profile,trace-count',
+  'memcheck,overlap',
+];
 
 for (const f of FLAVORS) {
   describe(`${f}: Python (mpi4py) programs`, () => {
@@ -87,7 +108,7 @@ for (const f of FLAVORS) {
       assert.match(reference, /suite done on 2 ranks/);
     });
 
-    it('finds the MPI from the interpreter\'s mpi4py, without --mpi: python app.py, -m mpi4py, -c, a #! script', async () => {
+    it("finds the MPI from the interpreter's mpi4py, without --mpi: python app.py, -m mpi4py, -c, a #! script", async () => {
       const script = join(scratch, 'hello.py');
       writeFileSync(script, `#!${py.python}\nfrom mpi4py import MPI\nprint(MPI.COMM_WORLD.Get_rank())\n`);
       chmodSync(script, 0o755);
@@ -105,14 +126,15 @@ for (const f of FLAVORS) {
     });
 
     // MPICH's runs are all mpi4py 4 with the ABI named (MPI4PY_MPIABI=mpich); here it is not named
-    if (f === 'openmpi') it('mpi4py 4 picks the ABI under mpii that it picks plain (the shim\'s wrappers must not make Open MPI look like MPICH)', async () => {
-      const venv = join(VENV_MPICH, 'bin', 'python');
-      assert.ok(existsSync(venv), `${venv} (scripts/setup.sh)`);
-      const r = await mpii(['run', '--tools', 'trace-count', '--out', outDir('py-abi'), ...launcherArgs(f, 2), venv, join(PY, 'suite.py'), scratch]);
-      assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stderr, /through mpi4py 4\.[\d.]+ .*ABI openmpi/);
-      assert.equal(r.stdout, reference);
-    });
+    if (f === 'openmpi')
+      it("mpi4py 4 picks the ABI under mpii that it picks plain (the shim's wrappers must not make Open MPI look like MPICH)", async () => {
+        const venv = join(VENV_MPICH, 'bin', 'python');
+        assert.ok(existsSync(venv), `${venv} (scripts/setup.sh)`);
+        const r = await mpii(['run', '--tools', 'trace-count', '--out', outDir('py-abi'), ...launcherArgs(f, 2), venv, join(PY, 'suite.py'), scratch]);
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stderr, /through mpi4py 4\.[\d.]+ .*ABI openmpi/);
+        assert.equal(r.stdout, reference);
+      });
 
     for (const stack of STACKS) {
       it(`suite.py under ${stack} prints what it prints plain`, async () => {
@@ -136,15 +158,26 @@ for (const f of FLAVORS) {
         if (stack.includes('memcheck')) {
           const mc = p.memcheck[0];
           assert.deepEqual(mc.disabled, [], 'memcheck checks a one-thread Python program at THREAD_MULTIPLE');
-          assert.deepEqual([...mc.errors, ...mc.hints].map((x) => `${x.kind} ${x.call.fn} ${x.call.at?.line}`), [], 'a correct program has no findings');
+          assert.deepEqual(
+            [...mc.errors, ...mc.hints].map((x) => `${x.kind} ${x.call.fn} ${x.call.at?.line}`),
+            [],
+            'a correct program has no findings',
+          );
         }
         if (stack.includes('overlap')) {
           // mpi4py asks for MPI_THREAD_MULTIPLE: overlap declines, and says so once, not silently
           const ov = p.overlap[0];
           assert.equal(ov.disabled.length, 2);
-          assert.match(ov.disabled[0].reason, /^MPI_Init_thread, called from MPI\.[\w.-]+\.so \(mpi4py\) asked for thread level MPI_THREAD_MULTIPLE and got MPI_THREAD_MULTIPLE; .*: MPI4PY_RC_THREAD_LEVEL=single in the ranks' environment/);
+          assert.match(
+            ov.disabled[0].reason,
+            /^MPI_Init_thread, called from MPI\.[\w.-]+\.so \(mpi4py\) asked for thread level MPI_THREAD_MULTIPLE and got MPI_THREAD_MULTIPLE; .*: MPI4PY_RC_THREAD_LEVEL=single in the ranks' environment/,
+          );
           const text = await mpii(['report', out]);
-          assert.equal(text.stdout.replace(/\s+/g, ' ').match(/OFF on all 2 ranks: MPI_Init_thread, called from MPI\S+ \(mpi4py\) asked for thread level/g)?.length, 1, text.stdout);
+          assert.equal(
+            text.stdout.replace(/\s+/g, ' ').match(/OFF on all 2 ranks: MPI_Init_thread, called from MPI\S+ \(mpi4py\) asked for thread level/g)?.length,
+            1,
+            text.stdout,
+          );
         }
         if (stack.includes('monitor')) {
           // the Sendrecv pair of 1000 doubles each way is in the per-peer table
@@ -161,15 +194,20 @@ for (const f of FLAVORS) {
       assert.equal(r.stdout.trim(), 'threads ok');
       const sites = (await report(out)).profile[0].sites;
       const sendrecv = sites.filter((s) => /^MPI_Sendrecv(_c)?$/.test(s.call));
-      assert.deepEqual(sendrecv.map((s) => s.location), [`threads.py:18 (exchange)`]);
+      assert.deepEqual(
+        sendrecv.map((s) => s.location),
+        [`threads.py:18 (exchange)`],
+      );
       const t = sendrecv[0].total;
       assert.deepEqual([t.count, t.sent, t.recv], [2 * 1000, 2 * 1000 * 16, 2 * 1000 * 16]);
     });
 
     it('overlap works on a Python program run at MPI_THREAD_SINGLE, with the same results', async () => {
       const out = outDir(`${f}-py-ov-single`);
-      const r = await mpii(['run', '--quiet', '--tools', 'overlap[mode=paging]', '--out', out, ...launcherArgs(f, 2), py.python, join(PY, 'suite.py'), scratch],
-        { ...py.env, MPI4PY_RC_THREAD_LEVEL: 'single' });
+      const r = await mpii(
+        ['run', '--quiet', '--tools', 'overlap[mode=paging]', '--out', out, ...launcherArgs(f, 2), py.python, join(PY, 'suite.py'), scratch],
+        { ...py.env, MPI4PY_RC_THREAD_LEVEL: 'single' },
+      );
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, reference);
       const ov = (await report(out)).overlap[0];
@@ -177,13 +215,15 @@ for (const f of FLAVORS) {
       assert.ok(ov.totals['sends converted'] + ov.totals['receives converted'] > 0, JSON.stringify(ov.totals));
     });
 
-    it('a PMPI preload below the shim and an MPICH-QMPI tool .so see a Python program\'s calls', async () => {
+    it("a PMPI preload below the shim and an MPICH-QMPI tool .so see a Python program's calls", async () => {
       const shim = await shimInfo(f);
       const counter = library(f, 'qmpi_counter_tool', shim.includeDir);
       const legacy = library(f, 'legacy_pmpi', shim.includeDir);
       const out = outDir(`${f}-py-ext`);
-      const r = await mpii(['run', '--quiet', '--tools', `${counter},trace-count`, '--out', out, ...launcherArgs(f, 2), py.python, join(PY, 'suite.py'), scratch],
-        { ...py.env, LD_PRELOAD: legacy });
+      const r = await mpii(
+        ['run', '--quiet', '--tools', `${counter},trace-count`, '--out', out, ...launcherArgs(f, 2), py.python, join(PY, 'suite.py'), scratch],
+        { ...py.env, LD_PRELOAD: legacy },
+      );
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, reference);
       for (const rank of [0, 1]) {
@@ -198,15 +238,24 @@ for (const f of FLAVORS) {
     ]) {
       it(`memcheck finds a numpy buffer misused from Python (${which}) and nothing else`, async () => {
         const out = outDir(`${f}-py-mc-${which}`);
-        const r = await mpii(['run', '--quiet', '--tools', 'memcheck', '--out', out, ...launcherArgs(f, 2), py.python, join(PY, 'memcheck_errors.py'), which], py.env);
+        const r = await mpii(
+          ['run', '--quiet', '--tools', 'memcheck', '--out', out, ...launcherArgs(f, 2), py.python, join(PY, 'memcheck_errors.py'), which],
+          py.env,
+        );
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stdout, /rank 1 done/);
         const findings = (await report(out)).memcheck[0].errors;
         assert.deepEqual((await report(out)).memcheck[0].hints, []);
-        assert.deepEqual(findings.map((x) => [x.kind, x.call.fn.replace(/_c$/, ''), x.call.at?.line]), [[kind, fn, line]]);
+        assert.deepEqual(
+          findings.map((x) => [x.kind, x.call.fn.replace(/_c$/, ''), x.call.at?.line]),
+          [[kind, fn, line]],
+        );
         // the faulting access is named by its Python line too, not by numpy's or the interpreter's C frames
         assert.deepEqual([findings[0].access?.at.line, findings[0].access?.at.python], [access, true]);
-        assert.match((await mpii(['report', out])).stdout, new RegExp(`${access.replace('.', '\\.')} \\(${which === 'isend-write' ? 'send_then_touch' : 'receive_then_peek'}\\)`));
+        assert.match(
+          (await mpii(['report', out])).stdout,
+          new RegExp(`${access.replace('.', '\\.')} \\(${which === 'isend-write' ? 'send_then_touch' : 'receive_then_peek'}\\)`),
+        );
       });
     }
 
@@ -228,7 +277,7 @@ for (const f of FLAVORS) {
         assert.equal(r.code, 0, r.stderr);
         assert.equal(r.stdout, ref.stdout);
         assert.match(r.stdout, /children answered \[21, 42\]/);
-        assert.equal((await report(out)).spawned.length, 1, 'the children\'s own profile is named');
+        assert.equal((await report(out)).spawned.length, 1, "the children's own profile is named");
       } else {
         // MPICH 4.0.2's hydra cannot spawn on this machine, plain and in C alike: the same error
         assert.match(ref.stderr, /Error in spawn call/);

@@ -18,8 +18,9 @@ for (const f of FLAVORS) {
 
     it('an external tool stacked twice with a built-in gets two instances; a legacy PMPI preload below still sees its calls', async () => {
       const out = outDir(`${f}-ext`);
-      const r = await mpii(['run', '--tools', `${counter},trace-count,${counter}`, '--out', out, ...launcherArgs(f, 2), program(f, 'ring')],
-        { LD_PRELOAD: legacy });
+      const r = await mpii(['run', '--tools', `${counter},trace-count,${counter}`, '--out', out, ...launcherArgs(f, 2), program(f, 'ring')], {
+        LD_PRELOAD: legacy,
+      });
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /ring ok size=2 token=6/);
       for (const rank of [0, 1]) {
@@ -30,7 +31,14 @@ for (const f of FLAVORS) {
       }
       assert.doesNotMatch(r.stderr, /no calling address|failed/);
       const p = readProfile(out);
-      assert.deepEqual([...p.ranks[0].tools.entries()], [[1, 'qmpi_counter'], [2, 'trace-count'], [3, 'qmpi_counter']]);
+      assert.deepEqual(
+        [...p.ranks[0].tools.entries()],
+        [
+          [1, 'qmpi_counter'],
+          [2, 'trace-count'],
+          [3, 'qmpi_counter'],
+        ],
+      );
       // the first instance asks for MPI_Comm_rank through the chain below it: trace-count sees it
       const rows = traceCountTables(p)[0].rows;
       assert.equal(rows.find((x) => x.fn === 'MPI_Comm_rank')?.total, 4n);
@@ -47,8 +55,10 @@ for (const f of FLAVORS) {
 
     it('INJ_IGNORE=1 turns every tool off (pure pass-through)', async () => {
       const out = outDir(`${f}-ignore`);
-      const r = await mpii(['run', '--tools', `${counter},trace-count`, '--out', out, ...launcherArgs(f, 2), program(f, 'ring')],
-        { INJ_IGNORE: '1', LD_PRELOAD: legacy });
+      const r = await mpii(['run', '--tools', `${counter},trace-count`, '--out', out, ...launcherArgs(f, 2), program(f, 'ring')], {
+        INJ_IGNORE: '1',
+        LD_PRELOAD: legacy,
+      });
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /ring ok size=2/);
       assert.doesNotMatch(r.stderr, /qmpi_counter\[/);
@@ -57,11 +67,15 @@ for (const f of FLAVORS) {
     });
 
     it('INJ_DEBUG=-2 prints the banner on every rank, INJ_DEBUG=1 only on rank 1', async () => {
-      const all = await mpii(['run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-dbg`), ...launcherArgs(f, 3), program(f, 'ring')], { INJ_DEBUG: '-2' });
+      const all = await mpii(['run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-dbg`), ...launcherArgs(f, 3), program(f, 'ring')], {
+        INJ_DEBUG: '-2',
+      });
       assert.equal(all.code, 0, all.stderr);
       for (const rank of [0, 1, 2]) assert.match(all.stderr, new RegExp(`MPII Init \\(debug -2, ignore 0\\) rank ${rank}`));
       assert.match(all.stderr, /^MPII 1: /m);
-      const one = await mpii(['run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-dbg1`), ...launcherArgs(f, 3), program(f, 'ring')], { INJ_DEBUG: '1' });
+      const one = await mpii(['run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-dbg1`), ...launcherArgs(f, 3), program(f, 'ring')], {
+        INJ_DEBUG: '1',
+      });
       assert.equal(one.code, 0, one.stderr);
       assert.match(one.stderr, /MPII Init \(debug 1, ignore 0\) rank 1/);
       assert.doesNotMatch(one.stderr, /rank [02]\b|^MPII [02]:/m);
@@ -77,7 +91,10 @@ for (const f of FLAVORS) {
       assert.ok(p.ranks.length >= 1, 'at least the crashing rank left its data');
       const rows = traceCountTables(p)[0].rows;
       assert.ok((rows.find((x) => x.fn === 'MPI_Init')?.total ?? 0n) >= 1n);
-      assert.ok(rows.some((x) => x.fn === 'MPI_Send' && x.total > 0n), 'sends counted before the crash');
+      assert.ok(
+        rows.some((x) => x.fn === 'MPI_Send' && x.total > 0n),
+        'sends counted before the crash',
+      );
       const report = await mpii(['report', out]);
       assert.equal(report.code, 0, report.stderr);
       assert.match(report.stdout, /INCOMPLETE/);

@@ -36,7 +36,11 @@ describe('mpii report A B (real runs, Open MPI: 2 then 3 ranks)', () => {
     const js = JSON.parse(j.stdout);
     assert.equal(js.a.ranks, 2);
     assert.equal(js.b.ranks, 3);
-    assert.deepEqual(js.notes.filter((n: string) => /binary/.test(n)), [], 'the same program: no note about it');
+    assert.deepEqual(
+      js.notes.filter((n: string) => /binary/.test(n)),
+      [],
+      'the same program: no note about it',
+    );
     const barrier = js.profile.sites.find((s: { call: string }) => s.call === 'MPI_Barrier');
     assert.equal(barrier.status, 'both');
     assert.deepEqual([barrier.a.count, barrier.b.count, barrier.count], [2, 3, 1]);
@@ -51,7 +55,10 @@ describe('mpii report A B (real runs, Open MPI: 2 then 3 ranks)', () => {
       assert.equal(s.b?.count ?? null, b?.count ?? null);
       assert.equal(s.status, a && b ? 'both' : a ? 'vanished' : 'appeared');
     }
-    assert.deepEqual(js.profile.ranks.filter((r: { a: number | null }) => r.a === null).map((r: { rank: number }) => r.rank), [2]);
+    assert.deepEqual(
+      js.profile.ranks.filter((r: { a: number | null }) => r.a === null).map((r: { rank: number }) => r.rank),
+      [2],
+    );
     const p2p = js.monitor.classes.find((c: { class: string }) => c.class === 'p2p');
     assert.ok(p2p.b.count > p2p.a.count, 'rank 2 talks too');
     assert.ok(js.monitor.pairs.some((x: { from: number; to: number }) => x.from === 2 || x.to === 2));
@@ -61,7 +68,10 @@ describe('mpii report A B (real runs, Open MPI: 2 then 3 ranks)', () => {
     assert.equal(t.code, 0, t.stderr);
     assert.match(t.stdout, /^mpii report: what changed from run A to run B\n/);
     assert.match(t.stdout, /\n {4}1 {2}MPI_Barrier +profile_sites\.c:\d+ main/);
-    assert.deepEqual(t.stdout.split('\n').filter((l) => [...l].length > 80), []);
+    assert.deepEqual(
+      t.stdout.split('\n').filter((l) => [...l].length > 80),
+      [],
+    );
     assert.match(readFileSync(html, 'utf8'), /<table id="diff-sites"/);
     const bad = await mpii(['report', ...dirs, '--ranks', '1']);
     assert.equal(bad.code, 2);
@@ -73,7 +83,10 @@ describe('mpii report A B --html in headless Chromium; the same default rows as 
   let browser: Browser;
   before(async () => {
     assert.ok(existsSync('/usr/bin/chromium'), '/usr/bin/chromium missing: apt-get install -y chromium');
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
   });
   after(async () => {
     await browser?.close();
@@ -88,12 +101,18 @@ describe('mpii report A B --html in headless Chromium; the same default rows as 
     const text = r.stdout;
     const js = JSON.parse((await mpii(['report', A, B, '--json'])).stdout);
     // rows of each table in the text
-    const textPairs = text.split('pairs that changed')[1].split('\n').filter((l) => /^ {4}\d+ → \d+ /.test(l)).length;
+    const textPairs = text
+      .split('pairs that changed')[1]
+      .split('\n')
+      .filter((l) => /^ {4}\d+ → \d+ /.test(l)).length;
     const ranksPart = text.split('MPI time per rank, largest change first')[1].split('\n  call sites,')[0];
     const textRanks = [...ranksPart.matchAll(/^ {4} *(\d+) /gm)].map((m) => Number(m[1]));
     assert.equal(textPairs, DEFAULT_TOP);
     assert.equal(js.monitor.pairs.length, DEFAULT_TOP);
-    assert.deepEqual(js.profile.ranks.map((x: { rank: number }) => x.rank), textRanks);
+    assert.deepEqual(
+      js.profile.ranks.map((x: { rank: number }) => x.rank),
+      textRanks,
+    );
     assert.equal(textRanks.length, 4);
     assert.equal(js.profile.sites.length, Math.min(DEFAULT_TOP, SYNTH_SITES.length));
 
@@ -101,7 +120,9 @@ describe('mpii report A B --html in headless Chromium; the same default rows as 
     const errors: string[] = [];
     const requests: string[] = [];
     pg.on('pageerror', (e) => errors.push(e.message));
-    pg.on('request', (q) => { if (!q.url().startsWith('file:')) requests.push(q.url()); });
+    pg.on('request', (q) => {
+      if (!q.url().startsWith('file:')) requests.push(q.url());
+    });
     await pg.goto(`file://${html}`);
     await pg.waitForSelector('body[data-ready="1"]');
     assert.deepEqual(errors, []);
@@ -111,18 +132,26 @@ describe('mpii report A B --html in headless Chromium; the same default rows as 
     assert.equal(await count('diff-ranks'), js.profile.ranks.length);
     assert.equal(await count('diff-sites'), js.profile.sites.length);
     assert.equal(await count('diff-classes'), js.monitor.classes.length);
-    assert.deepEqual(await pg.$$eval('#diff-ranks tbody tr td:first-child', (tds) => tds.map((td) => Number(td.textContent))),
-      js.profile.ranks.map((x: { rank: number }) => x.rank));
+    assert.deepEqual(
+      await pg.$$eval('#diff-ranks tbody tr td:first-child', (tds) => tds.map((td) => Number(td.textContent))),
+      js.profile.ranks.map((x: { rank: number }) => x.rank),
+    );
     assert.match((await pg.textContent('#runs')) ?? '', /A.*8 ranks.*B.*12 ranks/s);
     assert.match((await pg.locator('p.note').allTextContents()).join('\n'), /A has 8 ranks, B 12/);
     // sorting: the sender column, ascending then descending
     const senders = () => pg.$$eval('#diff-pairs tbody tr td:first-child', (tds) => tds.map((td) => Number(td.getAttribute('data-sort'))));
     await pg.click('#diff-pairs th[data-col="0"]');
     const desc = await senders();
-    assert.deepEqual(desc, [...desc].sort((x, y) => y - x));
+    assert.deepEqual(
+      desc,
+      [...desc].sort((x, y) => y - x),
+    );
     await pg.click('#diff-pairs th[data-col="0"]');
     const asc = await senders();
-    assert.deepEqual(asc, [...asc].sort((x, y) => x - y));
+    assert.deepEqual(
+      asc,
+      [...asc].sort((x, y) => x - y),
+    );
     const { scroll, client } = await pg.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
     assert.ok(scroll <= client, `page is ${scroll} px wide in a ${client} px window`);
     await pg.close();

@@ -41,8 +41,18 @@ function moved(n: number): string {
   });
   return dir;
 }
-const info = (sha: string, args: string[] = []): RunInfo => ({ mpii: '0.1.0', command: ['./app', ...args], launcher: 'mpirun.openmpi', launcherArgs: [], cwd: '/',
-  mpi: 'Open MPI 4.1.4', flavor: 'openmpi', tools: [], program: { path: '/w/app', size: 100, mtime: '2024-01-01T00:00:00.000Z', sha256: sha.repeat(64) }, started: '' });
+const info = (sha: string, args: string[] = []): RunInfo => ({
+  mpii: '0.1.0',
+  command: ['./app', ...args],
+  launcher: 'mpirun.openmpi',
+  launcherArgs: [],
+  cwd: '/',
+  mpi: 'Open MPI 4.1.4',
+  flavor: 'openmpi',
+  tools: [],
+  program: { path: '/w/app', size: 100, mtime: '2024-01-01T00:00:00.000Z', sha256: sha.repeat(64) },
+  started: '',
+});
 
 describe('mpii report A B (synthetic jobs)', () => {
   const A = job(8);
@@ -57,16 +67,23 @@ describe('mpii report A B (synthetic jobs)', () => {
     assert.equal(profileOf(d).totals.a!.mpi, ta.mpi);
     assert.equal(profileOf(d).totals.b!.mpi, tb.mpi);
     assert.equal(profileOf(d).ranks.length, 12);
-    const only = profileOf(d).ranks.filter((r) => r.a === null).map((r) => r.rank).sort((x, y) => x - y);
+    const only = profileOf(d)
+      .ranks.filter((r) => r.a === null)
+      .map((r) => r.rank)
+      .sort((x, y) => x - y);
     assert.deepEqual(only, [8, 9, 10, 11]);
     // ranks 0-7 did the same in both: no change
     for (const r of profileOf(d).ranks) if (r.rank < 8) assert.equal(r.change, 0, `rank ${r.rank}`);
     const changes = profileOf(d).ranks.map((r) => Math.abs(r.change));
-    assert.deepEqual(changes, [...changes].sort((x, y) => y - x), 'largest change first');
+    assert.deepEqual(
+      changes,
+      [...changes].sort((x, y) => y - x),
+      'largest change first',
+    );
     assert.match(d.notes.join('\n'), /A has 8 ranks, B 12/);
   });
 
-  it('call sites matched by call and location; counts change by the new ranks\' calls; sorted by change of time', () => {
+  it("call sites matched by call and location; counts change by the new ranks' calls; sorted by change of time", () => {
     assert.equal(profileOf(d).sites.length, SYNTH_SITES.length);
     assert.ok(profileOf(d).sites.every((s) => s.status === 'both'));
     for (const s of profileOf(d).sites) {
@@ -77,15 +94,24 @@ describe('mpii report A B (synthetic jobs)', () => {
       assert.equal(s.count, extra, `${s.call} ${s.location}`);
     }
     const t = profileOf(d).sites.map((s) => Math.abs(s.time));
-    assert.deepEqual(t, [...t].sort((x, y) => y - x));
+    assert.deepEqual(
+      t,
+      [...t].sort((x, y) => y - x),
+    );
   });
 
   it('a call site that moved: the old one vanished, the new one appeared, both listed', () => {
     const m = diffRuns(pa, readProfile(moved(8)));
     const gone = profileOf(m).sites.filter((s) => s.status === 'vanished');
     const came = profileOf(m).sites.filter((s) => s.status === 'appeared');
-    assert.deepEqual(gone.map((s) => [s.call, s.location]), [['MPI_Comm_rank', 'app+0x401400']]);
-    assert.deepEqual(came.map((s) => [s.call, s.location]), [['MPI_Comm_rank', 'app+0x401480']]);
+    assert.deepEqual(
+      gone.map((s) => [s.call, s.location]),
+      [['MPI_Comm_rank', 'app+0x401400']],
+    );
+    assert.deepEqual(
+      came.map((s) => [s.call, s.location]),
+      [['MPI_Comm_rank', 'app+0x401480']],
+    );
     assert.equal(came[0].a, null);
     assert.equal(came[0].b!.count, siteTotals(profileRuns(pa)[0]).find((t) => t.site.fn === 'MPI_Comm_rank')!.count);
     assert.equal(profileOf(m).sites.filter((s) => s.status === 'both' && (s.count !== 0 || s.time !== 0)).length, 0, 'nothing else changed');
@@ -110,14 +136,23 @@ describe('mpii report A B (synthetic jobs)', () => {
       assert.equal(x.b.bytes, synthMessages(x.from, x.to) * synthMessageBytes(x.from, x.to));
     }
     const b = pairs.map((x) => Math.abs(x.bytes));
-    assert.deepEqual(b, [...b].sort((x, y) => y - x));
+    assert.deepEqual(
+      b,
+      [...b].sort((x, y) => y - x),
+    );
   });
 
   it('text fits 80 columns; --top cuts every table', () => {
     const text = formatDiff(d, { top: 3 });
-    assert.deepEqual(text.split('\n').filter((l) => [...l].length > 80), []);
+    assert.deepEqual(
+      text.split('\n').filter((l) => [...l].length > 80),
+      [],
+    );
     assert.match(text, /MPI time per rank, largest change first \(3 of 12\):/);
-    const pairs = text.split('pairs that changed')[1].split('\n').filter((l) => /^ {4}\d+ → \d+ /.test(l));
+    const pairs = text
+      .split('pairs that changed')[1]
+      .split('\n')
+      .filter((l) => /^ {4}\d+ → \d+ /.test(l));
     assert.equal(pairs.length, 3);
     assert.match(text, /… 73 more pairs/);
   });
@@ -137,7 +172,10 @@ describe('mpii report A B (synthetic jobs)', () => {
     const r = await mpii(['report', A, C]);
     assert.equal(r.code, 2);
     assert.equal(r.stderr.trim().split('\n').length, 1);
-    assert.match(r.stderr, /^mpii: cannot compare .* \(tools: monitor,profile\) with .* \(tools: profile\): they ran different tools — compare two runs made with the same --tools/);
+    assert.match(
+      r.stderr,
+      /^mpii: cannot compare .* \(tools: monitor,profile\) with .* \(tools: profile\): they ran different tools — compare two runs made with the same --tools/,
+    );
     const X = job(8);
     const Y = job(8);
     writeRunInfo(X, info('a'));

@@ -16,7 +16,13 @@ const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const WIDTHS = [1280, 800];
 
-interface Box { text: string; left: number; right: number; top: number; bottom: number }
+interface Box {
+  text: string;
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
 
 /** Rank r of a synthetic monitor job whose rank 0 sent 1 + b messages of each bin b < bins to rank 1. */
 function everyBin(n: number, r: number, bins: number): SynthRank {
@@ -57,10 +63,12 @@ describe('HTML report: the message-size histogram', () => {
         const b = e.getBoundingClientRect();
         return { text: e.getAttribute('data-bins') ?? '', left: b.left, right: b.right, top: b.top, bottom: b.bottom };
       });
-      const boxes = await page.$$eval('#monitor-1-sizes svg text.size-label', (ts) => ts.map((e) => {
-        const b = e.getBoundingClientRect();
-        return { text: e.textContent ?? '', left: b.left, right: b.right, top: b.top, bottom: b.bottom };
-      }));
+      const boxes = await page.$$eval('#monitor-1-sizes svg text.size-label', (ts) =>
+        ts.map((e) => {
+          const b = e.getBoundingClientRect();
+          return { text: e.textContent ?? '', left: b.left, right: b.right, top: b.top, bottom: b.bottom };
+        }),
+      );
       seen.push({ width, bins: Number(svg.text), svg, boxes });
       await page.close();
     }
@@ -91,7 +99,10 @@ describe('HTML report: the message-size histogram', () => {
     const views = await labels(out, 'demo');
     assert.equal(views[0].bins, 22);
     noOverlap(views, '0 B');
-    assert.ok(views[0].boxes.some((b) => b.text === '512 KiB'), views[0].boxes.map((b) => b.text).join(' '));
+    assert.ok(
+      views[0].boxes.some((b) => b.text === '512 KiB'),
+      views[0].boxes.map((b) => b.text).join(' '),
+    );
   });
 
   for (const bins of [26, 66]) {

@@ -20,14 +20,20 @@ const SHOTS = mkdtempSync(join(tmpdir(), 'mpii-html-shots-'));
 
 let browser: Browser;
 
-interface Opened { page: Page; errors: string[]; requests: string[] }
+interface Opened {
+  page: Page;
+  errors: string[];
+  requests: string[];
+}
 
 async function open(file: string): Promise<Opened> {
   const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
   const errors: string[] = [];
   const requests: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('request', (r) => requests.push(r.url()));
   await page.goto(`file://${file}`);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 30_000 });
@@ -49,13 +55,19 @@ async function html(dir: string, tag: string, extra: string[] = []): Promise<str
 
 /** Cells of the current heatmap: "row,col" -> value. */
 async function cells(page: Page, id: string): Promise<Map<string, number>> {
-  const list = await page.$$eval(`#${id} rect.cell`, (rs) => rs.map((r) => [`${r.getAttribute('data-row')},${r.getAttribute('data-col')}`, Number(r.getAttribute('data-value'))] as [string, number]));
+  const list = await page.$$eval(`#${id} rect.cell`, (rs) =>
+    rs.map((r) => [`${r.getAttribute('data-row')},${r.getAttribute('data-col')}`, Number(r.getAttribute('data-value'))] as [string, number]),
+  );
   return new Map(list);
 }
 
 function nonzero(m: number[][]): Map<string, number> {
   const out = new Map<string, number>();
-  m.forEach((row, i) => row.forEach((v, j) => { if (v) out.set(`${i},${j}`, v); }));
+  m.forEach((row, i) =>
+    row.forEach((v, j) => {
+      if (v) out.set(`${i},${j}`, v);
+    }),
+  );
   return out;
 }
 
@@ -66,17 +78,20 @@ async function rows(page: Page, id: string): Promise<string[][]> {
 
 /** The colour of pixel (x, y) of a PNG, read by the browser itself. */
 async function pixel(page: Page, png: Buffer, x: number, y: number): Promise<number[]> {
-  return page.evaluate(async ({ src, x, y }) => {
-    const img = new Image();
-    img.src = src;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width;
-    c.height = img.height;
-    const g = c.getContext('2d')!;
-    g.drawImage(img, 0, 0);
-    return [...g.getImageData(x, y, 1, 1).data].slice(0, 3);
-  }, { src: `data:image/png;base64,${png.toString('base64')}`, x: Math.round(x), y: Math.round(y) });
+  return page.evaluate(
+    async ({ src, x, y }) => {
+      const img = new Image();
+      img.src = src;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width;
+      c.height = img.height;
+      const g = c.getContext('2d')!;
+      g.drawImage(img, 0, 0);
+      return [...g.getImageData(x, y, 1, 1).data].slice(0, 3);
+    },
+    { src: `data:image/png;base64,${png.toString('base64')}`, x: Math.round(x), y: Math.round(y) },
+  );
 }
 
 describe('HTML report in headless Chromium', () => {
@@ -88,7 +103,7 @@ describe('HTML report in headless Chromium', () => {
     await browser?.close();
   });
 
-  it('a real job: heatmap, bars and tables show the profile\'s numbers; screenshot', async () => {
+  it("a real job: heatmap, bars and tables show the profile's numbers; screenshot", async () => {
     const out = outDir('html-job');
     const run = await mpii(['run', '--quiet', '--tools', 'monitor,profile', '--out', out, ...launcherArgs('openmpi', 4), program('openmpi', 'profile_sites')]);
     assert.equal(run.code, 0, run.stderr);
@@ -98,7 +113,11 @@ describe('HTML report in headless Chromium', () => {
     const file = await html(out, 'job');
     const { page, errors, requests } = await open(file);
     assert.deepEqual(errors, []);
-    assert.deepEqual(requests.filter((u) => !u.startsWith('file:')), [], 'no network requests');
+    assert.deepEqual(
+      requests.filter((u) => !u.startsWith('file:')),
+      [],
+      'no network requests',
+    );
 
     // heatmap: all classes, bytes, then messages, then point-to-point only
     const hm = 'monitor-1-heatmap';
@@ -119,7 +138,9 @@ describe('HTML report in headless Chromium', () => {
     assert.equal((await page.textContent(`#${hm}-info`))?.trim(), `ranks 0 → 1: ${humanBytes(bytes01)} in 15 messages`);
 
     // bars: one per rank, MPI and app time as profiled
-    const bars = await page.$$eval('#profile-2-bars g.bar', (gs) => gs.map((g) => [Number(g.getAttribute('data-first')), Number(g.getAttribute('data-mpi')), Number(g.getAttribute('data-app'))]));
+    const bars = await page.$$eval('#profile-2-bars g.bar', (gs) =>
+      gs.map((g) => [Number(g.getAttribute('data-first')), Number(g.getAttribute('data-mpi')), Number(g.getAttribute('data-app'))]),
+    );
     assert.equal(bars.length, 4);
     bars.forEach(([rank, mpi, app], i) => {
       assert.equal(rank, i);
@@ -143,7 +164,10 @@ describe('HTML report in headless Chromium', () => {
     // sorting by calls (descending on the first click)
     await page.click('#profile-2-sites th:has-text("calls")');
     const sorted = (await rows(page, 'profile-2-sites')).map((r) => Number(r[6]));
-    assert.deepEqual(sorted, [...sorted].sort((a, b) => b - a));
+    assert.deepEqual(
+      sorted,
+      [...sorted].sort((a, b) => b - a),
+    );
 
     // the screenshot: the busiest cell is drawn in the darkest colour, an empty one in grey
     const shot = await page.screenshot({ path: join(SHOTS, 'job.png'), fullPage: true });
@@ -193,21 +217,29 @@ describe('HTML report in headless Chromium', () => {
     const sites = await rows(page, 'profile-2-sites');
     const rank = sites.find((r) => r[1] === 'MPI_Comm_rank')!;
     let calls = 0;
-    for (let r = 0; r < 1024; r++) calls += synthSiteCalls(r, SYNTH_SITES.findIndex((s) => s.fn === 5));
+    for (let r = 0; r < 1024; r++)
+      calls += synthSiteCalls(
+        r,
+        SYNTH_SITES.findIndex((s) => s.fn === 5),
+      );
     assert.equal(rank[6], String(calls));
     assert.equal(rank[11], '1024');
     await page.screenshot({ path: join(SHOTS, 'synth1024.png'), fullPage: true });
     await page.close();
   });
 
-  it('an unknown tool\'s results, overlap statistics and an incomplete run', async () => {
+  it("an unknown tool's results, overlap statistics and an incomplete run", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mpii-synth-tools-'));
-    const findings = (r: number) => JSON.stringify([
-      { kind: 'write before read', rank: r, address: '0x7f00001000', bytes: 8, call: 'MPI_Recv', location: 'heat.c:42' },
-      { kind: 'buffer overrun', rank: r, address: '0x7f00002000', bytes: 1, call: 'MPI_Send', location: 'heat.c:57' },
-    ]);
+    const findings = (r: number) =>
+      JSON.stringify([
+        { kind: 'write before read', rank: r, address: '0x7f00001000', bytes: 8, call: 'MPI_Recv', location: 'heat.c:42' },
+        { kind: 'buffer overrun', rank: r, address: '0x7f00002000', bytes: 1, call: 'MPI_Send', location: 'heat.c:57' },
+      ]);
     writeGathered(dir, 2, (r) => ({
-      rank: r, size: 2, state: r === 1 ? 'running' : 'finalized', tools: { 1: 'leakcheck', 2: 'overlap' },
+      rank: r,
+      size: 2,
+      state: r === 1 ? 'running' : 'finalized',
+      tools: { 1: 'leakcheck', 2: 'overlap' },
       counters: [
         { tool: 1, name: 'summary', length: 2, labels: 'write before read\nbytes never read', entries: [0, 3 + r, 1, 112] },
         { tool: 2, name: 'stats', length: 3, labels: 'sends converted\nreceives converted\nwait time ns', entries: [0, 10, 1, 20 + r, 2, 1500000] },
@@ -220,22 +252,43 @@ describe('HTML report in headless Chromium', () => {
     assert.match((await page.textContent('#status')) ?? '', /INCOMPLETE/);
     assert.match((await page.textContent('#tool-1 h2')) ?? '', /Results of leakcheck/);
     const counters = await rows(page, 'tool-1-counters');
-    assert.deepEqual(counters.find((r) => r[0] === 'summary: write before read'), ['summary: write before read', '7', '2']);
-    assert.deepEqual(counters.find((r) => r[0] === 'summary: bytes never read'), ['summary: bytes never read', '224', '2']);
+    assert.deepEqual(
+      counters.find((r) => r[0] === 'summary: write before read'),
+      ['summary: write before read', '7', '2'],
+    );
+    assert.deepEqual(
+      counters.find((r) => r[0] === 'summary: bytes never read'),
+      ['summary: bytes never read', '224', '2'],
+    );
     const found = await rows(page, 'tool-1-findings-records');
     assert.equal(found.length, 4);
     assert.ok(found.some((r) => r.includes('write before read') && r.includes('heat.c:42') && r.includes('MPI_Recv')));
     const stats = await rows(page, 'overlap-2-stats');
-    assert.deepEqual(stats.find((r) => r[0] === 'receives converted'), ['receives converted', '41', '20', '21']);
-    assert.deepEqual(stats.find((r) => r[0] === 'wait time'), ['wait time', '3.000 ms', '1.500 ms', '1.500 ms']);
+    assert.deepEqual(
+      stats.find((r) => r[0] === 'receives converted'),
+      ['receives converted', '41', '20', '21'],
+    );
+    assert.deepEqual(
+      stats.find((r) => r[0] === 'wait time'),
+      ['wait time', '3.000 ms', '1.500 ms', '1.500 ms'],
+    );
     await page.screenshot({ path: join(SHOTS, 'tools.png'), fullPage: true });
     await page.close();
   });
 
   it('memcheck findings of a real job: errors apart from hints, kind, call site and access line', async () => {
     const out = outDir('html-memcheck');
-    const run = await mpii(['run', '--quiet', '--tools', 'memcheck', '--out', out, ...launcherArgs('openmpi', 2),
-      program('openmpi', 'memcheck_e5_pending_write'), 'isend']);
+    const run = await mpii([
+      'run',
+      '--quiet',
+      '--tools',
+      'memcheck',
+      '--out',
+      out,
+      ...launcherArgs('openmpi', 2),
+      program('openmpi', 'memcheck_e5_pending_write'),
+      'isend',
+    ]);
     assert.equal(run.code, 0, run.stderr);
     const file = await html(out, 'memcheck');
     const { page, errors } = await open(file);
@@ -249,18 +302,28 @@ describe('HTML report in headless Chromium', () => {
     assert.match(call, /^MPI_Isend at main at memcheck_e5_pending_write\.c:\d+$/);
     assert.match(access, /^write at main at memcheck_e5_pending_write\.c:\d+, buffer\+28 of 2\.00 KiB$/);
     const stats = await rows(page, 'memcheck-1-stats');
-    assert.ok(stats.some((r) => r[0] === 'findings' && r[1] === '1'), JSON.stringify(stats));
+    assert.ok(
+      stats.some((r) => r[0] === 'findings' && r[1] === '1'),
+      JSON.stringify(stats),
+    );
     await page.close();
   });
 
   it('a job without monitor or profile still gives a page (trace-count table)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mpii-synth-tc-'));
-    writeGathered(dir, 2, (r) => ({ rank: r, size: 2, tools: { 1: 'trace-count' },
-      counters: [{ tool: 1, name: 'calls', length: 2, labels: 'MPI_Send\nMPI_Recv', entries: [0, 5 + r, 1, 7] }] }));
+    writeGathered(dir, 2, (r) => ({
+      rank: r,
+      size: 2,
+      tools: { 1: 'trace-count' },
+      counters: [{ tool: 1, name: 'calls', length: 2, labels: 'MPI_Send\nMPI_Recv', entries: [0, 5 + r, 1, 7] }],
+    }));
     const file = await html(dir, 'tc');
     const { page, errors } = await open(file);
     assert.deepEqual(errors, []);
-    assert.deepEqual(await rows(page, 'trace-count-1-calls'), [['MPI_Recv', '14', '7', '7'], ['MPI_Send', '11', '5', '6']]);
+    assert.deepEqual(await rows(page, 'trace-count-1-calls'), [
+      ['MPI_Recv', '14', '7', '7'],
+      ['MPI_Send', '11', '5', '6'],
+    ]);
     await page.close();
   });
 });

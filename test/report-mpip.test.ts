@@ -8,16 +8,28 @@ import { RUN_INFO_FILE } from '../src/report/run-info.js';
 import { launcherArgs, mpii, outDir, program } from './helpers.js';
 
 describe('the header (mpiP: command, times, hosts and ranks, MPI version, tools and options)', () => {
-  it('the other tools\' reports fit 80 columns too (memcheck and overlap, a real run on Open MPI)', async () => {
+  it("the other tools' reports fit 80 columns too (memcheck and overlap, a real run on Open MPI)", async () => {
     const out = outDir('mpip-width');
-    const r = await mpii(['run', '--quiet', '--tools', 'memcheck,overlap,trace-count', '--out', out, ...launcherArgs('openmpi', 2), program('openmpi', 'memcheck_e1_send_overrun')]);
+    const r = await mpii([
+      'run',
+      '--quiet',
+      '--tools',
+      'memcheck,overlap,trace-count',
+      '--out',
+      out,
+      ...launcherArgs('openmpi', 2),
+      program('openmpi', 'memcheck_e1_send_overrun'),
+    ]);
     assert.ok(r.code === 0, r.stderr);
     const rep = await mpii(['report', out]);
     assert.equal(rep.code, 0, rep.stderr);
     assert.match(rep.stdout, /send buffer overrun/);
     assert.match(rep.stdout, /\n {4}backtrace: main at memcheck_e1_send_overrun\.c:\d+/);
     assert.match(rep.stdout, /overlap \(tool 2\): 2 ranks/);
-    assert.deepEqual(rep.stdout.split('\n').filter((l) => [...l].length > 80), []);
+    assert.deepEqual(
+      rep.stdout.split('\n').filter((l) => [...l].length > 80),
+      [],
+    );
   });
 
   for (const f of ['openmpi', 'mpich'] as const) {
@@ -39,25 +51,45 @@ describe('the header (mpiP: command, times, hosts and ranks, MPI version, tools 
       assert.equal(j.code, 0, j.stderr);
       const js = JSON.parse(j.stdout);
       assert.deepEqual(js.run.command, [prog]);
-      assert.deepEqual(js.run.hosts.map((h: { ranks: number[] }) => h.ranks), [[0, 1]]);
+      assert.deepEqual(
+        js.run.hosts.map((h: { ranks: number[] }) => h.ranks),
+        [[0, 1]],
+      );
       const sites = js.profile[0].sites;
       assert.deepEqual([...new Set(sites.map((s: { call: string }) => s.call))].sort(), ['MPI_Barrier', 'MPI_Send']);
       assert.equal(sites.filter((s: { call: string }) => s.call === 'MPI_Send').length, 2, 'two send lines');
       for (const s of sites) {
-        assert.deepEqual(s.ranks.map((x: { rank: number }) => x.rank), s.call === 'MPI_Barrier' ? [1] : s.ranks.length ? [1] : []);
+        assert.deepEqual(
+          s.ranks.map((x: { rank: number }) => x.rank),
+          s.call === 'MPI_Barrier' ? [1] : s.ranks.length ? [1] : [],
+        );
         assert.equal(typeof s.total.sentPercent, 'number');
         assert.ok(s.total.tmin <= s.total.mean && s.total.mean <= s.total.tmax);
       }
       // profile_sites: rank 0 sends 10 × 400 B from each of its two send lines
-      assert.deepEqual(sites.filter((s: { call: string }) => s.call === 'MPI_Send').map((s: { total: { sent: number; count: number } }) => [s.total.count, s.total.sent]),
-        [[10, 4000], [10, 4000]].slice(0, 2));
+      assert.deepEqual(
+        sites.filter((s: { call: string }) => s.call === 'MPI_Send').map((s: { total: { sent: number; count: number } }) => [s.total.count, s.total.sent]),
+        [
+          [10, 4000],
+          [10, 4000],
+        ].slice(0, 2),
+      );
       const t = await mpii(['report', out, '--ranks', '--sites', 'MPI_Barrier', '--csv', join(out, 'csv')]);
       assert.equal(t.code, 0, t.stderr);
       assert.match(t.stdout, /per rank, each call site \(mpiP: Callsite Time statistics\):\n {4}site 1 {2}MPI_Barrier {2}profile_sites\.c:\d+ main\n/);
-      assert.deepEqual(t.stdout.split('\n').filter((l) => [...l].length > 80), [], 'at most 80 columns');
-      const csv = readFileSync(join(out, 'csv', 'profile_site_ranks.csv'), 'utf8').trim().split('\n');
+      assert.deepEqual(
+        t.stdout.split('\n').filter((l) => [...l].length > 80),
+        [],
+        'at most 80 columns',
+      );
+      const csv = readFileSync(join(out, 'csv', 'profile_site_ranks.csv'), 'utf8')
+        .trim()
+        .split('\n');
       assert.equal(csv[0], 'site,call,rank,calls,max_s,mean_s,min_s,app_percent,mpi_percent,sent_bytes,recv_bytes');
-      assert.deepEqual(csv.slice(1).map((l) => l.split(',').slice(1, 4).join(',')), ['MPI_Barrier,0,1', 'MPI_Barrier,1,1']);
+      assert.deepEqual(
+        csv.slice(1).map((l) => l.split(',').slice(1, 4).join(',')),
+        ['MPI_Barrier,0,1', 'MPI_Barrier,1,1'],
+      );
       const bad = await mpii(['report', out, '--ranks', 'x']);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr.trim(), /^mpii: --ranks: 'x' is not a rank or a range of ranks — /);

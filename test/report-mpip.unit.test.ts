@@ -61,9 +61,18 @@ describe('mpiP statistics per call site and per rank (synthetic job)', () => {
   });
 
   it("per rank (mpiP's Callsite Time statistics): count, max/mean/min, App % and MPI % of the rank's own time", () => {
-    const send = rows.find((t) => t.site.fn === 'MPI_Send' && t.count === Array.from({ length: N }, (_, r) => synthSiteCalls(r, SEND)).reduce((a, b) => a + b))!;
-    const per = siteRankRows(run, send.site.id, run.ranks.map((_, i) => i));
-    assert.deepEqual(per.map((x) => x.rank), Array.from({ length: N }, (_, r) => r));
+    const send = rows.find(
+      (t) => t.site.fn === 'MPI_Send' && t.count === Array.from({ length: N }, (_, r) => synthSiteCalls(r, SEND)).reduce((a, b) => a + b),
+    )!;
+    const per = siteRankRows(
+      run,
+      send.site.id,
+      run.ranks.map((_, i) => i),
+    );
+    assert.deepEqual(
+      per.map((x) => x.rank),
+      Array.from({ length: N }, (_, r) => r),
+    );
     for (const x of per) {
       const ns = synthSiteNs(x.rank, SEND);
       assert.equal(x.count, synthSiteCalls(x.rank, SEND));
@@ -85,7 +94,10 @@ describe('mpiP statistics per call site and per rank (synthetic job)', () => {
     const blocks = text.split(/\n {4}site \d+ {2}/).slice(1);
     assert.equal(blocks.length, SYNTH_SITES.length);
     for (const b of blocks) {
-      const ranks = b.split('\n').filter((l) => /^ {6}\s*(\d+|\*) /.test(l)).map((l) => l.trim().split(/\s+/)[0]);
+      const ranks = b
+        .split('\n')
+        .filter((l) => /^ {6}\s*(\d+|\*) /.test(l))
+        .map((l) => l.trim().split(/\s+/)[0]);
       assert.deepEqual(ranks, ['0', '5', '*']);
     }
     const recv = siteOf('MPI_Recv');
@@ -96,7 +108,9 @@ describe('mpiP statistics per call site and per rank (synthetic job)', () => {
 
   it('the text report is at most 80 columns wide, --ranks and all', () => {
     const p = readProfile(synth(40));
-    const mon = formatSummary(p, {}).split('\n').filter((l) => [...l].length > 80);
+    const mon = formatSummary(p, {})
+      .split('\n')
+      .filter((l) => [...l].length > 80);
     assert.deepEqual(mon, [], 'the monitor part too (matrix in blocks of ranks, legend on two lines)');
     for (const text of [formatSummary(p, {}), formatSummary(p, { filter: { ranks: true } }), formatProfile(p, { filter: { ranks: true } }).join('\n')]) {
       const wide = text.split('\n').filter((l) => [...l].length > 80);
@@ -106,7 +120,10 @@ describe('mpiP statistics per call site and per rank (synthetic job)', () => {
 
   it('a wide table gives way in its location column; long words wrap', () => {
     const t = table(['site', 'call', 'location'], [['1', 'MPI_Allreduce', 'x'.repeat(120)]], [true, false, false], { shrink: 2 });
-    assert.ok(t.every((l) => l.length <= 80), t.join('\n'));
+    assert.ok(
+      t.every((l) => l.length <= 80),
+      t.join('\n'),
+    );
     assert.match(t[1], /x…$/);
     assert.equal(cut('abcdef', 4), 'abc…');
     assert.deepEqual(wrap('aaa bbb ccc', 7), ['aaa bbb', 'ccc']);
@@ -115,8 +132,11 @@ describe('mpiP statistics per call site and per rank (synthetic job)', () => {
     // prose lines of the other tools: wrapped at spaces, two more spaces on the next lines;
     // colour codes take no room; a word longer than a line is broken
     const long = `  faults      1 (page touches that finished a receive); time waiting 0.351 ms (max 0.336 ms on one rank)`;
-    assert.deepEqual(fitLines([long, 'short']), ['  faults      1 (page touches that finished a receive); time waiting 0.351 ms',
-      '    (max 0.336 ms on one rank)', 'short']);
+    assert.deepEqual(fitLines([long, 'short']), [
+      '  faults      1 (page touches that finished a receive); time waiting 0.351 ms',
+      '    (max 0.336 ms on one rank)',
+      'short',
+    ]);
     const coloured = `\x1b[33m${'y'.repeat(78)}\x1b[39m`;
     assert.deepEqual(fitLines([coloured]), [coloured]);
     assert.equal(visibleLength(coloured), 78);
@@ -142,7 +162,11 @@ describe('filters act the same in text, --json, CSV and HTML', () => {
       const legend = text.split('call sites by MPI time')[1].split('\n  time per call site')[0];
       const textSites = [...legend.matchAll(/^ {4} *(\d+) {2}MPI_/gm)].map((m) => Number(m[1]));
       const csv = profileCsv(run, f);
-      const csvSites = csv.sites.trim().split('\n').slice(1).map((l) => Number(l.split(',')[0]));
+      const csvSites = csv.sites
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => Number(l.split(',')[0]));
       const html = htmlReport(p, { filter: f });
       const table = html.split('id="profile-2-sites"')[1].split('</table>')[0];
       const htmlSites = [...table.matchAll(/<tr><td class="num" data-sort="(\d+)">/g)].map((m) => Number(m[1]));
@@ -152,20 +176,42 @@ describe('filters act the same in text, --json, CSV and HTML', () => {
         assert.deepEqual(csvSites, jsonSites, 'CSV vs JSON');
         assert.deepEqual(htmlSites, jsonSites, 'HTML vs JSON');
       } else {
-        assert.deepEqual(jsonSites, siteRows(run).slice(0, DEFAULT_TOP).map((t) => t.site.id + 1), 'no --sites/--top: the first DEFAULT_TOP sites in JSON');
+        assert.deepEqual(
+          jsonSites,
+          siteRows(run)
+            .slice(0, DEFAULT_TOP)
+            .map((t) => t.site.id + 1),
+          'no --sites/--top: the first DEFAULT_TOP sites in JSON',
+        );
       }
       if (f.sites?.includes('MPI_Send')) assert.equal(jsonSites.length, 2);
       if (f.sites?.[0] === '1') assert.deepEqual(jsonSites, [1, 3]);
       if (f.top === 2 && !f.sites) assert.deepEqual(jsonSites, [1, 2]);
       if (Array.isArray(f.ranks)) {
-        for (const s of j.sites) assert.deepEqual(s.ranks.map((r) => r.rank), [1, 3]);
-        assert.deepEqual(j.ranks.map((r) => r.rank), [1, 3]);
-        const csvRanks = new Set(csv.ranks.trim().split('\n').slice(1).map((l) => Number(l.split(',')[2])));
+        for (const s of j.sites)
+          assert.deepEqual(
+            s.ranks.map((r) => r.rank),
+            [1, 3],
+          );
+        assert.deepEqual(
+          j.ranks.map((r) => r.rank),
+          [1, 3],
+        );
+        const csvRanks = new Set(
+          csv.ranks
+            .trim()
+            .split('\n')
+            .slice(1)
+            .map((l) => Number(l.split(',')[2])),
+        );
         assert.deepEqual([...csvRanks], [1, 3]);
         const blocks = [...html.matchAll(/<details class="site-ranks" data-site="(\d+)">/g)];
         assert.equal(blocks.length, Math.min(DEFAULT_TOP, SYNTH_SITES.length));
         const first = html.split('<details class="site-ranks"')[1].split('</table>')[0];
-        assert.deepEqual([...first.matchAll(/<tr><td class="num" data-sort="([^"]+)">/g)].map((m) => m[1]), ['1', '3', 'Infinity']);
+        assert.deepEqual(
+          [...first.matchAll(/<tr><td class="num" data-sort="([^"]+)">/g)].map((m) => m[1]),
+          ['1', '3', 'Infinity'],
+        );
         assert.match(text, /per rank, each call site \(mpiP: Callsite Time statistics; ranks 1,3\)/);
       } else {
         assert.doesNotMatch(html, /class="site-ranks"/);
@@ -193,7 +239,11 @@ describe('filters act the same in text, --json, CSV and HTML', () => {
         text: [...legend.matchAll(/^ {4} *(\d+) {2}MPI_/gm)].map((m) => Number(m[1])),
         json: json.sites.map((s: { id: number }) => s.id + 1) as number[],
         jsonTotal: json.sitesTotal as number,
-        csv: readFileSync(join(csvDir, 'profile_sites.csv'), 'utf8').trim().split('\n').slice(1).map((l) => Number(l.split(',')[0])),
+        csv: readFileSync(join(csvDir, 'profile_sites.csv'), 'utf8')
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => Number(l.split(',')[0])),
         html: [...page.matchAll(/<tr><td class="num" data-sort="(\d+)">/g)].map((m) => Number(m[1])),
         more: /… (\d+) more call sites/.exec(text)?.[1],
       };
@@ -225,7 +275,10 @@ describe('the header (mpiP: command, times, hosts and ranks, MPI version, tools 
     const dir = mkdtempSync(join(tmpdir(), 'mpii-hdr-'));
     writeGathered(dir, 6, (r) => ({ ...synthRank(6, r), host: r < 4 ? 'alpha' : 'beta', tStart: 1_700_000_000 + r, tEnd: 1_700_000_100 + r }));
     const h = runHeader(readProfile(dir));
-    assert.deepEqual(h.hosts, [{ host: 'alpha', ranks: [0, 1, 2, 3] }, { host: 'beta', ranks: [4, 5] }]);
+    assert.deepEqual(h.hosts, [
+      { host: 'alpha', ranks: [0, 1, 2, 3] },
+      { host: 'beta', ranks: [4, 5] },
+    ]);
     assert.equal(h.start, 1_700_000_000);
     assert.equal(h.stop, 1_700_000_105);
     assert.deepEqual(h.missing, ['command line', 'MPI version', 'tool options']);
@@ -238,8 +291,20 @@ describe('the header (mpiP: command, times, hosts and ranks, MPI version, tools 
 
   it('with what mpii run recorded: command line (quoted), launcher options, MPI version, tool options', () => {
     const dir = synth(4);
-    writeRunInfo(dir, { mpii: '0.1.0', command: ['./app', 'a b', '--n=3'], launcher: 'mpirun.openmpi', launcherArgs: ['-np', '4'], cwd: '/w',
-      mpi: 'Open MPI 4.1.4', flavor: 'openmpi', tools: [{ name: 'monitor', options: {} }, { name: 'profile', options: { depth: 2 } }], started: '2023-11-14T22:13:20Z' });
+    writeRunInfo(dir, {
+      mpii: '0.1.0',
+      command: ['./app', 'a b', '--n=3'],
+      launcher: 'mpirun.openmpi',
+      launcherArgs: ['-np', '4'],
+      cwd: '/w',
+      mpi: 'Open MPI 4.1.4',
+      flavor: 'openmpi',
+      tools: [
+        { name: 'monitor', options: {} },
+        { name: 'profile', options: { depth: 2 } },
+      ],
+      started: '2023-11-14T22:13:20Z',
+    });
     assert.equal(readRunInfo(dir)?.mpi, 'Open MPI 4.1.4');
     const text = formatSummary(readProfile(dir));
     assert.match(text, /\n {2}command +\.\/app 'a b' --n=3\n/);
@@ -251,5 +316,4 @@ describe('the header (mpiP: command, times, hosts and ranks, MPI version, tools 
     assert.match(html, /<dd data-key="command">\.\/app a b --n=3<\/dd>/);
     assert.match(html, /<dd data-key="tools">1:monitor 2:profile\[depth=2\]<\/dd>/);
   });
-
 });

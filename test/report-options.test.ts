@@ -27,7 +27,9 @@ function job(options?: string): string {
 
 test('the recorded options are read back; unknown keys, wrong types and damaged text add nothing', () => {
   assert.deepEqual(recordedReportOptions(readProfile(job(JSON.stringify(RECORDED)))), RECORDED);
-  assert.deepEqual(recordedReportOptions(readProfile(job(JSON.stringify({ top: 2, monitor: [1], profile: { top: 4, x: { y: 1 } } })))), { profile: { top: 4 } });
+  assert.deepEqual(recordedReportOptions(readProfile(job(JSON.stringify({ top: 2, monitor: [1], profile: { top: 4, x: { y: 1 } } })))), {
+    profile: { top: 4 },
+  });
   assert.deepEqual(recordedReportOptions(readProfile(job('{"top": 2'))), {});
   assert.deepEqual(recordedReportOptions(readProfile(job())), {});
 });
@@ -43,7 +45,10 @@ test("mpii report DIR starts from the recorded options; --top and the monitor's 
   assert.match(plain.stdout, /busiest/);
   // explicit options win: every table's rows from --top, the matrix with --matrix
   const top = await mpii(['report', dir, '--top', '5', '--matrix']);
-  assert.equal(top.stdout, formatSummary(p, { top: 5, color: false, filter: { top: 5 }, toolOptions: { 'trace-count': {}, monitor: { matrix: true }, profile: {} } }));
+  assert.equal(
+    top.stdout,
+    formatSummary(p, { top: 5, color: false, filter: { top: 5 }, toolOptions: { 'trace-count': {}, monitor: { matrix: true }, profile: {} } }),
+  );
   assert.match(top.stdout, /sender ↓/);
   assert.notEqual(top.stdout, plain.stdout);
   // and a profile that recorded nothing reports as before
@@ -52,7 +57,10 @@ test("mpii report DIR starts from the recorded options; --top and the monitor's 
   // the last of --matrix and --no-matrix wins
   assert.match((await mpii(['report', dir, '--no-matrix', '--matrix'])).stdout, /sender ↓/);
   assert.doesNotMatch((await mpii(['report', dir, '--matrix', '--no-matrix'])).stdout, /sender ↓/);
-  assert.equal((await mpii(['report', dir, '--no-matrix', '--top', '2'])).stdout, formatSummary(p, { top: 2, color: false, filter: { top: 2 }, toolOptions: { 'trace-count': {}, monitor: { matrix: false }, profile: {} } }));
+  assert.equal(
+    (await mpii(['report', dir, '--no-matrix', '--top', '2'])).stdout,
+    formatSummary(p, { top: 2, color: false, filter: { top: 2 }, toolOptions: { 'trace-count': {}, monitor: { matrix: false }, profile: {} } }),
+  );
 });
 
 test('--json takes the recorded call-site rows unless --top is given', async () => {
@@ -72,7 +80,10 @@ for (const f of FLAVORS) {
       const p = readProfile(out);
       const recorded = recordedReportOptions(p);
       assert.deepEqual([recorded['trace-count'].top, recorded.monitor.top, recorded.monitor.matrix, recorded.profile.top], [2, 1, false, 1]);
-      assert.ok(p.ranks.every((r) => r.texts.some((t) => t.tool === 0 && t.name === 'report-options')), 'every rank records them');
+      assert.ok(
+        p.ranks.every((r) => r.texts.some((t) => t.tool === 0 && t.name === 'report-options')),
+        'every rank records them',
+      );
       const again = await mpii(['report', out]);
       assert.equal(again.code, 0, again.stderr);
       assert.ok(run.stderr.includes(again.stdout), `mpii report printed:\n${again.stdout}\nmpii run printed:\n${run.stderr}`);

@@ -47,15 +47,23 @@ describe('HTML pictures in headless Chromium', () => {
         expect.set(lo, (expect.get(lo) ?? 0) + synthMessages(r, p));
       }
     }
-    assert.deepEqual(sizeHistogram(monitorRuns(readProfile(dir))[0]).map((x) => [x.lo, x.count]), [...expect].sort((a, b) => a[0] - b[0]));
+    assert.deepEqual(
+      sizeHistogram(monitorRuns(readProfile(dir))[0]).map((x) => [x.lo, x.count]),
+      [...expect].sort((a, b) => a[0] - b[0]),
+    );
     const pg = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     pg.on('pageerror', (e) => errors.push(e.message));
     await pg.goto(`file://${file}`);
     await pg.waitForSelector('body[data-ready="1"]');
     assert.deepEqual(errors, []);
-    const bars = await pg.$$eval('#monitor-1-sizes rect.size-bar', (rs) => rs.map((r) => [Number(r.getAttribute('data-lo')), Number(r.getAttribute('data-count'))]));
-    assert.deepEqual(bars, [...expect].sort((a, b) => a[0] - b[0]));
+    const bars = await pg.$$eval('#monitor-1-sizes rect.size-bar', (rs) =>
+      rs.map((r) => [Number(r.getAttribute('data-lo')), Number(r.getAttribute('data-count'))]),
+    );
+    assert.deepEqual(
+      bars,
+      [...expect].sort((a, b) => a[0] - b[0]),
+    );
     const title = await pg.$eval('#monitor-1-sizes rect.size-bar title', (t) => t.textContent);
     assert.match(title ?? '', /^1\.00 KiB to 2\.00 KiB: \d+ messages$/);
     // the bars of MPI vs compute time: one per rank, MPI time as the profile has it

@@ -39,7 +39,16 @@ function oscJob(n: number): string {
     const rank = synthRank(n, r, { timeline: true });
     if (r === 1) {
       const e = [...(rank.counters![0].entries as Float64Array)];
-      e.push(3 * P.size + P.index.osc_sent_count, 2, 3 * P.size + P.index.osc_sent_bytes, 4096, 2 * P.size + P.index.osc_recv_count, 1, 2 * P.size + P.index.osc_recv_bytes, 70000);
+      e.push(
+        3 * P.size + P.index.osc_sent_count,
+        2,
+        3 * P.size + P.index.osc_sent_bytes,
+        4096,
+        2 * P.size + P.index.osc_recv_count,
+        1,
+        2 * P.size + P.index.osc_recv_bytes,
+        70000,
+      );
       rank.counters![0].entries = e;
     }
     return rank;
@@ -69,8 +78,22 @@ describe('profile.mpii read as a stream', () => {
     for (const at of [3, 16, 40, 16 + 144, Math.floor(bytes.length / 2), bytes.length - 8]) {
       const cut = join(mkdtempSync(join(tmpdir(), 'mpii-stream-cut-')), 'profile.mpii');
       writeFileSync(cut, bytes.subarray(0, at));
-      const whole = (() => { try { parseGathered(cut, readFileSync(cut)); return 'no error'; } catch (e) { return (e as Error).message; } })();
-      const streamed = (() => { try { readGathered(cut, { chunk: 4096 }); return 'no error'; } catch (e) { return (e as Error).message; } })();
+      const whole = (() => {
+        try {
+          parseGathered(cut, readFileSync(cut));
+          return 'no error';
+        } catch (e) {
+          return (e as Error).message;
+        }
+      })();
+      const streamed = (() => {
+        try {
+          readGathered(cut, { chunk: 4096 });
+          return 'no error';
+        } catch (e) {
+          return (e as Error).message;
+        }
+      })();
       assert.notEqual(whole, 'no error', `cut at ${at}`);
       assert.equal(streamed, whole, `cut at ${at}`);
     }
@@ -96,14 +119,20 @@ describe('profile.mpii read as a stream', () => {
 });
 
 describe('monitor digest (the terminal report of a big job)', () => {
-  for (const [what, make] of [['synthetic job', () => job(70)], ['one-sided traffic, out of order', () => oscJob(6)]] as const) {
+  for (const [what, make] of [
+    ['synthetic job', () => job(70)],
+    ['one-sided traffic, out of order', () => oscJob(6)],
+  ] as const) {
     it(`${what}: the same report, the tables dropped, read again when asked for`, () => {
       const file = make();
       const full = readProfile(file);
       for (const top of [1, 3, 10]) {
         const p = readProfile(file, { onImage: monitorDigest({ top, cells: 32 }) });
         const ranks = monitorRuns(p)[0].ranks as RankData[];
-        assert.ok(ranks.every((r) => r.digest?.top === top), 'every rank digested');
+        assert.ok(
+          ranks.every((r) => r.digest?.top === top),
+          'every rank digested',
+        );
         assert.deepEqual(formatMonitor(p, { top }), formatMonitor(full, { top }), `top ${top}`);
         assert.deepEqual(totals(monitorRuns(p)[0]), totals(monitorRuns(full)[0]));
         // more pairs than digested, then the per-peer rows: read again from the file
@@ -114,7 +143,10 @@ describe('monitor digest (the terminal report of a big job)', () => {
   }
 
   it('every pair (--top 0), digested or not: sorted once, in the order of the bounded list', () => {
-    for (const [file, least] of [[job(70), 1000], [oscJob(6), 1]] as const) {
+    for (const [file, least] of [
+      [job(70), 1000],
+      [oscJob(6), 1],
+    ] as const) {
       const full = readProfile(file);
       const n = busiestPairs(monitorRuns(full)[0], 1e9).total; // bounded: inserted in order one by one
       const want = busiestPairs(monitorRuns(full)[0], n);
@@ -136,15 +168,30 @@ describe('monitor digest (the terminal report of a big job)', () => {
 
 describe('--json written in pieces', () => {
   const value = {
-    a: 1, b: [1, 'x', null, { c: new Date(0), d: undefined }], e: {},
+    a: 1,
+    b: [1, 'x', null, { c: new Date(0), d: undefined }],
+    e: {},
     s: new JsonStream(() => [{ x: [1, 2], y: 'z\n"' }, [], 3]),
-    nested: { deeper: [new JsonStream(() => []), new JsonStream(function* () { yield { q: 1 }; })] },
+    nested: {
+      deeper: [
+        new JsonStream(() => []),
+        new JsonStream(function* () {
+          yield { q: 1 };
+        }),
+      ],
+    },
   };
   const plainValue = JSON.parse(JSON.stringify(value)) as unknown; // toJSON: the whole arrays
   for (const indent of [true, false]) {
     it(indent ? 'indented: JSON.stringify(v, null, 2)' : 'one line: JSON.stringify(v)', () => {
       let out = '';
-      writeJson(value, (s) => { out += s; }, indent);
+      writeJson(
+        value,
+        (s) => {
+          out += s;
+        },
+        indent,
+      );
       assert.equal(out, `${JSON.stringify(plainValue, null, indent ? 2 : undefined)}\n`);
     });
   }
@@ -153,8 +200,27 @@ describe('--json written in pieces', () => {
     const p = readProfile(job(9));
     const part = monitorReport.json!(p, {});
     let out = '';
-    writeJson(part, (s) => { out += s; }, true);
+    writeJson(
+      part,
+      (s) => {
+        out += s;
+      },
+      true,
+    );
     const objects = monitorRuns(p).map((run) => ({ ...run, ranks: run.ranks.map((r) => ({ rank: r.rank, peers: peerRows(r), communicators: r.comms })) }));
-    assert.equal(out, `${JSON.stringify(objects.map(({ tool, size, ranks }) => ({ tool, size, totals: totals(monitorRuns(p)[0]), communicators: (part as { communicators: unknown }[])[0].communicators, ranks })), null, 2)}\n`);
+    assert.equal(
+      out,
+      `${JSON.stringify(
+        objects.map(({ tool, size, ranks }) => ({
+          tool,
+          size,
+          totals: totals(monitorRuns(p)[0]),
+          communicators: (part as { communicators: unknown }[])[0].communicators,
+          ranks,
+        })),
+        null,
+        2,
+      )}\n`,
+    );
   });
 });

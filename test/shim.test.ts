@@ -24,7 +24,7 @@ for (const f of FLAVORS) {
       assert.match(a.stdout, /\(cached\)/);
     });
 
-    it('--dry-run prints the launcher command with the flavour\'s env flags', async () => {
+    it("--dry-run prints the launcher command with the flavour's env flags", async () => {
       const r = await mpii(['run', '--dry-run', '--tools', 'trace-count[top=3]', '--out', '/tmp/x', ...launcherArgs(f, 2), program(f, 'ring'), '5']);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /^TOOLS=trace-count$/m);
@@ -41,8 +41,10 @@ for (const f of FLAVORS) {
 
     it('SIGTERM to mpii tears the whole job down', async () => {
       const sleeper = program(f, 'sleeper');
-      const child = execa('node', [MPII, 'run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-term`), ...launcherArgs(f, 2), sleeper],
-        { env: TEST_ENV, reject: false });
+      const child = execa('node', [MPII, 'run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-term`), ...launcherArgs(f, 2), sleeper], {
+        env: TEST_ENV,
+        reject: false,
+      });
       await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('sleeper ready') && resolve()));
       assert.equal((await ranksOf(sleeper)).length, 2, 'both ranks run before the signal');
       child.kill('SIGTERM');
@@ -65,6 +67,9 @@ describe('shim cache', () => {
     const entries = readdirSync(join(cache, 'mpii')).filter((e) => e.startsWith('mpich-'));
     assert.equal(entries.length, 1);
     assert.ok(readdirSync(join(cache, 'mpii', entries[0])).includes('libmpii.so'));
-    assert.deepEqual(readdirSync(join(cache, 'mpii')).filter((e) => e.startsWith('.build')), []);
+    assert.deepEqual(
+      readdirSync(join(cache, 'mpii')).filter((e) => e.startsWith('.build')),
+      [],
+    );
   });
 });

@@ -99,15 +99,29 @@ export async function startSlurm(): Promise<SlurmCluster> {
   };
   try {
     const run = (cmd: string, args: string[]) => execaSync(cmd, args, { env, timeout: 30_000 }); // each forks its daemon
-    run('munged', [`--socket=${dir}/munge.sock`, `--key-file=${priv}/munge.key`, `--log-file=${priv}/munged.log`,
-      `--pid-file=${dir}/munged.pid`, `--seed-file=${priv}/munged.seed`]);
+    run('munged', [
+      `--socket=${dir}/munge.sock`,
+      `--key-file=${priv}/munge.key`,
+      `--log-file=${priv}/munged.log`,
+      `--pid-file=${dir}/munged.pid`,
+      `--seed-file=${priv}/munged.seed`,
+    ]);
     run('slurmctld', []);
     run('slurmd', ['-N', node]);
     for (let t = 0; ; t += 500) {
       const state = (await execa('sinfo', ['-h', '-n', node, '-o', '%T'], { env, reject: false, timeout: 10_000 })).stdout.trim();
       if (state === 'idle') break;
       if (t > 60_000) {
-        const log = (f: string) => { try { return readFileSync(join(dir, 'log', f), 'utf8').split('\n').slice(-15).join('\n'); } catch { return '(none)'; } };
+        const log = (f: string) => {
+          try {
+            return readFileSync(join(dir, 'log', f), 'utf8')
+              .split('\n')
+              .slice(-15)
+              .join('\n');
+          } catch {
+            return '(none)';
+          }
+        };
         throw new Error(`the Slurm node did not become idle (state '${state}')\nslurmctld.log:\n${log('slurmctld.log')}\nslurmd.log:\n${log('slurmd.log')}`);
       }
       await sleep(500);

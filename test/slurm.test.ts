@@ -17,11 +17,20 @@ async function assertRing(r: Run, out: string, node: string): Promise<void> {
   assert.match(r.stdout, /ring ok size=2 token=8/);
   const p = readProfile(out);
   assert.equal(p.complete, true);
-  assert.deepEqual(p.ranks.map((x) => [x.rank, x.state, x.host]), [[0, 'finalized', node], [1, 'finalized', node]]);
+  assert.deepEqual(
+    p.ranks.map((x) => [x.rank, x.state, x.host]),
+    [
+      [0, 'finalized', node],
+      [1, 'finalized', node],
+    ],
+  );
   const rep = JSON.parse((await mpii(['report', out, '--json'])).stdout);
   const sends = rep.traceCount[0].rows.find((x: { fn: string }) => x.fn === 'MPI_Send');
   assert.deepEqual(sends, { fn: 'MPI_Send', total: 8, min: 4, max: 4 });
-  for (const [rank, peer] of [[0, 1], [1, 0]]) {
+  for (const [rank, peer] of [
+    [0, 1],
+    [1, 0],
+  ]) {
     const row = rep.monitor[0].ranks.find((x: { rank: number }) => x.rank === rank);
     assert.deepEqual(row.peers.find((x: { peer: number }) => x.peer === peer).p2p, { count: 4, bytes: 16 });
   }
@@ -62,8 +71,10 @@ describe('Slurm: mpii run --launcher srun on a real single-node cluster', () => 
       // bash shows the shim it has mapped (LD_PRELOAD names only the copy) and the stack the tasks
       // were given (the tool is loaded from the path in TOOLS at MPI_Init), then becomes the ring
       const show = `grep -o '/tmp/mpii-[^ ]*' /proc/$$/maps | sort -u | sed 's/^/mapped /'; echo "stack $TOOLS"; exec ${program(f, 'ring')} 4`;
-      const r = await inAllocation(['run', '--copy-shim', '--mpi', f, '--tools', `trace-count,${counter},monitor`, '--out', out, '-np', '2',
-        'bash', '-c', show], { MPII_LAUNCHER: 'srun' });
+      const r = await inAllocation(
+        ['run', '--copy-shim', '--mpi', f, '--tools', `trace-count,${counter},monitor`, '--out', out, '-np', '2', 'bash', '-c', show],
+        { MPII_LAUNCHER: 'srun' },
+      );
       await assertRing(r, out, slurm.node);
       const mapped = [...new Set([...r.stdout.matchAll(/^mapped (\S+)$/gm)].map((m) => m[1]))];
       assert.equal(mapped.length, 1, r.stdout);
@@ -80,8 +91,11 @@ describe('Slurm: mpii run --launcher srun on a real single-node cluster', () => 
     for (const f of FLAVORS) {
       const sleeper = program(f, 'sleeper');
       const out = outDir(`slurm-term-${f}`);
-      const child = execa('node', [MPII, 'run', '--launcher', 'srun', '--tools', 'noop', '--out', out, '-np', '2', sleeper],
-        { env: { ...TEST_ENV, ...env }, reject: false, timeout: 120_000 });
+      const child = execa('node', [MPII, 'run', '--launcher', 'srun', '--tools', 'noop', '--out', out, '-np', '2', sleeper], {
+        env: { ...TEST_ENV, ...env },
+        reject: false,
+        timeout: 120_000,
+      });
       await new Promise<void>((ready) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('sleeper ready') && ready()));
       assert.equal((await ranksOf(sleeper)).length, 2, 'both tasks run before the signal');
       child.kill('SIGTERM');
@@ -116,8 +130,10 @@ describe('Slurm: mpii run --launcher srun on a real single-node cluster', () => 
 
   it('the plugin the user names is kept when it works (--mpi pmix_v4 for Open MPI)', async () => {
     const out = outDir('slurm-pmix-v4');
-    const r = await mpii(['run', '--launcher', 'srun', '--mpi', 'pmix_v4', '--tools', 'trace-count,monitor', '--out', out, '-n', '2',
-      program('openmpi', 'ring'), '4'], env);
+    const r = await mpii(
+      ['run', '--launcher', 'srun', '--mpi', 'pmix_v4', '--tools', 'trace-count,monitor', '--out', out, '-n', '2', program('openmpi', 'ring'), '4'],
+      env,
+    );
     await assertRing(r, out, slurm.node);
   });
 

@@ -101,8 +101,15 @@ describe('memoized: when a stored answer is used', () => {
     const get = () => memoized(path.join(dir, 'cache'), 'test', 'k', () => ({ value: ++calls, deps: [dep] }), now);
     assert.equal(get(), 1);
     assert.equal(get(), 2, 'not stored: computed again');
-    assert.equal(memoized(path.join(dir, 'cache'), 'test', 'k', () => ({ value: ++calls, deps: [dep] }), later), 3);
-    assert.equal(memoized(path.join(dir, 'cache'), 'test', 'k', () => ({ value: ++calls, deps: [dep] }), later), 3, 'stored once settled');
+    assert.equal(
+      memoized(path.join(dir, 'cache'), 'test', 'k', () => ({ value: ++calls, deps: [dep] }), later),
+      3,
+    );
+    assert.equal(
+      memoized(path.join(dir, 'cache'), 'test', 'k', () => ({ value: ++calls, deps: [dep] }), later),
+      3,
+      'stored once settled',
+    );
   });
 
   it('a cache that cannot be written or read changes nothing but the work', () => {
@@ -110,14 +117,27 @@ describe('memoized: when a stored answer is used', () => {
     const blocked = path.join(dir, 'file-not-dir');
     fs.writeFileSync(blocked, '');
     let calls = 0;
-    assert.equal(memoized(blocked, 'test', 'k', () => ({ value: ++calls, deps: [] }), later), 1);
-    assert.equal(memoized(blocked, 'test', 'k', () => ({ value: ++calls, deps: [] }), later), 2);
-    assert.equal(memoized(undefined, 'test', 'k', () => ({ value: ++calls, deps: [] }), later), 3);
+    assert.equal(
+      memoized(blocked, 'test', 'k', () => ({ value: ++calls, deps: [] }), later),
+      1,
+    );
+    assert.equal(
+      memoized(blocked, 'test', 'k', () => ({ value: ++calls, deps: [] }), later),
+      2,
+    );
+    assert.equal(
+      memoized(undefined, 'test', 'k', () => ({ value: ++calls, deps: [] }), later),
+      3,
+    );
     const cache = path.join(dir, 'cache');
     fs.mkdirSync(path.join(cache, 'memo'), { recursive: true });
     memoized(cache, 'test', 'k', () => ({ value: ++calls, deps: [] }), later);
     for (const f of fs.readdirSync(path.join(cache, 'memo'))) fs.writeFileSync(path.join(cache, 'memo', f), '{ not json');
-    assert.equal(memoized(cache, 'test', 'k', () => ({ value: ++calls, deps: [] }), later), 5, 'a damaged entry: computed again');
+    assert.equal(
+      memoized(cache, 'test', 'k', () => ({ value: ++calls, deps: [] }), later),
+      5,
+      'a damaged entry: computed again',
+    );
   });
 
   it('fileIdentity: missing, and every kind of change', () => {
@@ -144,7 +164,11 @@ function fakeLdd(dir: string): { env: NodeJS.ProcessEnv; runs: () => number; lib
   const lib = path.join(dir, 'lib', 'libmpich.so.12');
   fs.mkdirSync(path.dirname(lib), { recursive: true });
   fs.writeFileSync(lib, 'lib');
-  fs.writeFileSync(path.join(bin, 'ldd'), `#!/bin/sh\necho "$1" >> "$LDD_LOG"\nprintf '\\tlinux-vdso.so.1 (0x00007ffd)\\n\\tlibmpich.so.12 => %s (0x00007f00)\\n' "$FAKE_LIB"\n`, { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(bin, 'ldd'),
+    `#!/bin/sh\necho "$1" >> "$LDD_LOG"\nprintf '\\tlinux-vdso.so.1 (0x00007ffd)\\n\\tlibmpich.so.12 => %s (0x00007f00)\\n' "$FAKE_LIB"\n`,
+    { mode: 0o755 },
+  );
   const runs = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0);
   return { env: { PATH: `${bin}:/usr/bin:/bin`, LDD_LOG: log, FAKE_LIB: lib }, runs, lib, bin };
 }
@@ -207,14 +231,15 @@ describe('ldd answers: run again exactly when the program, its libraries or the 
     assert.equal(runs(), 2);
   });
 
-  it('lddPaths: the files of ldd\'s lines, not the virtual ones', () => {
-    const out = '\tlinux-vdso.so.1 (0x00007ffc)\n\tlibmpi.so.40 => /lib/x86_64-linux-gnu/libmpi.so.40 (0x00007f)\n'
-      + '\tlibgone.so.1 => not found\n\t/lib64/ld-linux-x86-64.so.2 (0x00007f)\n';
+  it("lddPaths: the files of ldd's lines, not the virtual ones", () => {
+    const out =
+      '\tlinux-vdso.so.1 (0x00007ffc)\n\tlibmpi.so.40 => /lib/x86_64-linux-gnu/libmpi.so.40 (0x00007f)\n' +
+      '\tlibgone.so.1 => not found\n\t/lib64/ld-linux-x86-64.so.2 (0x00007f)\n';
     assert.deepEqual(lddPaths(out), ['/lib/x86_64-linux-gnu/libmpi.so.40', '/lib64/ld-linux-x86-64.so.2']);
   });
 });
 
-describe('the shim\'s cache key: remembered, worked out again when the MPI changes', () => {
+describe("the shim's cache key: remembered, worked out again when the MPI changes", () => {
   it('a changed mpi.h or compiler wrapper gives its key again; unchanged, the stored key is used', async () => {
     const dir = tmp();
     const cache = path.join(dir, 'cache');
@@ -265,14 +290,17 @@ describe('configuration files: parsed once, parsed again when changed', () => {
     const memo = path.join(cache, 'memo');
     const entries = fs.readdirSync(memo).map((f) => JSON.parse(fs.readFileSync(path.join(memo, f), 'utf8')) as { deps: [string, string][] });
     assert.ok(entries.length > 0 && entries.every((e) => LOADER_FILES.every((l) => e.deps.some(([p]) => p === l))));
-    assert.ok(LOADER_FILES.every((l) => fs.existsSync(l)), 'the loader files named are the real ones');
+    assert.ok(
+      LOADER_FILES.every((l) => fs.existsSync(l)),
+      'the loader files named are the real ones',
+    );
     fs.writeFileSync(file, 'stacks: [\n');
     await settle();
     for (let i = 0; i < 2; i++) assert.throws(() => loadConfigFileCached(file, opts, cache), /mpii\.yaml:\d+: YAML syntax error/);
   });
 });
 
-describe('the program\'s hash in the run description', () => {
+describe("the program's hash in the run description", () => {
   it('remembered per program file, hashed again when it is rebuilt', async () => {
     const dir = tmp();
     const cache = path.join(dir, 'cache');

@@ -13,17 +13,26 @@ import { describe as where, parseObjects, Symbolizer } from '../src/report/symbo
 
 const dir = mkdtempSync(join(tmpdir(), 'mpii-symbols-'));
 const src = join(dir, 'three.c');
-writeFileSync(src, [
-  'int __attribute__((noipa)) first(int x) { return x * 3 + 1; }',
-  'static int __attribute__((noipa)) middle(int x) { volatile int y = x; for (int i = 0; i < 9; i++) y += i; return y; }',
-  'int __attribute__((noipa)) last(int x) { return middle(x) + 2; }',
-  'int main(int c, char **v) { (void) v; return first(c) + last(c) == 0; }',
-  '',
-].join('\n'));
+writeFileSync(
+  src,
+  [
+    'int __attribute__((noipa)) first(int x) { return x * 3 + 1; }',
+    'static int __attribute__((noipa)) middle(int x) { volatile int y = x; for (int i = 0; i < 9; i++) y += i; return y; }',
+    'int __attribute__((noipa)) last(int x) { return middle(x) + 2; }',
+    'int main(int c, char **v) { (void) v; return first(c) + last(c) == 0; }',
+    '',
+  ].join('\n'),
+);
 const full = join(dir, 'three');
 execaSync('cc', ['-O2', '-g', '-fno-toplevel-reorder', '-rdynamic', '-o', full, src]);
-const nmOf = (f: string) => new Map(execaSync('nm', ['-S', f]).stdout.split('\n').map((l) => l.split(' ')).filter((p) => p.length === 4)
-  .map(([a, s, , n]) => [n.replace(/\..*$/, ''), { lo: Number.parseInt(a, 16), size: Number.parseInt(s, 16) }]));
+const nmOf = (f: string) =>
+  new Map(
+    execaSync('nm', ['-S', f])
+      .stdout.split('\n')
+      .map((l) => l.split(' '))
+      .filter((p) => p.length === 4)
+      .map(([a, s, , n]) => [n.replace(/\..*$/, ''), { lo: Number.parseInt(a, 16), size: Number.parseInt(s, 16) }]),
+  );
 const syms = nmOf(full);
 const stripped = join(dir, 'three.stripped');
 execaSync('objcopy', ['--only-keep-debug', full, `${full}.debug`]);
@@ -40,7 +49,7 @@ describe('sized symbols', () => {
     assert.equal(t.at(syms.get('first')!.lo + 1), 'first');
   });
 
-  it('a stripped object: .dynsym, and a static function\'s address belongs to none', () => {
+  it("a stripped object: .dynsym, and a static function's address belongs to none", () => {
     const t = SymbolTable.read(stripped);
     const m = syms.get('middle')!;
     const f = syms.get('first')!;
@@ -51,13 +60,16 @@ describe('sized symbols', () => {
   });
 });
 
-describe('memcheck\'s resolver names addresses by the same rule', () => {
-  it('a stripped object without debug file: no function for a static one, the exported one\'s name inside it', () => {
+describe("memcheck's resolver names addresses by the same rule", () => {
+  it("a stripped object without debug file: no function for a static one, the exported one's name inside it", () => {
     const base = 0x7f0000000000;
-    const sym = new Symbolizer(parseObjects(`${(base).toString(16)} ${(base + 0x100000).toString(16)} ${base.toString(16)} ${bare}\n`));
+    const sym = new Symbolizer(parseObjects(`${base.toString(16)} ${(base + 0x100000).toString(16)} ${base.toString(16)} ${bare}\n`));
     const m = syms.get('middle')!;
     const l = syms.get('last')!;
-    const got = sym.resolve([{ addr: BigInt(base + m.lo + 2), returnAddress: false }, { addr: BigInt(base + l.lo + 1), returnAddress: false }]);
+    const got = sym.resolve([
+      { addr: BigInt(base + m.lo + 2), returnAddress: false },
+      { addr: BigInt(base + l.lo + 1), returnAddress: false },
+    ]);
     const [inMiddle, inLast] = [...got.values()];
     assert.equal(where(inMiddle), `three.bare+0x${(m.lo + 2).toString(16)}`);
     assert.equal(where(inLast), `last (three.bare+0x${(l.lo + 1).toString(16)})`);

@@ -38,16 +38,29 @@ describe('timeline: MPI_Pcontrol levels in time, on both MPIs', () => {
         assert.equal(t.seen, want.length, `rank ${rank.rank}: events seen`);
         assert.equal(t.capacity, KEPT);
         assert.equal(t.dropped, Math.max(0, want.length - KEPT), `rank ${rank.rank}: events dropped`);
-        assert.deepEqual(t.events.map((e) => [e.kind, e.value, e.tool]), want.slice(0, KEPT).map((v) => ['pcontrol', v, 1]), `rank ${rank.rank}: levels`);
+        assert.deepEqual(
+          t.events.map((e) => [e.kind, e.value, e.tool]),
+          want.slice(0, KEPT).map((v) => ['pcontrol', v, 1]),
+          `rank ${rank.rank}: levels`,
+        );
         assert.ok(t.init !== null && t.end !== null);
         inOrder(t.events, t.end, `rank ${rank.rank}`);
         // Pcontrol(0) … (1) and (0), (0) … (1): recording off twice
         assert.equal(recordingOff(t.events, t.end).length, 2);
       }
       const json = JSON.parse((await mpii(['report', out, '--json'])).stdout);
-      assert.deepEqual(json.timeline.map((x: { rank: number; events: unknown[]; dropped: number }) => [x.rank, x.events.length, x.dropped]),
-        [[0, KEPT, LEVELS.length + EXTRA - KEPT], [1, LEVELS.length, 0], [2, LEVELS.length, 0]]);
-      assert.deepEqual(json.timeline[1].events.map((e: TimelineEvent) => e.value), LEVELS);
+      assert.deepEqual(
+        json.timeline.map((x: { rank: number; events: unknown[]; dropped: number }) => [x.rank, x.events.length, x.dropped]),
+        [
+          [0, KEPT, LEVELS.length + EXTRA - KEPT],
+          [1, LEVELS.length, 0],
+          [2, LEVELS.length, 0],
+        ],
+      );
+      assert.deepEqual(
+        json.timeline[1].events.map((e: TimelineEvent) => e.value),
+        LEVELS,
+      );
       const text = (await mpii(['report', out])).stdout;
       assert.match(text, /^timeline \(seconds since MPI_Init/m);
       const joined = text.replace(/\n {4}/g, ' '); // the wrapped lines of an entry as one
@@ -60,7 +73,7 @@ describe('timeline: MPI_Pcontrol levels in time, on both MPIs', () => {
   }
 });
 
-describe('timeline: the monitor\'s MPI_T phases', () => {
+describe("timeline: the monitor's MPI_T phases", () => {
   for (const f of FLAVORS) {
     it(`${f}: each flush phase's start and end, named by the file it wrote; the unnamed one wrote none`, async () => {
       const cwd = mkdtempSync(join(tmpdir(), `mpii-timeline-phases-${f}-`));
@@ -72,13 +85,27 @@ describe('timeline: the monitor\'s MPI_T phases', () => {
       const p = readProfile(out);
       for (const rank of p.ranks) {
         const t = rank.timeline!;
-        assert.deepEqual(t.events.map((e) => [e.tool, e.kind, e.value, e.name]), [
-          [1, 'phase-start', 0, ''], [1, 'phase-end', 1, 'prof/phase_1'],
-          [1, 'phase-start', 0, ''], [1, 'phase-end', 1, 'prof/phase_2'],
-          [1, 'phase-start', 0, ''], [1, 'phase-end', 0, ''],
-        ], `rank ${rank.rank}`);
+        assert.deepEqual(
+          t.events.map((e) => [e.tool, e.kind, e.value, e.name]),
+          [
+            [1, 'phase-start', 0, ''],
+            [1, 'phase-end', 1, 'prof/phase_1'],
+            [1, 'phase-start', 0, ''],
+            [1, 'phase-end', 1, 'prof/phase_2'],
+            [1, 'phase-start', 0, ''],
+            [1, 'phase-end', 0, ''],
+          ],
+          `rank ${rank.rank}`,
+        );
         inOrder(t.events, t.end, `rank ${rank.rank}`);
-        assert.deepEqual(phases(t.events, t.end!).map((x) => [x.name, x.written, x.open]), [['prof/phase_1', true, false], ['prof/phase_2', true, false], ['', false, false]]);
+        assert.deepEqual(
+          phases(t.events, t.end!).map((x) => [x.name, x.written, x.open]),
+          [
+            ['prof/phase_1', true, false],
+            ['prof/phase_2', true, false],
+            ['', false, false],
+          ],
+        );
       }
       const html = join(cwd, 'r.html');
       const h = await mpii(['report', out, '--html', html]);
@@ -91,7 +118,10 @@ describe('timeline: the monitor\'s MPI_T phases', () => {
 describe('timeline: the HTML picture in headless Chromium', () => {
   let browser: Browser;
   before(async () => {
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
   });
   after(async () => {
     await browser?.close();
@@ -111,18 +141,31 @@ describe('timeline: the HTML picture in headless Chromium', () => {
     const errors: string[] = [];
     const requests: string[] = [];
     pg.on('pageerror', (e) => errors.push(e.message));
-    pg.on('request', (q) => { if (!q.url().startsWith('file:')) requests.push(q.url()); });
+    pg.on('request', (q) => {
+      if (!q.url().startsWith('file:')) requests.push(q.url());
+    });
     await pg.goto(`file://${page(n)}`);
     await pg.waitForSelector('body[data-ready="1"]');
     assert.deepEqual(errors, []);
     assert.deepEqual(requests, []);
     assert.equal(await pg.getAttribute('#timeline-svg', 'data-block'), '1');
-    const rows = await pg.$$eval('#timeline-svg g.tl-row', (gs) => gs.map((g) => [Number(g.getAttribute('data-first')), Number(g.getAttribute('data-events'))]));
-    assert.deepEqual(rows, Array.from({ length: n }, (_, r) => [r, synthEvents(r).length]));
+    const rows = await pg.$$eval('#timeline-svg g.tl-row', (gs) =>
+      gs.map((g) => [Number(g.getAttribute('data-first')), Number(g.getAttribute('data-events'))]),
+    );
+    assert.deepEqual(
+      rows,
+      Array.from({ length: n }, (_, r) => [r, synthEvents(r).length]),
+    );
     for (let r = 0; r < n; r++) {
-      const ticks = await pg.$$eval(`#timeline-svg g.tl-row[data-first="${r}"] line.ev`, (ls) => ls.map((l) => [l.getAttribute('data-kind'), Number(l.getAttribute('data-value')), Number(l.getAttribute('x1'))]));
+      const ticks = await pg.$$eval(`#timeline-svg g.tl-row[data-first="${r}"] line.ev`, (ls) =>
+        ls.map((l) => [l.getAttribute('data-kind'), Number(l.getAttribute('data-value')), Number(l.getAttribute('x1'))]),
+      );
       const kinds = { 1: 'pcontrol', 2: 'phase-start', 3: 'phase-end' } as Record<number, string>;
-      assert.deepEqual(ticks.map((t) => [t[0], t[1]]), synthEvents(r).map((e) => [kinds[e.kind], e.value]), `rank ${r}`);
+      assert.deepEqual(
+        ticks.map((t) => [t[0], t[1]]),
+        synthEvents(r).map((e) => [kinds[e.kind], e.value]),
+        `rank ${r}`,
+      );
       for (let i = 1; i < ticks.length; i++) assert.ok((ticks[i][2] as number) > (ticks[i - 1][2] as number), `rank ${r}: ticks left to right`);
     }
     assert.equal(await pg.locator('#timeline-svg rect.off').count(), n);
@@ -148,7 +191,10 @@ describe('timeline: the HTML picture in headless Chromium', () => {
     const counted = await pg.$$eval('#timeline-svg line.ev', (ls) => ls.reduce((a, l) => a + Number(l.getAttribute('data-count')), 0));
     assert.equal(counted, n * synthEvents(0).length);
     const firsts = await pg.$$eval('#timeline-svg g.tl-row', (gs) => gs.map((g) => Number(g.getAttribute('data-first'))));
-    assert.deepEqual(firsts, Array.from({ length: Math.ceil(n / block) }, (_, i) => i * block));
+    assert.deepEqual(
+      firsts,
+      Array.from({ length: Math.ceil(n / block) }, (_, i) => i * block),
+    );
     await pg.close();
   });
 

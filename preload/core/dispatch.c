@@ -26,8 +26,8 @@ static int nregistered;
 /* The stack: tool ids 1..ntools, in the order given by TOOLS. */
 static int ntools;
 static char **tool_names;
-static void (**registered_fn)(void);   /* [(ntools+1) * MPII_NFUNCS], what each tool wraps */
-static mpii_slot_t *next_slot;         /* [MPII_NFUNCS][ntools+1], precomputed chains */
+static void (**registered_fn)(void); /* [(ntools+1) * MPII_NFUNCS], what each tool wraps */
+static mpii_slot_t *next_slot;       /* [MPII_NFUNCS][ntools+1], precomputed chains */
 static int tables_ready;
 int mpii_spec_on;
 /* Defined only in a specialised shim (gen/mpii_spec.c): whether the stack just built is the one
@@ -56,8 +56,7 @@ int QMPI_Register_tool_storage(int tool_id, void *tool_storage)
 
 static void build_tables(void);
 
-int QMPI_Register_function(int calling_tool_id, enum QMPI_Functions_enum function_enum,
-                           void (*function_ptr)(void))
+int QMPI_Register_function(int calling_tool_id, enum QMPI_Functions_enum function_enum, void (*function_ptr)(void))
 {
     if (calling_tool_id < 1 || calling_tool_id > ntools) return MPI_ERR_ARG;
     if ((int) function_enum < 0 || (int) function_enum >= MPII_NFUNCS || !mpii_fn_info[function_enum].name)
@@ -67,8 +66,8 @@ int QMPI_Register_function(int calling_tool_id, enum QMPI_Functions_enum functio
     return MPI_SUCCESS;
 }
 
-int QMPI_Get_function(int calling_tool_id, enum QMPI_Functions_enum function_enum,
-                      void (**function_ptr)(void), int *next_tool_id)
+int QMPI_Get_function(int calling_tool_id, enum QMPI_Functions_enum function_enum, void (**function_ptr)(void),
+                      int *next_tool_id)
 {
     if (MPII_UNLIKELY((unsigned) function_enum >= MPII_NFUNCS || (unsigned) calling_tool_id > (unsigned) ntools))
         return MPI_ERR_ARG;
@@ -132,8 +131,8 @@ static int registration_in(const char *path)
     if (!realpath(path, want)) return -1;
     for (int i = nregistered - 1; i >= 0; i--) {
         Dl_info info;
-        if (dladdr((void *) registry[i].init, &info) && info.dli_fname && realpath(info.dli_fname, have)
-            && strcmp(want, have) == 0)
+        if (dladdr((void *) registry[i].init, &info) && info.dli_fname && realpath(info.dli_fname, have) &&
+            strcmp(want, have) == 0)
             return i;
     }
     return -1;
@@ -182,7 +181,11 @@ int mpii_build_stack(const char *tools)
     ntools = 0;
     for (char *save = NULL, *tok = strtok_r(list, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
         int r = resolve_entry(tok);
-        if (r < 0) { free(list); free(regs); return -1; }
+        if (r < 0) {
+            free(list);
+            free(regs);
+            return -1;
+        }
         regs[ntools++] = r;
     }
     free(list);
@@ -214,7 +217,10 @@ void mpii_disable_stack(void)
     memset(mpii_first, 0, sizeof mpii_first);
 }
 
-int mpii_tool_count(void) { return ntools; }
+int mpii_tool_count(void)
+{
+    return ntools;
+}
 
 const char *mpii_tool_name(int tool_id)
 {

@@ -65,20 +65,20 @@ static inline void mpii_register_hooks(int tool_id, int (*wraps)(int), void (*co
 /* The layer below tool `tool_id` for function ID (QMPI typedef QTYPE), called with the wrapper's
  * `context` and the arguments after it; the value is what that layer returned. Every built-in
  * tool calls on through this macro: one table load and one indirect call. */
-#define MPII_CALL_NEXT(tool_id, ID, QTYPE, ...)                           \
-    ({                                                                    \
-        int mpii_nid_;                                                    \
-        void (*mpii_fn_)(void) = mpii_next((tool_id), (ID), &mpii_nid_);  \
-        ((QTYPE *) mpii_fn_)(context, mpii_nid_, __VA_ARGS__);            \
+#define MPII_CALL_NEXT(tool_id, ID, QTYPE, ...)                          \
+    ({                                                                   \
+        int mpii_nid_;                                                   \
+        void (*mpii_fn_)(void) = mpii_next((tool_id), (ID), &mpii_nid_); \
+        ((QTYPE *) mpii_fn_)(context, mpii_nid_, __VA_ARGS__);           \
     })
 
 /* The same for wrappers written with MPII_FOREACH_FUNC, whose NEXTARGS name `context` and
  * `next_id`: ((QTYPE *) next) NEXTARGS. */
-#define MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS)                  \
-    ({                                                                    \
-        int next_id;                                                      \
-        void (*mpii_fn_)(void) = mpii_next((tool_id), (ID), &next_id);    \
-        ((QTYPE *) mpii_fn_) NEXTARGS;                                    \
+#define MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS)              \
+    ({                                                                 \
+        int next_id;                                                   \
+        void (*mpii_fn_)(void) = mpii_next((tool_id), (ID), &next_id); \
+        ((QTYPE *) mpii_fn_) NEXTARGS;                                 \
     })
 
 /* Per-instance tool storage, indexed by tool id (0 = the MPI library). */
@@ -104,7 +104,7 @@ static inline uint64_t mpii_return_address(QMPI_Context context)
     return (uint64_t) (uintptr_t) context.storage_stack[1];
 }
 
-int mpii_build_stack(const char *tools);      /* returns 0 or -1 (message printed) */
+int mpii_build_stack(const char *tools); /* returns 0 or -1 (message printed) */
 void mpii_disable_stack(void);
 int mpii_tool_count(void);
 const char *mpii_tool_name(int tool_id);

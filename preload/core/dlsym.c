@@ -66,15 +66,15 @@ __asm__(".text\n"
         ".globl dlsym\n"
         ".type dlsym, @function\n"
         "dlsym:\n"
-        "    cmpq $-1, %rdi\n"                     /* RTLD_NEXT */
+        "    cmpq $-1, %rdi\n" /* RTLD_NEXT */
         "    je 1f\n"
-        "    testq %rdi, %rdi\n"                   /* RTLD_DEFAULT */
+        "    testq %rdi, %rdi\n" /* RTLD_DEFAULT */
         "    je 1f\n"
         "    jmp mpii_dlsym_handle\n"
         "1:  movq mpii_real_dlsym(%rip), %rax\n"
         "    testq %rax, %rax\n"
         "    je 2f\n"
-        "    jmp *%rax\n"                          /* the caller's return address stays */
+        "    jmp *%rax\n" /* the caller's return address stays */
         "2:  jmp mpii_dlsym_early\n"
         ".size dlsym, .-dlsym\n");
 

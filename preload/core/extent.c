@@ -10,7 +10,8 @@ const mpii_type_t *mpii_type_info(MPI_Datatype t)
     if (e->type == t && (uintptr_t) t != 0) return e;
     MPI_Count lb;
     if (t == MPI_DATATYPE_NULL ||
-        MPII_PMPI(MPI_Type_get_true_extent_x, MPI_TYPE_GET_TRUE_EXTENT_X_T)(t, &e->true_lb, &e->true_extent) != MPI_SUCCESS ||
+        MPII_PMPI(MPI_Type_get_true_extent_x, MPI_TYPE_GET_TRUE_EXTENT_X_T)(t, &e->true_lb, &e->true_extent) !=
+            MPI_SUCCESS ||
         MPII_PMPI(MPI_Type_get_extent_x, MPI_TYPE_GET_EXTENT_X_T)(t, &lb, &e->extent) != MPI_SUCCESS ||
         MPII_PMPI(MPI_Type_size_x, MPI_TYPE_SIZE_X_T)(t, &e->size) != MPI_SUCCESS) {
         e->type = (MPI_Datatype) 0;

@@ -63,11 +63,19 @@ void mpii_f_setup(void)
 
 /* gfortran's own descriptor (libgfortran.h), what a TYPE(*), DIMENSION(..) dummy of a Fortran
  * (not BIND(C)) procedure receives: strides count elements of `span` bytes. */
-struct gfc_dim { ptrdiff_t stride, lbound, ubound; };
+struct gfc_dim {
+    ptrdiff_t stride, lbound, ubound;
+};
 struct gfc_desc {
     void *base_addr;
     size_t offset;
-    struct { size_t elem_len; int version; signed char rank; signed char type; short attribute; } dtype;
+    struct {
+        size_t elem_len;
+        int version;
+        signed char rank;
+        signed char type;
+        short attribute;
+    } dtype;
     ptrdiff_t span;
     struct gfc_dim dim[];
 };

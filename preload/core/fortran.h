@@ -21,7 +21,10 @@ void *mpii_f_next(const char *symbol) __attribute__((visibility("hidden")));
 void *mpii_fdesc(void *desc, int *contiguous) __attribute__((visibility("hidden")));
 
 /* one load and a branch per call once set up */
-#define MPII_F_READY() do { if (MPII_UNLIKELY(!mpii_f_ready)) mpii_f_setup(); } while (0)
+#define MPII_F_READY()                                    \
+    do {                                                  \
+        if (MPII_UNLIKELY(!mpii_f_ready)) mpii_f_setup(); \
+    } while (0)
 
 static inline void *mpii_fbuf(void *buf, int k)
 {
@@ -33,9 +36,12 @@ static inline void *mpii_fbuf(void *buf, int k)
 /* Converted arrays of handles/statuses: on the stack up to 32 entries (the common case), beyond
  * that on the heap, since the length is the program's. */
 #define MPII_F_ARRAY(type, name, n) \
-    type name##_stack[32]; \
+    type name##_stack[32];          \
     type *name = (n) <= 32 ? name##_stack : malloc((size_t) (n) * sizeof(type))
-#define MPII_F_ARRAY_FREE(name) do { if (name != name##_stack) free(name); } while (0)
+#define MPII_F_ARRAY_FREE(name)               \
+    do {                                      \
+        if (name != name##_stack) free(name); \
+    } while (0)
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "INTEGER arrays are passed to MPI as int arrays");
 _Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "a Fortran status is the C status copied as INTEGERs");

@@ -28,7 +28,8 @@ static uint16_t *counts(mpii_block_t *b)
         /* the heap drops this block's guards when it is freed (once, before any block has them:
          * a store of the same pointer after that) */
         mpii_heap_on_forget(mpii_guard_forget);
-        void *p = mmap(NULL, b->pages * 2 * sizeof(uint16_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void *p =
+            mmap(NULL, b->pages * 2 * sizeof(uint16_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) return NULL;
         b->guard = p;
     }
@@ -55,7 +56,8 @@ static int apply(mpii_block_t *b, size_t from, size_t to)
     size_t run = from;
     for (size_t i = from; i <= to; i++) {
         if (i < to && i > run && prot_of(b, i) == prot_of(b, run)) continue;
-        if (i > run && mprotect((void *) (b->start + run * mpii_page_size), (i - run) * mpii_page_size, prot_of(b, run)))
+        if (i > run &&
+            mprotect((void *) (b->start + run * mpii_page_size), (i - run) * mpii_page_size, prot_of(b, run)))
             rc = -1;
         run = i;
     }
@@ -195,7 +197,8 @@ static int step_over(void *addr, void *ctx)
 {
 #if defined(__x86_64__)
     uintptr_t page = mpii_page_down((uintptr_t) addr);
-    if (n_step_pages == MAX_STEP_PAGES || mprotect((void *) page, mpii_page_size, PROT_READ | PROT_WRITE) != 0) return -1;
+    if (n_step_pages == MAX_STEP_PAGES || mprotect((void *) page, mpii_page_size, PROT_READ | PROT_WRITE) != 0)
+        return -1;
     step_pages[n_step_pages++] = page;
     ((ucontext_t *) ctx)->uc_mcontext.gregs[REG_EFL] |= 0x100; /* TF: trap after one instruction */
     return 0;
@@ -219,7 +222,8 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
     }
 #endif
     if (chained_trap.sa_flags & SA_SIGINFO) chained_trap.sa_sigaction(sig, si, ctx);
-    else if (chained_trap.sa_handler != SIG_IGN && chained_trap.sa_handler != SIG_DFL) chained_trap.sa_handler(sig);
+    else if (chained_trap.sa_handler != SIG_IGN && chained_trap.sa_handler != SIG_DFL)
+        chained_trap.sa_handler(sig);
     else {
         struct sigaction dfl = { .sa_handler = SIG_DFL };
         real_sigaction(sig, &dfl, NULL);
@@ -248,7 +252,8 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
             errno = saved;
             return; /* the instruction runs again, now on an open page */
         }
-        static const char msg[] = "MPII: a guarded page was touched and no tool released it (tool bug); passing the fault on\n";
+        static const char msg[] =
+            "MPII: a guarded page was touched and no tool released it (tool bug); passing the fault on\n";
         ssize_t w = write(2, msg, sizeof msg - 1);
         (void) w;
     }
@@ -258,7 +263,8 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
 
 static int resolve_sigaction(void)
 {
-    if (!real_sigaction) real_sigaction = (int (*)(int, const struct sigaction *, struct sigaction *)) dlsym(RTLD_NEXT, "sigaction");
+    if (!real_sigaction)
+        real_sigaction = (int (*)(int, const struct sigaction *, struct sigaction *)) dlsym(RTLD_NEXT, "sigaction");
     return real_sigaction ? 0 : -1;
 }
 
@@ -307,8 +313,8 @@ sighandler_t signal(int sig, sighandler_t handler)
 
 /* ---- system calls that take user memory: the kernel returns EFAULT instead of faulting ---- */
 
-#define NEXT(name)                                                          \
-    static __typeof__(name) *next_fn;                                       \
+#define NEXT(name)                    \
+    static __typeof__(name) *next_fn; \
     if (MPII_UNLIKELY(!next_fn)) next_fn = (__typeof__(name) *) dlsym(RTLD_NEXT, #name);
 
 static void access_iov(const struct iovec *iov, int n)

@@ -72,12 +72,12 @@ static int resolve(void)
     long ps = sysconf(_SC_PAGESIZE);
     if (ps > 0) mpii_page_size = (size_t) ps;
     next.free = (void (*)(void *)) dlsym(RTLD_NEXT, "free");
-    next.calloc = (void *(*)(size_t, size_t)) dlsym(RTLD_NEXT, "calloc");
-    next.realloc = (void *(*)(void *, size_t)) dlsym(RTLD_NEXT, "realloc");
+    next.calloc = (void *(*) (size_t, size_t)) dlsym(RTLD_NEXT, "calloc");
+    next.realloc = (void *(*) (void *, size_t)) dlsym(RTLD_NEXT, "realloc");
     next.posix_memalign = (int (*)(void **, size_t, size_t)) dlsym(RTLD_NEXT, "posix_memalign");
     next.usable = (size_t(*)(void *)) dlsym(RTLD_NEXT, "malloc_usable_size");
     void *m = dlsym(RTLD_NEXT, "malloc");
-    __atomic_store_n(&next.malloc, (void *(*)(size_t)) m, __ATOMIC_RELEASE);
+    __atomic_store_n(&next.malloc, (void *(*) (size_t)) m, __ATOMIC_RELEASE);
     resolving = 0;
     return next.malloc != NULL;
 }
@@ -92,7 +92,7 @@ static int resolve(void)
 static volatile int table_lock;
 static uint64_t table_generation; /* bumped whenever a block comes or goes */
 static mpii_block_t *root;
-static mpii_block_t *spare;  /* free nodes, linked through `raw` */
+static mpii_block_t *spare; /* free nodes, linked through `raw` */
 
 static void lock(void)
 {
@@ -324,8 +324,9 @@ static void *exclusive(size_t n, size_t align)
     lock();
     mpii_block_t *b = new_node();
     if (b) {
-        *b = (mpii_block_t){ .start = ((uintptr_t) raw + align - 1) & ~(uintptr_t) (align - 1),
-                             .size = n, .pages = pages, .raw = raw };
+        *b = (mpii_block_t){
+            .start = ((uintptr_t) raw + align - 1) & ~(uintptr_t) (align - 1), .size = n, .pages = pages, .raw = raw
+        };
         insert(b);
     }
     unlock();
@@ -432,10 +433,22 @@ static void *aligned(size_t align, size_t n)
     return p;
 }
 
-void *aligned_alloc(size_t align, size_t n) { return aligned(align, n); }
-void *memalign(size_t align, size_t n) { return aligned(align, n); }
-void *valloc(size_t n) { return aligned(mpii_page_size, n); }
-void *pvalloc(size_t n) { return aligned(mpii_page_size, (n + mpii_page_size - 1) & ~(mpii_page_size - 1)); }
+void *aligned_alloc(size_t align, size_t n)
+{
+    return aligned(align, n);
+}
+void *memalign(size_t align, size_t n)
+{
+    return aligned(align, n);
+}
+void *valloc(size_t n)
+{
+    return aligned(mpii_page_size, n);
+}
+void *pvalloc(size_t n)
+{
+    return aligned(mpii_page_size, (n + mpii_page_size - 1) & ~(mpii_page_size - 1));
+}
 
 size_t malloc_usable_size(void *p)
 {

@@ -9,19 +9,25 @@
 #include <stdint.h>
 
 typedef struct mpii_block {
-    uintptr_t start;  /* page-aligned address the program got */
-    size_t size;      /* bytes it asked for */
-    size_t pages;     /* pages it owns: [start, start + pages * page size) */
-    void *raw;        /* what the next allocator returned (start lies inside it) */
-    uint16_t *guard;  /* per-page protection counts (guard.c), NULL until first protected */
-    int pins;         /* > 0: the MPI library may access it at any time (windows, user requests) */
-    uint32_t prio;    /* the heap's search tree (heap.c) */
+    uintptr_t start; /* page-aligned address the program got */
+    size_t size;     /* bytes it asked for */
+    size_t pages;    /* pages it owns: [start, start + pages * page size) */
+    void *raw;       /* what the next allocator returned (start lies inside it) */
+    uint16_t *guard; /* per-page protection counts (guard.c), NULL until first protected */
+    int pins;        /* > 0: the MPI library may access it at any time (windows, user requests) */
+    uint32_t prio;   /* the heap's search tree (heap.c) */
     struct mpii_block *left, *right;
 } mpii_block_t;
 
 extern size_t mpii_page_size;
-static inline uintptr_t mpii_page_down(uintptr_t a) { return a & ~(uintptr_t) (mpii_page_size - 1); }
-static inline uintptr_t mpii_page_up(uintptr_t a) { return (a + mpii_page_size - 1) & ~(uintptr_t) (mpii_page_size - 1); }
+static inline uintptr_t mpii_page_down(uintptr_t a)
+{
+    return a & ~(uintptr_t) (mpii_page_size - 1);
+}
+static inline uintptr_t mpii_page_up(uintptr_t a)
+{
+    return (a + mpii_page_size - 1) & ~(uintptr_t) (mpii_page_size - 1);
+}
 
 /* From now on, allocations of >= min_bytes get pages of their own (min_bytes >= 1). */
 void mpii_heap_start(size_t min_bytes);
@@ -38,8 +44,14 @@ void mpii_heap_stop(void);
  * library hands out for windows must keep its layout (Open MPI's osc/rdma counts the pages
  * attached to a dynamic window, so small elements must stay side by side). */
 extern __thread int mpii_heap_library_depth __attribute__((tls_model("initial-exec")));
-static inline void mpii_heap_library_enter(void) { mpii_heap_library_depth++; }
-static inline void mpii_heap_library_leave(void) { mpii_heap_library_depth--; }
+static inline void mpii_heap_library_enter(void)
+{
+    mpii_heap_library_depth++;
+}
+static inline void mpii_heap_library_leave(void)
+{
+    mpii_heap_library_depth--;
+}
 /* The block containing addr, or NULL. Valid until the program frees that block. */
 mpii_block_t *mpii_heap_find(const void *addr);
 /* Live page-exclusive blocks (0: every lookup answers NULL at once). */

@@ -57,7 +57,7 @@ static void python_sites(void)
     }
     const char *kind = dlsym(h, "mpii_pysite_kind");
     mpii_log("Python call sites from %s (%s)", helper, kind ? kind : "?");
-    mpii_python_site = (uint64_t (*)(uint64_t)) fn;
+    mpii_python_site = (uint64_t(*)(uint64_t)) fn;
 }
 
 static void start_stack(void)
@@ -112,8 +112,8 @@ static void banner(const char *what)
 {
     if (!mpii_debug_here()) return;
     char line[128];
-    int n = snprintf(line, sizeof line, "MPII Init (debug %d, ignore %d) rank %d%s\n", mpii_debug_rank,
-                     ignore_flag, mpii_rank, what);
+    int n = snprintf(line, sizeof line, "MPII Init (debug %d, ignore %d) rank %d%s\n", mpii_debug_rank, ignore_flag,
+                     mpii_rank, what);
     ssize_t w = write(2, line, (size_t) n);
     (void) w;
 }
@@ -146,7 +146,7 @@ void mpii_after_init(int rc, int session)
     ignore_flag = decided[0];
     if (mpii_active) mpii_profile_started(spawned_job_dir());
     mpii_site_out_dir(decided[2] && !decided[0]); /* collective: every rank or none */
-    if (mpii_active) mpii_pvar_sampling_start(); /* mpii run --pvar */
+    if (mpii_active) mpii_pvar_sampling_start();  /* mpii run --pvar */
     banner("");
 }
 

@@ -49,11 +49,15 @@ void mpii_error(const char *fmt, ...)
     va_end(ap);
 }
 
-int mpii_world_rank(void) { return mpii_rank; }
+int mpii_world_rank(void)
+{
+    return mpii_rank;
+}
 
 void mpii_missing(const char *name)
 {
     mpii_error("%s is not provided by the MPI library below the shim (is the program an MPI program, "
-               "and was the shim built for the same MPI?)", name);
+               "and was the shim built for the same MPI?)",
+               name);
     abort();
 }

@@ -38,12 +38,30 @@ static void *next_symbol(const char *name)
 static void resolve(void)
 {
 #define R(field) *(void **) &lib.field = next_symbol("MPI_T_" #field)
-    R(init_thread); R(finalize); R(pvar_get_num); R(pvar_get_info); R(pvar_get_index);
-    R(pvar_session_create); R(pvar_session_free); R(pvar_handle_alloc); R(pvar_handle_free);
-    R(pvar_start); R(pvar_stop); R(pvar_read); R(pvar_write); R(pvar_reset); R(pvar_readreset);
-    R(category_get_num); R(category_get_info); R(category_get_index); R(category_get_cvars);
-    R(category_get_pvars); R(category_get_categories); R(category_get_num_events);
-    R(category_get_events); R(category_changed);
+    R(init_thread);
+    R(finalize);
+    R(pvar_get_num);
+    R(pvar_get_info);
+    R(pvar_get_index);
+    R(pvar_session_create);
+    R(pvar_session_free);
+    R(pvar_handle_alloc);
+    R(pvar_handle_free);
+    R(pvar_start);
+    R(pvar_stop);
+    R(pvar_read);
+    R(pvar_write);
+    R(pvar_reset);
+    R(pvar_readreset);
+    R(category_get_num);
+    R(category_get_info);
+    R(category_get_index);
+    R(category_get_cvars);
+    R(category_get_pvars);
+    R(category_get_categories);
+    R(category_get_num_events);
+    R(category_get_events);
+    R(category_changed);
 #undef R
 #if defined(MPICH)
     /* MPICH's MPI_T_PVAR_ALL_HANDLES is a variable of libmpich: read it, never link it */
@@ -88,7 +106,7 @@ int mpii_mpit_comm(void *obj, MPI_Comm *comm)
 {
     if (!obj) return -1;
 #if defined(MPICH)
-    /* an MPICH communicator handle: kind bits 30-31 set, object kind (bits 26-29) 1 = comm */
+        /* an MPICH communicator handle: kind bits 30-31 set, object kind (bits 26-29) 1 = comm */
 #define IS_COMM(v) (((v) >> 30) != 0 && (((v) >> 26) & 0xf) == 1)
     uintptr_t v = (uintptr_t) obj;
     if (v <= 0xffffffffu && IS_COMM(v)) {
@@ -121,14 +139,14 @@ int mpii_mpit_comm(void *obj, MPI_Comm *comm)
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static mpii_pvar_t **vars; /* registration order (copies) */
 static int nvars, vars_cap;
-static int considered;   /* vars[0..considered) were checked for exposure */
-static int *shown;       /* tool variable positions in the order they got indices */
+static int considered; /* vars[0..considered) were checked for exposure */
+static int *shown;     /* tool variable positions in the order they got indices */
 static int nshown;
 
 /* ---- index spaces: segments of library indices or of tool variables ---- */
 
 typedef struct {
-    int tools;  /* 0: library indices, 1: positions in shown[] (or the mpii category) */
+    int tools; /* 0: library indices, 1: positions in shown[] (or the mpii category) */
     int first, len;
 } seg_t;
 
@@ -208,7 +226,8 @@ static int sync_pvars(void)
     int from = nshown;
     for (; considered < nvars; considered++) {
         const mpii_pvar_t *v = vars[considered];
-        int alias_of_library = (v->flags & MPII_PVAR_UNLESS_LIBRARY) && mpii_mpit_lib_pvar(v->name, NULL, NULL, NULL) >= 0;
+        int alias_of_library =
+            (v->flags & MPII_PVAR_UNLESS_LIBRARY) && mpii_mpit_lib_pvar(v->name, NULL, NULL, NULL) >= 0;
         if (!alias_of_library) shown[nshown++] = considered;
     }
     map_add(&pmap, 1, from, nshown - from);
@@ -294,8 +313,12 @@ int mpii_pvar_counters(const char *prefix, const char *desc_prefix, const uint64
         while (at > 0 && name[at - 1] == '_') at--;
         name[at] = 0;
         snprintf(desc, sizeof desc, "%s%s", desc_prefix ? desc_prefix : "", label);
-        mpii_pvar_t v = { .name = name, .desc = desc, .var_class = MPI_T_PVAR_CLASS_COUNTER, .type = MPII_PVAR_U64,
-                          .read = read_counter, .data = (void *) &values[i] };
+        mpii_pvar_t v = { .name = name,
+                          .desc = desc,
+                          .var_class = MPI_T_PVAR_CLASS_COUNTER,
+                          .type = MPII_PVAR_U64,
+                          .read = read_counter,
+                          .data = (void *) &values[i] };
         done += mpii_pvar_register(&v) == 0;
         p = end ? end + 1 : p + len;
     }
@@ -440,7 +463,8 @@ static int write_one(handle_t *h, const void *buf)
     }
     size_t bytes = elem_size(v) * (size_t) h->count;
     if (buf) memcpy(h->accum, buf, bytes);
-    else memset(h->accum, 0, bytes);
+    else
+        memset(h->accum, 0, bytes);
     if (h->started) {
         int rc = sample(h);
         if (rc) return rc;
@@ -548,7 +572,10 @@ static int get_num(int *num)
     if (rc == MPI_SUCCESS && num) *num = map_total(&pmap);
     return rc;
 }
-int mpii_mpit_MPI_T_pvar_get_num(int *num) { LOCKED(get_num(num)); }
+int mpii_mpit_MPI_T_pvar_get_num(int *num)
+{
+    LOCKED(get_num(num));
+}
 
 static int get_info(int index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype,
                     MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous,
@@ -568,7 +595,8 @@ static int get_info(int index, char *name, int *name_len, int *verbosity, int *v
     give_string(v->desc, desc, desc_len);
     if (verbosity) *verbosity = v->verbosity ? v->verbosity : MPI_T_VERBOSITY_USER_BASIC;
     if (var_class) *var_class = v->var_class;
-    if (datatype) *datatype = v->type == MPII_PVAR_CHAR ? MPI_CHAR : v->type == MPII_PVAR_DOUBLE ? MPI_DOUBLE : MPI_UNSIGNED_LONG;
+    if (datatype)
+        *datatype = v->type == MPII_PVAR_CHAR ? MPI_CHAR : v->type == MPII_PVAR_DOUBLE ? MPI_DOUBLE : MPI_UNSIGNED_LONG;
     if (enumtype) *enumtype = MPI_T_ENUM_NULL;
     if (bind) *bind = v->bind ? v->bind : MPI_T_BIND_NO_OBJECT;
     if (readonly) *readonly = !!(v->flags & MPII_PVAR_READONLY);
@@ -602,7 +630,10 @@ static int get_index(const char *name, int var_class, int *index)
     }
     return rc == MPII_MPIT_NONE ? rc : MPI_T_ERR_INVALID_NAME;
 }
-int mpii_mpit_MPI_T_pvar_get_index(const char *name, int var_class, int *index) { LOCKED(get_index(name, var_class, index)); }
+int mpii_mpit_MPI_T_pvar_get_index(const char *name, int var_class, int *index)
+{
+    LOCKED(get_index(name, var_class, index));
+}
 
 int mpii_mpit_MPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
@@ -619,7 +650,10 @@ static int session_free(MPI_T_pvar_session *session)
     }
     return CALL(pvar_session_free, session);
 }
-int mpii_mpit_MPI_T_pvar_session_free(MPI_T_pvar_session *session) { LOCKED(session_free(session)); }
+int mpii_mpit_MPI_T_pvar_session_free(MPI_T_pvar_session *session)
+{
+    LOCKED(session_free(session));
+}
 
 static int handle_alloc(MPI_T_pvar_session session, int index, void *obj, MPI_T_pvar_handle *handle, int *count)
 {
@@ -663,7 +697,7 @@ static int apply(handle_t *h, int op)
 static int control(MPI_T_pvar_session session, MPI_T_pvar_handle handle, int op)
 {
     if (handle == lib.all_handles && handle != MPI_T_PVAR_HANDLE_NULL) {
-        int rc = op == OP_START ? CALL(pvar_start, session, handle)
+        int rc = op == OP_START  ? CALL(pvar_start, session, handle)
                  : op == OP_STOP ? CALL(pvar_stop, session, handle)
                                  : CALL(pvar_reset, session, handle);
         for (handle_t *h = handles; h; h = h->next) {
@@ -677,16 +711,25 @@ static int control(MPI_T_pvar_session session, MPI_T_pvar_handle handle, int op)
     }
     handle_t *h = ours(handle);
     if (!h) {
-        return op == OP_START ? CALL(pvar_start, session, handle)
+        return op == OP_START  ? CALL(pvar_start, session, handle)
                : op == OP_STOP ? CALL(pvar_stop, session, handle)
                                : CALL(pvar_reset, session, handle);
     }
     if (h->session != session) return MPI_T_ERR_INVALID_SESSION;
     return apply(h, op);
 }
-int mpii_mpit_MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) { LOCKED(control(session, handle, OP_START)); }
-int mpii_mpit_MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) { LOCKED(control(session, handle, OP_STOP)); }
-int mpii_mpit_MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) { LOCKED(control(session, handle, OP_RESET)); }
+int mpii_mpit_MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+    LOCKED(control(session, handle, OP_START));
+}
+int mpii_mpit_MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+    LOCKED(control(session, handle, OP_STOP));
+}
+int mpii_mpit_MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+    LOCKED(control(session, handle, OP_RESET));
+}
 
 static int rw(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *out, const void *in, int reset)
 {
@@ -724,7 +767,10 @@ static int cat_num(int *num)
     if (rc == MPI_SUCCESS && num) *num = map_total(&cmap);
     return rc;
 }
-int mpii_mpit_MPI_T_category_get_num(int *num) { LOCKED(cat_num(num)); }
+int mpii_mpit_MPI_T_category_get_num(int *num)
+{
+    LOCKED(cat_num(num));
+}
 
 static int cat_info(int index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars,
                     int *num_categories)
@@ -764,7 +810,10 @@ static int cat_index(const char *name, int *index)
     }
     return rc == MPII_MPIT_NONE ? rc : MPI_T_ERR_INVALID_NAME;
 }
-int mpii_mpit_MPI_T_category_get_index(const char *name, int *index) { LOCKED(cat_index(name, index)); }
+int mpii_mpit_MPI_T_category_get_index(const char *name, int *index)
+{
+    LOCKED(cat_index(name, index));
+}
 
 enum { MEMBERS_CVARS, MEMBERS_PVARS, MEMBERS_CATEGORIES, MEMBERS_EVENTS };
 
@@ -792,13 +841,22 @@ static int members(int index, int len, int *indices, int what)
     }
     return rc;
 }
-int mpii_mpit_MPI_T_category_get_cvars(int index, int len, int indices[]) { LOCKED(members(index, len, indices, MEMBERS_CVARS)); }
-int mpii_mpit_MPI_T_category_get_pvars(int index, int len, int indices[]) { LOCKED(members(index, len, indices, MEMBERS_PVARS)); }
+int mpii_mpit_MPI_T_category_get_cvars(int index, int len, int indices[])
+{
+    LOCKED(members(index, len, indices, MEMBERS_CVARS));
+}
+int mpii_mpit_MPI_T_category_get_pvars(int index, int len, int indices[])
+{
+    LOCKED(members(index, len, indices, MEMBERS_PVARS));
+}
 int mpii_mpit_MPI_T_category_get_categories(int index, int len, int indices[])
 {
     LOCKED(members(index, len, indices, MEMBERS_CATEGORIES));
 }
-int mpii_mpit_MPI_T_category_get_events(int index, int len, int indices[]) { LOCKED(members(index, len, indices, MEMBERS_EVENTS)); }
+int mpii_mpit_MPI_T_category_get_events(int index, int len, int indices[])
+{
+    LOCKED(members(index, len, indices, MEMBERS_EVENTS));
+}
 
 static int cat_num_events(int index, int *num)
 {
@@ -812,7 +870,10 @@ static int cat_num_events(int index, int *num)
     default: return MPI_T_ERR_INVALID_INDEX;
     }
 }
-int mpii_mpit_MPI_T_category_get_num_events(int index, int *num) { LOCKED(cat_num_events(index, num)); }
+int mpii_mpit_MPI_T_category_get_num_events(int index, int *num)
+{
+    LOCKED(cat_num_events(index, num));
+}
 
 static int cat_changed(int *stamp)
 {
@@ -822,4 +883,7 @@ static int cat_changed(int *stamp)
     if (rc == MPI_SUCCESS && stamp) *stamp = s + tool_stamp;
     return rc;
 }
-int mpii_mpit_MPI_T_category_changed(int *stamp) { LOCKED(cat_changed(stamp)); }
+int mpii_mpit_MPI_T_category_changed(int *stamp)
+{
+    LOCKED(cat_changed(stamp));
+}

@@ -9,14 +9,13 @@ typedef struct {
     int (*init_thread)(int required, int *provided);
     int (*finalize)(void);
     int (*pvar_get_num)(int *num);
-    int (*pvar_get_info)(int index, char *name, int *name_len, int *verbosity, int *var_class,
-                         MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind,
-                         int *readonly, int *continuous, int *atomic);
+    int (*pvar_get_info)(int index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype,
+                         MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous,
+                         int *atomic);
     int (*pvar_get_index)(const char *name, int var_class, int *index);
     int (*pvar_session_create)(MPI_T_pvar_session *session);
     int (*pvar_session_free)(MPI_T_pvar_session *session);
-    int (*pvar_handle_alloc)(MPI_T_pvar_session session, int index, void *obj, MPI_T_pvar_handle *handle,
-                             int *count);
+    int (*pvar_handle_alloc)(MPI_T_pvar_session session, int index, void *obj, MPI_T_pvar_handle *handle, int *count);
     int (*pvar_handle_free)(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
     int (*pvar_start)(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
     int (*pvar_stop)(MPI_T_pvar_session session, MPI_T_pvar_handle handle);

@@ -44,8 +44,10 @@ static int kind_of(MPI_Datatype t)
 static size_t kind_size(int k)
 {
     switch (k) {
-    case K_INT: case K_UNSIGNED: return sizeof(int);
-    case K_LONG: case K_ULONG: return sizeof(long);
+    case K_INT:
+    case K_UNSIGNED: return sizeof(int);
+    case K_LONG:
+    case K_ULONG: return sizeof(long);
     case K_COUNT: return sizeof(MPI_Count);
     case K_DOUBLE: return sizeof(double);
     default: return sizeof(long long);
@@ -53,8 +55,10 @@ static size_t kind_size(int k)
 }
 
 /* Only rank 0 complains: every rank would say the same. */
-#define COMPLAIN(...) \
-    do { if (mpii_rank <= 0) mpii_error(__VA_ARGS__); } while (0)
+#define COMPLAIN(...)                                \
+    do {                                             \
+        if (mpii_rank <= 0) mpii_error(__VA_ARGS__); \
+    } while (0)
 
 static void add(const mpii_mpit_lib_t *lib, const char *name)
 {
@@ -63,7 +67,8 @@ static void add(const mpii_mpit_lib_t *lib, const char *name)
     int i = mpii_mpit_lib_pvar(name, &type, &bind, &cont);
     if (i < 0) {
         COMPLAIN("--pvar %s: not offered in this run after MPI_Init (the library drops the variables of "
-                 "components it does not use): skipped", name);
+                 "components it does not use): skipped",
+                 name);
         return;
     }
     int kind = kind_of(type);
@@ -124,16 +129,19 @@ void mpii_pvar_sample(const char *at)
     size_t cap = 256, used = 0;
     char *json = malloc(cap);
     if (!json) return;
-#define PUT(...)                                                                 \
-    do {                                                                         \
-        int need_ = snprintf(NULL, 0, __VA_ARGS__);                              \
-        if (used + (size_t) need_ + 1 > cap) {                                   \
-            while (used + (size_t) need_ + 1 > cap) cap *= 2;                    \
-            char *more_ = realloc(json, cap);                                    \
-            if (!more_) { free(json); return; }                                  \
-            json = more_;                                                        \
-        }                                                                        \
-        used += (size_t) snprintf(json + used, cap - used, __VA_ARGS__);         \
+#define PUT(...)                                                         \
+    do {                                                                 \
+        int need_ = snprintf(NULL, 0, __VA_ARGS__);                      \
+        if (used + (size_t) need_ + 1 > cap) {                           \
+            while (used + (size_t) need_ + 1 > cap) cap *= 2;            \
+            char *more_ = realloc(json, cap);                            \
+            if (!more_) {                                                \
+                free(json);                                              \
+                return;                                                  \
+            }                                                            \
+            json = more_;                                                \
+        }                                                                \
+        used += (size_t) snprintf(json + used, cap - used, __VA_ARGS__); \
     } while (0)
     char *label = malloc(6 * strlen(at ? at : "") + 3);
     if (!label) {

@@ -102,8 +102,8 @@ void mpii_options_read(int tool_id, const char *tool, const mpii_option_spec_t *
         char text[4096];
         snprintf(text, sizeof text, "%.*s", (int) len, v);
         if (!parse(&spec[i], text, (char *) out + spec[i].offset)) {
-            mpii_error("%s: option %s=%s is not a valid value; the default is used (mpii tools lists the options)", tool,
-                       spec[i].key, text);
+            mpii_error("%s: option %s=%s is not a valid value; the default is used (mpii tools lists the options)",
+                       tool, spec[i].key, text);
         }
     }
 }

@@ -31,11 +31,11 @@
 
 #define IMAGE_CAPACITY ((uint64_t) 64 << 20) /* sparse: only touched pages cost memory/disk */
 
-static mpii_image_header_t *image;     /* the mapping, or anonymous memory when no output dir */
+static mpii_image_header_t *image; /* the mapping, or anonymous memory when no output dir */
 static int image_is_file;
 static char out_dir[4096];
 static char live_path[4200];
-static int mpii_rank_known;        /* MPI_Init returned: mpii_rank is this job's rank */
+static int mpii_rank_known; /* MPI_Init returned: mpii_rank is this job's rank */
 
 static uint64_t *events; /* the "events" counters in the image */
 
@@ -46,7 +46,10 @@ static double now(void)
     return (double) ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static size_t pad8(size_t n) { return (n + 7) & ~(size_t) 7; }
+static size_t pad8(size_t n)
+{
+    return (n + 7) & ~(size_t) 7;
+}
 
 static int make_dirs(const char *path)
 {
@@ -90,7 +93,8 @@ void mpii_profile_begin(const char *dir)
         if (fd >= 0) close(fd);
         if (mem == MAP_FAILED)
             mpii_error("cannot write the profile in %s (%s): results are kept in memory only; "
-                       "pass a writable --out directory", out_dir, strerror(errno));
+                       "pass a writable --out directory",
+                       out_dir, strerror(errno));
         else
             image_is_file = 1;
     }
@@ -149,11 +153,12 @@ void mpii_profile_attach_dir(const char *dir)
     snprintf(out_dir, sizeof out_dir, "%s", dir);
     live_name(live_path, sizeof live_path, mpii_rank_known ? mpii_rank : -1);
     int fd = make_dirs(out_dir) == 0 ? open(live_path, O_RDWR | O_CREAT | O_TRUNC, 0644) : -1;
-    int ok = fd >= 0 && ftruncate(fd, (off_t) IMAGE_CAPACITY) == 0 && write_all(fd, image, image->used) == 0
-             && mmap(image, IMAGE_CAPACITY, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
+    int ok = fd >= 0 && ftruncate(fd, (off_t) IMAGE_CAPACITY) == 0 && write_all(fd, image, image->used) == 0 &&
+             mmap(image, IMAGE_CAPACITY, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
     if (fd >= 0) close(fd);
     if (ok) image_is_file = 1;
-    else mpii_error("cannot write the profile in %s (%s): results are kept in memory only", out_dir, strerror(errno));
+    else
+        mpii_error("cannot write the profile in %s (%s): results are kept in memory only", out_dir, strerror(errno));
 }
 
 /* After MPI_Init: the rank is known, and the job: a job started by MPI_Comm_spawn keeps its
@@ -183,8 +188,7 @@ void mpii_profile_started(const char *subdir)
 }
 
 /* Append one record; returns its payload or NULL when the image is full. */
-static void *append(uint32_t kind, int tool_id, const char *name, const char *labels, uint64_t count,
-                    size_t payload)
+static void *append(uint32_t kind, int tool_id, const char *name, const char *labels, uint64_t count, size_t payload)
 {
     if (!image) return NULL;
     size_t nl = strlen(name), ll = labels ? strlen(labels) : 0;
@@ -234,8 +238,10 @@ size_t mpii_json_string(char *out, size_t cap, const char *s)
     for (; *s; s++) {
         unsigned char c = (unsigned char) *s;
         if (c == '"' || c == '\\') at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\\%c", c);
-        else if (c < 0x20) at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\\u%04x", c);
-        else at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "%c", c);
+        else if (c < 0x20)
+            at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\\u%04x", c);
+        else
+            at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "%c", c);
     }
     at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "\"");
     return at;
@@ -313,7 +319,8 @@ static int profile_writer(void)
     MPII_PMPI(MPI_Allreduce, MPI_ALLREDUCE_T)(&here, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (first < mpii_size) return first;
     if (mark && *mark && mpii_rank == 0)
-        mpii_error("no rank's host shares the output directory with mpii run's: the profile is written on %s, in %s/profile.mpii",
+        mpii_error("no rank's host shares the output directory with mpii run's: the profile is written on %s, in "
+                   "%s/profile.mpii",
                    image->host, out_dir);
     return 0;
 }
@@ -343,8 +350,9 @@ void mpii_profile_finish(void)
         }
         all = malloc(total ? total : 1);
     }
-    MPII_PMPI(MPI_Gatherv, MPI_GATHERV_T)(mine_image ? (void *) mine_image : (void *) image, mine, MPI_BYTE, all,
-                                          sizes, displs, MPI_BYTE, writer, MPI_COMM_WORLD);
+    MPII_PMPI(MPI_Gatherv, MPI_GATHERV_T)
+    (mine_image ? (void *) mine_image : (void *) image, mine, MPI_BYTE, all, sizes, displs, MPI_BYTE, writer,
+     MPI_COMM_WORLD);
     free(mine_image);
     int ok = 1;
     if (mpii_rank == writer) {

@@ -25,11 +25,14 @@
 #define library_dlsym dlsym
 #endif
 
-static void *local_mpi;           /* handle of an MPI library outside the global scope */
+static void *local_mpi; /* handle of an MPI library outside the global scope */
 static int local_searched;
 static char local_path[512];
 
-struct search { void *self_base; void *handle; };
+struct search {
+    void *self_base;
+    void *handle;
+};
 
 /* dl_iterate_phdr callback: stop at the first object that itself defines PMPI_Init. */
 static int find_mpi_object(struct dl_phdr_info *info, size_t size, void *data)
@@ -83,7 +86,9 @@ void *mpii_lookup_object(const char *name)
 }
 
 /* A symbol only this flavour's library defines, and how users call the flavour. */
-static const struct { const char *flavor, *label, *marker; } flavors[] = {
+static const struct {
+    const char *flavor, *label, *marker;
+} flavors[] = {
     { "openmpi", "Open MPI", "ompi_mpi_comm_world" },
     { "mpich", "MPICH", "MPIR_Err_create_code" },
 };
@@ -109,8 +114,8 @@ void mpii_check_library(void)
     for (size_t i = 0; i < n; i++) {
         if (i == own || !defines(flavors[i].marker)) continue;
         mpii_error("this process loaded %s (%s) but the shim was built for %s: run it with `mpii run --mpi %s` "
-                   "(and that MPI's launcher), or make the program load %s", path, flavors[i].label,
-                   flavors[own].label, flavors[i].flavor, flavors[own].label);
+                   "(and that MPI's launcher), or make the program load %s",
+                   path, flavors[i].label, flavors[own].label, flavors[i].flavor, flavors[own].label);
         exit(2);
     }
 }

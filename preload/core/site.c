@@ -41,7 +41,7 @@ static int site_mode; /* the defaults file supplied the stack: name an output di
  * the environment does not set, so TOOLS=… or INJ_IGNORE=1 on the command line still win. */
 void mpii_site_defaults(void)
 {
-    if (getenv("MPII_OUT")) return; /* launched by mpii run (or told where to write) */
+    if (getenv("MPII_OUT")) return;           /* launched by mpii run (or told where to write) */
     int user_tools = getenv("TOOLS") != NULL; /* TOOLS=… mpirun ./app: that stack, without the defaults' options */
     char path[PATH_MAX];
     const char *file = getenv("MPII_DEFAULTS");
@@ -64,7 +64,8 @@ void mpii_site_defaults(void)
         if (line[0] == '#' || !eq) continue;
         *eq = 0;
         if (strcmp(line, "MPII_OUT_BASE") == 0) snprintf(out_base, sizeof out_base, "%s", eq + 1);
-        else if (!(user_tools && strncmp(line, "MPII_OPT_", 9) == 0)) setenv(line, eq + 1, 0);
+        else if (!(user_tools && strncmp(line, "MPII_OPT_", 9) == 0))
+            setenv(line, eq + 1, 0);
     }
     fclose(f);
     site_mode = getenv("TOOLS") != NULL;
@@ -72,7 +73,10 @@ void mpii_site_defaults(void)
 
 /* After MPI_Init: rank 0 picks <base>/<program>-<time>-<pid> and every rank writes its live
  * profile there (the same layout as `mpii run --out`). */
-int mpii_site_mode(void) { return site_mode; }
+int mpii_site_mode(void)
+{
+    return site_mode;
+}
 
 void mpii_site_out_dir(int enabled)
 {

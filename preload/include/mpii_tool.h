@@ -52,9 +52,10 @@ int mpii_world_rank(void);
 /* element type of a variable's value */
 enum { MPII_PVAR_U64, MPII_PVAR_DOUBLE, MPII_PVAR_CHAR };
 
-#define MPII_PVAR_READONLY 1       /* cannot be written or reset */
-#define MPII_PVAR_CONTINUOUS 2     /* always active: handles cannot be started or stopped */
-#define MPII_PVAR_OWN_STATE 4      /* the tool keeps the variable's state (notify + read give the
+#define MPII_PVAR_READONLY 1   /* cannot be written or reset */
+#define MPII_PVAR_CONTINUOUS 2 /* always active: handles cannot be started or stopped */
+#define MPII_PVAR_OWN_STATE \
+    4                              /* the tool keeps the variable's state (notify + read give the
                                     * value); otherwise the core keeps each handle's own count:
                                     * for COUNTER, AGGREGATE and TIMER classes a handle shows what
                                     * accrued while it was started since its last reset or write */
@@ -66,17 +67,17 @@ enum { MPII_PVAR_BIND, MPII_PVAR_UNBIND, MPII_PVAR_START, MPII_PVAR_STOP, MPII_P
 typedef struct mpii_pvar {
     const char *name;
     const char *desc;
-    int var_class;  /* MPI_T_PVAR_CLASS_* of this MPI */
-    int type;       /* MPII_PVAR_U64 (MPI_UNSIGNED_LONG), _DOUBLE (MPI_DOUBLE), _CHAR (MPI_CHAR) */
-    int bind;       /* MPI_T_BIND_NO_OBJECT (or 0) or MPI_T_BIND_MPI_COMM */
-    int verbosity;  /* MPI_T_VERBOSITY_*; 0: user basic */
-    int flags;      /* MPII_PVAR_* */
+    int var_class; /* MPI_T_PVAR_CLASS_* of this MPI */
+    int type;      /* MPII_PVAR_U64 (MPI_UNSIGNED_LONG), _DOUBLE (MPI_DOUBLE), _CHAR (MPI_CHAR) */
+    int bind;      /* MPI_T_BIND_NO_OBJECT (or 0) or MPI_T_BIND_MPI_COMM */
+    int verbosity; /* MPI_T_VERBOSITY_*; 0: user basic */
+    int flags;     /* MPII_PVAR_* */
     /* `obj` is a `const MPI_Comm *` for communicator-bound variables, else NULL */
-    int (*count)(const struct mpii_pvar *v, const void *obj);  /* elements; NULL: 1; < 0: cannot bind */
-    int (*read)(const struct mpii_pvar *v, const void *obj, void *buf, int count); /* current value */
+    int (*count)(const struct mpii_pvar *v, const void *obj); /* elements; NULL: 1; < 0: cannot bind */
+    int (*read)(const struct mpii_pvar *v, const void *obj, void *buf, int count);        /* current value */
     int (*write)(const struct mpii_pvar *v, const void *obj, const void *buf, int count); /* optional */
     int (*notify)(const struct mpii_pvar *v, const void *obj, int event); /* optional; MPI_T error or 0 */
-    void *data;     /* for the callbacks */
+    void *data;                                                           /* for the callbacks */
 } mpii_pvar_t;
 
 /* Publish one variable (copied; the strings too). 0, or -1 when `var` is unusable. */

@@ -42,8 +42,8 @@ int mpii_profile_text(int tool_id, const char *section, const char *text); /* th
 
 typedef struct {
     const void *code;
-    uint64_t where;          /* instruction offset (3.11+) or line (older) */
-    uint64_t key;            /* written last: 0 means "not ready" */
+    uint64_t where; /* instruction offset (3.11+) or line (older) */
+    uint64_t key;   /* written last: 0 means "not ready" */
 } slot_t;
 
 static slot_t table[SLOTS];
@@ -83,7 +83,8 @@ static uint64_t register_site(PyCodeObject *code, uint64_t where, int line, uint
             if (!d.dli_sname || !sym || ra - 1 < at || ra - 1 - at >= sym->st_size) d.dli_sname = NULL;
             const char *base = strrchr(d.dli_fname, '/');
             snprintf(cframe, sizeof cframe, "%s%s%s+0x%lx%s", d.dli_sname ? d.dli_sname : "", d.dli_sname ? " (" : "",
-                     base ? base + 1 : d.dli_fname, (unsigned long) (ra - (uintptr_t) d.dli_fbase), d.dli_sname ? ")" : "");
+                     base ? base + 1 : d.dli_fname, (unsigned long) (ra - (uintptr_t) d.dli_fbase),
+                     d.dli_sname ? ")" : "");
         }
         snprintf(text, sizeof text, "%llx %d %s\t%s\t%s", (unsigned long long) key, line, file ? file : "?",
                  fn ? fn : "?", cframe);
@@ -125,7 +126,7 @@ uint64_t mpii_pysite(uint64_t ra)
     PyThreadState *ts = PyGILState_GetThisThreadState();
     if (!ts) return ra; /* a thread Python does not know (the MPI library's own) */
     _PyInterpreterFrame *f = python_frame(ts);
-    if (!f) return ra;  /* no Python frame: called from C (an atexit handler, another extension) */
+    if (!f) return ra; /* no Python frame: called from C (an atexit handler, another extension) */
     PyCodeObject *code = f->f_code;
     uint64_t where = (uint64_t) _PyInterpreterFrame_LASTI(f);
     uint64_t key = lookup(code, where);
@@ -138,7 +139,7 @@ uint64_t mpii_pysite(uint64_t ra)
 {
     if (!PyGILState_GetThisThreadState()) return ra;
     PyGILState_STATE g = PyGILState_Ensure();
-    PyFrameObject *f = PyEval_GetFrame(); /* borrowed */
+    PyFrameObject *f = PyEval_GetFrame();               /* borrowed */
     PyCodeObject *code = f ? PyFrame_GetCode(f) : NULL; /* new reference */
     int line = f ? PyFrame_GetLineNumber(f) : 0;
 #if PY_VERSION_HEX >= 0x030B0000

@@ -14,7 +14,12 @@ import { stackName } from '../tools/gen-spec.js';
 import { dirname } from 'node:path';
 
 const [flavor, ...names] = process.argv.slice(2) as [FlavorName, ...string[]];
-for (const [sig, n] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) process.on(sig, () => process.exit(128 + n));
+for (const [sig, n] of [
+  ['SIGINT', 2],
+  ['SIGTERM', 15],
+  ['SIGHUP', 1],
+] as const)
+  process.on(sig, () => process.exit(128 + n));
 const env = process.env;
 const manifests = builtinManifests();
 const tools = names.map((n) => manifests.find((m) => m.name === n)!);

@@ -23,7 +23,10 @@ export function buildMode(env: NodeJS.ProcessEnv): BuildMode {
   const v = env.MPII_BUILD;
   if (v === undefined || v === '' || v === 'background') return 'background';
   if (v === 'wait') return 'wait';
-  throw new MpiiError(`MPII_BUILD=${v} is not a build mode`, 'set MPII_BUILD=wait (wait for a stack\'s compiled-in shim) or background (the default), or unset it');
+  throw new MpiiError(
+    `MPII_BUILD=${v} is not a build mode`,
+    "set MPII_BUILD=wait (wait for a stack's compiled-in shim) or background (the default), or unset it",
+  );
 }
 
 const files = (shim: Shim, tools: ToolManifest[]) => {
@@ -87,10 +90,14 @@ export function startBackground(shim: Shim, tools: ToolManifest[], env: NodeJS.P
 /** The one line a run that does not wait prints, even with --quiet. */
 export function backgroundNotice(stack: string, b: Background, lastSeconds: number | undefined): string {
   if (b.state === 'failed') {
-    return `mpii: running chained: the compiled-in stack ${stack} failed to build in the background (${b.why}); ` +
-      `\`mpii build --tools ${stack.replaceAll('+', ',')}\` tries again and shows why`;
+    return (
+      `mpii: running chained: the compiled-in stack ${stack} failed to build in the background (${b.why}); ` +
+      `\`mpii build --tools ${stack.replaceAll('+', ',')}\` tries again and shows why`
+    );
   }
-  const why = b.state === 'started' ? `its first run with this shim${lastSeconds === undefined ? '' : `; the last build took ${lastSeconds} s`}, pid ${b.pid}`
-    : `started by another run, pid ${b.pid}`;
+  const why =
+    b.state === 'started'
+      ? `its first run with this shim${lastSeconds === undefined ? '' : `; the last build took ${lastSeconds} s`}, pid ${b.pid}`
+      : `started by another run, pid ${b.pid}`;
   return `mpii: running chained while the compiled-in stack ${stack} builds in the background (${why}); the next run uses it (MPII_BUILD=wait waits for it)`;
 }

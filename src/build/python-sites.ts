@@ -13,7 +13,9 @@ export type PythonSites = { library: string } | { problem: string };
 /** The helper for the interpreter whose Python.h is in `include`, or why there is none. */
 export function buildPythonSites(include: string | undefined, env: NodeJS.ProcessEnv, publicApi = false): PythonSites {
   if (!include || !existsSync(join(include, 'Python.h'))) {
-    return { problem: `the interpreter's C headers are not installed${include ? ` (no ${include}/Python.h)` : ''}: apt-get install python3-dev (or the -dev package of that Python) for Python call sites` };
+    return {
+      problem: `the interpreter's C headers are not installed${include ? ` (no ${include}/Python.h)` : ''}: apt-get install python3-dev (or the -dev package of that Python) for Python call sites`,
+    };
   }
   const h = createHash('sha256');
   h.update(readFileSync(SOURCE));
@@ -33,8 +35,10 @@ export function buildPythonSites(include: string | undefined, env: NodeJS.Proces
   mkdirSync(dir, { recursive: true });
   const tmp = `${library}.${process.pid}.tmp`;
   const cc = env.CC || 'cc';
-  const r = spawnSync(cc, ['-shared', '-fPIC', '-O2', '-g', '-Wall', '-I', include, ...(publicApi ? ['-DMPII_PYSITE_PUBLIC_API'] : []), '-o', tmp, SOURCE],
-    { env, encoding: 'utf8' });
+  const r = spawnSync(cc, ['-shared', '-fPIC', '-O2', '-g', '-Wall', '-I', include, ...(publicApi ? ['-DMPII_PYSITE_PUBLIC_API'] : []), '-o', tmp, SOURCE], {
+    env,
+    encoding: 'utf8',
+  });
   if (r.status !== 0) {
     rmSync(tmp, { force: true });
     const why = (r.stderr || r.error?.message || '').split('\n').find((l) => /error/i.test(l)) ?? `exit ${r.status}`;

@@ -28,8 +28,26 @@ const ARCH_FLAGS = process.arch === 'x64' ? ['-mstringop-strategy=unrolled_loop'
  *  time, the longest step of a build. */
 export function compileArgs(src: string, obj: string, genDir: string, extra: string[] = []): string[] {
   const debug = src.startsWith(`${genDir}/`) ? '-g1' : '-g';
-  return ['-c', '-fPIC', '-O2', debug, '-std=gnu11', '-fno-semantic-interposition', '-Wall', ...ARCH_FLAGS, ...extra,
-    '-I', genDir, '-I', join(PRELOAD, 'core'), '-I', join(PRELOAD, 'include'), src, '-o', obj];
+  return [
+    '-c',
+    '-fPIC',
+    '-O2',
+    debug,
+    '-std=gnu11',
+    '-fno-semantic-interposition',
+    '-Wall',
+    ...ARCH_FLAGS,
+    ...extra,
+    '-I',
+    genDir,
+    '-I',
+    join(PRELOAD, 'core'),
+    '-I',
+    join(PRELOAD, 'include'),
+    src,
+    '-o',
+    obj,
+  ];
 }
 
 // the generators: of the wrappers (src/gen) and of the tools' registration and options (src/tools)
@@ -66,8 +84,10 @@ function makeCache(cache: string): void {
   try {
     makeDirs(cache);
   } catch (e) {
-    throw new MpiiError(`cannot create the shim cache ${cache} (${(e as Error).message})`,
-      'set XDG_CACHE_HOME to a directory you can write (the cache is $XDG_CACHE_HOME/mpii, else ~/.cache/mpii)');
+    throw new MpiiError(
+      `cannot create the shim cache ${cache} (${(e as Error).message})`,
+      'set XDG_CACHE_HOME to a directory you can write (the cache is $XDG_CACHE_HOME/mpii, else ~/.cache/mpii)',
+    );
   }
 }
 
@@ -87,8 +107,10 @@ const loadExeca = async () => (await import('execa')).execa;
 export async function probe(flavor: FlavorName, cache: string, env: NodeJS.ProcessEnv): Promise<Probe> {
   const compiler = findTool(flavor, FLAVORS[flavor].compilers, env);
   if (!compiler) {
-    throw new MpiiError(`no ${FLAVORS[flavor].label} C compiler wrapper found (tried ${FLAVORS[flavor].compilers.join(', ')})`,
-      `install it: apt-get install -y ${FLAVORS[flavor].packages}`);
+    throw new MpiiError(
+      `no ${FLAVORS[flavor].label} C compiler wrapper found (tried ${FLAVORS[flavor].compilers.join(', ')})`,
+      `install it: apt-get install -y ${FLAVORS[flavor].packages}`,
+    );
   }
   const file = join(cache, `probe-${flavor}.json`);
   const st = stamp(compiler);
@@ -132,7 +154,12 @@ function listFiles(dir: string): string[] {
 
 /** Every directory under `dir`, itself included (a file added anywhere changes one of them). */
 function listDirs(dir: string): string[] {
-  return [dir, ...readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).flatMap((e) => listDirs(join(dir, e.name)))];
+  return [
+    dir,
+    ...readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .flatMap((e) => listDirs(join(dir, e.name))),
+  ];
 }
 
 /** The cache key: shim sources + generator + MPI header + compilers + the builders (the compiler
@@ -179,8 +206,13 @@ export function mpiVersionOf(flavor: FlavorName, incdirs: string[]): string {
 function readShim(dir: string, flavor: FlavorName, fromCache: boolean): Shim {
   const meta = JSON.parse(readFileSync(join(dir, 'shim.json'), 'utf8')) as { mpiVersion: string; functions: number };
   return {
-    flavor, mpiVersion: meta.mpiVersion, functions: meta.functions, fromCache,
-    library: join(dir, 'libmpii.so'), archive: join(dir, 'libmpii.a'), includeDir: join(dir, 'include'),
+    flavor,
+    mpiVersion: meta.mpiVersion,
+    functions: meta.functions,
+    fromCache,
+    library: join(dir, 'libmpii.so'),
+    archive: join(dir, 'libmpii.a'),
+    includeDir: join(dir, 'include'),
   };
 }
 
@@ -190,7 +222,13 @@ async function staticSymbols(pr: Probe, env: NodeJS.ProcessEnv): Promise<Set<str
   if (!archive) return new Set();
   const execa = await loadExeca();
   const r = await execa('nm', ['--defined-only', '-g', archive], { env, reject: false });
-  return new Set(r.stdout.split('\n').map((l) => l.trim().split(/\s+/)).filter((w) => w.length === 3 && /[TW]/.test(w[1])).map((w) => w[2]));
+  return new Set(
+    r.stdout
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .filter((w) => w.length === 3 && /[TW]/.test(w[1]))
+      .map((w) => w[2]),
+  );
 }
 
 /** What a build makes (`shim`: the general shim of an MPI; `stack`: a stack's specialised shim)
@@ -225,10 +263,15 @@ async function ensureArchive(dir: string, pr: Probe, env: NodeJS.ProcessEnv, ste
   try {
     const genDir = join(dir, 'gen');
     step('compiling the static archive');
-    const statics = [join(genDir, 'mpii_wrappers.c'), join(genDir, 'mpii_static.c')].map((src) => ({ src, obj: join(tmp, `static-${src.split('/').pop()!.replace(/\.c$/, '.o')}`) }));
+    const statics = [join(genDir, 'mpii_wrappers.c'), join(genDir, 'mpii_static.c')].map((src) => ({
+      src,
+      obj: join(tmp, `static-${src.split('/').pop()!.replace(/\.c$/, '.o')}`),
+    }));
     await Promise.all(statics.map(({ src, obj }) => execa(pr.compiler, compileArgs(src, obj, genDir, ['-DMPII_STATIC']), { env })));
     // the shim's own objects (numbered), all but the dynamic wrappers
-    const objects = readdirSync(dir).filter((f) => /^\d+-.*\.o$/.test(f) && !f.endsWith('-mpii_wrappers.o')).map((f) => join(dir, f));
+    const objects = readdirSync(dir)
+      .filter((f) => /^\d+-.*\.o$/.test(f) && !f.endsWith('-mpii_wrappers.o'))
+      .map((f) => join(dir, f));
     await execa('ar', ['rcs', join(tmp, 'libmpii.a'), ...statics.map((x) => x.obj), join(dir, 'site_path.o'), ...objects], { env });
     renameSync(join(tmp, 'libmpii.a'), join(dir, 'libmpii.a'));
   } finally {
@@ -260,8 +303,11 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     const execa = await loadExeca();
     // another shim of this MPI in the cache: built from other sources, or for another MPI build
     const older = readdirSync(cache).some((d) => d.startsWith(`${flavor}-`) && d !== key);
-    await opts.beforeBuild?.({ kind: 'shim', what: `the ${FLAVORS[flavor].label} shim`,
-      why: opts.force ? '--force' : older ? "mpii's sources or the MPI changed since the cached one" : 'none cached yet for this MPI' });
+    await opts.beforeBuild?.({
+      kind: 'shim',
+      what: `the ${FLAVORS[flavor].label} shim`,
+      why: opts.force ? '--force' : older ? "mpii's sources or the MPI changed since the cached one" : 'none cached yet for this MPI',
+    });
     step(`reading ${FLAVORS[flavor].label} mpi.h`);
     writeFileSync(join(work, 'mpi_header.c'), '#include <mpi.h>\n');
     const pre = await execa(pr.compiler, ['-E', '-P', join(work, 'mpi_header.c')], { env });
@@ -278,9 +324,12 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     const tools = builtinManifests(join(PRELOAD, 'tools'));
     writeGenerated(join(work, 'gen'), generateToolSources(tools));
 
-    const sources = [join(work, 'gen', 'mpii_wrappers.c'), join(work, 'gen', 'mpii_tools.c'), ...listFiles(join(PRELOAD, 'core')),
-      ...tools.flatMap((t) => listFiles(t.dir))]
-      .filter((f) => f.endsWith('.c') && !f.endsWith('site_path.c'));
+    const sources = [
+      join(work, 'gen', 'mpii_wrappers.c'),
+      join(work, 'gen', 'mpii_tools.c'),
+      ...listFiles(join(PRELOAD, 'core')),
+      ...tools.flatMap((t) => listFiles(t.dir)),
+    ].filter((f) => f.endsWith('.c') && !f.endsWith('site_path.c'));
     // site_path.o keeps its plain name: `mpii install` replaces that archive member
     const queue = [...sources, join(PRELOAD, 'core', 'site_path.c')];
     const total = queue.length;
@@ -300,8 +349,21 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     };
     await Promise.all([worker(), worker()]);
     step('linking (without libmpi)');
-    await execa(pr.cc, ['-shared', '-o', join(work, 'libmpii.so'), ...objects, join(work, 'site_path.o'), '-ldl', '-lpthread',
-      '-Wl,-Bsymbolic-functions', '-Wl,-soname,libmpii.so'], { env });
+    await execa(
+      pr.cc,
+      [
+        '-shared',
+        '-o',
+        join(work, 'libmpii.so'),
+        ...objects,
+        join(work, 'site_path.o'),
+        '-ldl',
+        '-lpthread',
+        '-Wl,-Bsymbolic-functions',
+        '-Wl,-soname,libmpii.so',
+      ],
+      { env },
+    );
     mkdirSync(join(work, 'include'));
     copyFileSync(join(work, 'gen', 'qmpi.h'), join(work, 'include', 'qmpi.h'));
     copyFileSync(join(work, 'gen', 'mpii_gen.h'), join(work, 'include', 'mpii_gen.h'));

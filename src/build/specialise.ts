@@ -67,8 +67,11 @@ async function build(shim: Shim, tools: ToolManifest[], opts: SpecialiseOptions,
   const env = opts.env ?? process.env;
   const pr = await probe(shim.flavor, cacheRoot(env), env); // remembered: a file read
   const step = opts.onStep ?? (() => {});
-  await opts.beforeBuild?.({ kind: 'stack', what: `the stack ${stackName(tools)} compiled into one wrapper per function`,
-    why: opts.force ? '--force' : 'its first run with this shim' });
+  await opts.beforeBuild?.({
+    kind: 'stack',
+    what: `the stack ${stackName(tools)} compiled into one wrapper per function`,
+    why: opts.force ? '--force' : 'its first run with this shim',
+  });
   const { execa } = await import('execa');
   removeDeadWork(dir); // what killed builds left
   // named after this process, so that a later build knows whether its owner is still there
@@ -84,10 +87,26 @@ async function build(shim: Shim, tools: ToolManifest[], opts: SpecialiseOptions,
     // the general shim's objects (numbered: `N-name.o`) but its entry points and these tools'
     // wrapper sources, which the translation unit above holds
     const replaced = new Set(['mpii_wrappers.o', ...tools.map((t) => t.specialise!.replace(/\.c$/, '.o'))]);
-    const objects = readdirSync(dir).filter((f) => /^\d+-.*\.o$/.test(f) && !replaced.has(f.replace(/^\d+-/, ''))).map((f) => join(dir, f));
+    const objects = readdirSync(dir)
+      .filter((f) => /^\d+-.*\.o$/.test(f) && !replaced.has(f.replace(/^\d+-/, '')))
+      .map((f) => join(dir, f));
     step('linking (without libmpi)');
-    await execa(pr.cc, ['-shared', '-o', join(work, 'libmpii.so'), obj, ...objects, join(dir, 'site_path.o'), '-ldl', '-lpthread',
-      '-Wl,-Bsymbolic-functions', '-Wl,-soname,libmpii.so'], { env });
+    await execa(
+      pr.cc,
+      [
+        '-shared',
+        '-o',
+        join(work, 'libmpii.so'),
+        obj,
+        ...objects,
+        join(dir, 'site_path.o'),
+        '-ldl',
+        '-lpthread',
+        '-Wl,-Bsymbolic-functions',
+        '-Wl,-soname,libmpii.so',
+      ],
+      { env },
+    );
     rmSync(obj); // linked: the sources stay, to read what was compiled
     if (opts.force) rmSync(final, { recursive: true, force: true });
     // the whole directory in one rename: a run sees no libmpii.so or a complete one
@@ -103,8 +122,10 @@ async function build(shim: Shim, tools: ToolManifest[], opts: SpecialiseOptions,
     dropWork();
     const err = e as { stderr?: string; message: string };
     const detail = (err.stderr ?? '').split('\n').find((l) => /error/i.test(l)) ?? err.message.split('\n')[0];
-    throw new MpiiError(`building the specialised shim of ${stackName(tools)} failed: ${detail}`,
-      'run with --chained (the tools through the QMPI chain), and report this');
+    throw new MpiiError(
+      `building the specialised shim of ${stackName(tools)} failed: ${detail}`,
+      'run with --chained (the tools through the QMPI chain), and report this',
+    );
   } finally {
     process.off('exit', dropWork);
   }

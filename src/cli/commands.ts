@@ -36,7 +36,11 @@ export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: b
   if (o.tools !== undefined) {
     const stack = resolveStack({ tools: o.tools, env, cwd: process.cwd(), defaultsFile: DEFAULTS_FILE });
     const why = unspecialisable(stack.tools);
-    if (why) throw new MpiiError(`the stack '${o.tools}' cannot be specialised: ${why}`, 'it runs through the QMPI chain of the general shim, which `mpii build` without --tools makes');
+    if (why)
+      throw new MpiiError(
+        `the stack '${o.tools}' cannot be specialised: ${why}`,
+        'it runs through the QMPI chain of the general shim, which `mpii build` without --tools makes',
+      );
     specialise = stack.tools.map((t) => t.manifest!);
   }
   const built = [];
@@ -63,13 +67,19 @@ export async function toolsCommand(o: { config?: string; json?: boolean }): Prom
   }
   console.log('Stacks:');
   for (const s of listStacks(req)) {
-    console.log(`  ${s.name.padEnd(14)} [${s.entries.join(', ')}]${s.isDefault ? ' (default)' : ''}  ${chalk.dim(s.definedIn)}${s.problem ? `\n    ${chalk.red(s.problem)}` : ''}`);
+    console.log(
+      `  ${s.name.padEnd(14)} [${s.entries.join(', ')}]${s.isDefault ? ' (default)' : ''}  ${chalk.dim(s.definedIn)}${s.problem ? `\n    ${chalk.red(s.problem)}` : ''}`,
+    );
   }
   return 0;
 }
 
 /** One line of `mpii doctor`: ok, a problem with its fix, or information (`--`). */
-interface Check { status: 'ok' | 'fail' | 'info'; message: string; fix?: string }
+interface Check {
+  status: 'ok' | 'fail' | 'info';
+  message: string;
+  fix?: string;
+}
 
 export async function doctorCommand(o: { json?: boolean } = {}): Promise<number> {
   const env = process.env;
@@ -133,13 +143,17 @@ function nodeCheck(): Check {
   let majors: string[] = [];
   try {
     const engines = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines?: { node?: string } }).engines?.node ?? '';
-    majors = engines.split('||').map((r) => r.trim().match(/^\^?(\d+)/)?.[1] ?? '').filter(Boolean);
+    majors = engines
+      .split('||')
+      .map((r) => r.trim().match(/^\^?(\d+)/)?.[1] ?? '')
+      .filter(Boolean);
   } catch {
     /* no package.json: said below as an unsupported Node */
   }
   const where = `mpii in ${ROOT}, Node ${process.version}`;
   const major = process.versions.node.split('.')[0];
-  return majors.includes(major) ? { status: 'ok', message: where }
+  return majors.includes(major)
+    ? { status: 'ok', message: where }
     : { status: 'info', message: `${where}: not a Node line mpii is tested on (${majors.join(', ') || '?'})` };
 }
 
@@ -149,7 +163,9 @@ function slurmCheck(env: NodeJS.ProcessEnv): Check {
   if (!srun) return { status: 'info', message: 'Slurm: no srun on PATH (only needed for --launcher srun)' };
   try {
     const plugins = srunPlugins(srun, env);
-    const usable = (Object.keys(SRUN_PLUGIN) as FlavorName[]).map((f) => `${FLAVORS[f].label} ${plugins.includes(SRUN_PLUGIN[f]) ? 'via' : 'needs'} --mpi=${SRUN_PLUGIN[f]}`);
+    const usable = (Object.keys(SRUN_PLUGIN) as FlavorName[]).map(
+      (f) => `${FLAVORS[f].label} ${plugins.includes(SRUN_PLUGIN[f]) ? 'via' : 'needs'} --mpi=${SRUN_PLUGIN[f]}`,
+    );
     return { status: 'ok', message: `Slurm: ${srun}, MPI plugins ${plugins.join(', ')} (${usable.join(', ')})` };
   } catch (e) {
     return { status: 'info', message: `Slurm: ${srun} is there but ${(e as Error).message} (only needed for --launcher srun)` };
@@ -178,7 +194,10 @@ function listedFlavor(mpi: string | undefined, env: NodeJS.ProcessEnv): FlavorNa
   return f;
 }
 
-export interface VarsFlags { mpi?: string; json?: boolean }
+export interface VarsFlags {
+  mpi?: string;
+  json?: boolean;
+}
 
 /** `mpii pvars [names…]` and `mpii cvars [names…]`: the MPI library's own MPI_T variables. */
 export async function varsCommand(kind: 'pvars' | 'cvars', patterns: string[], o: VarsFlags): Promise<number> {
@@ -190,14 +209,17 @@ export async function varsCommand(kind: 'pvars' | 'cvars', patterns: string[], o
   const shown = all.filter((v) => keep(v.name));
   if (patterns.length && shown.length === 0) {
     const what = kind === 'pvars' ? 'performance' : 'control';
-    throw new MpiiError(`no ${what} variable of ${l.version} matches ${patterns.map((p) => `'${p}'`).join(' or ')}`,
-      `mpii ${kind} without a filter lists all ${all.length}`, 1);
+    throw new MpiiError(
+      `no ${what} variable of ${l.version} matches ${patterns.map((p) => `'${p}'`).join(' or ')}`,
+      `mpii ${kind} without a filter lists all ${all.length}`,
+      1,
+    );
   }
   if (o.json) {
     console.log(JSON.stringify({ mpi: l.version, flavor: l.flavor, library: l.library, [kind]: shown }, null, 2));
   } else {
-    const lines = kind === 'pvars' ? formatPvars(l, shown as typeof l.pvars, patterns.length > 0)
-      : formatCvars(l, shown as typeof l.cvars, patterns.length > 0);
+    const lines =
+      kind === 'pvars' ? formatPvars(l, shown as typeof l.pvars, patterns.length > 0) : formatCvars(l, shown as typeof l.cvars, patterns.length > 0);
     console.log(lines.join('\n'));
   }
   return 0;

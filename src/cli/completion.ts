@@ -5,15 +5,22 @@ import type { Command, Option } from 'commander';
 import { listStacks, listTools } from '../config/resolve.js';
 import { DEFAULTS_FILE } from './run.js';
 
-interface Opt { flags: string[]; takesValue: boolean; valueName: string; description: string; long: string }
+interface Opt {
+  flags: string[];
+  takesValue: boolean;
+  valueName: string;
+  description: string;
+  long: string;
+}
 
-const options = (c: Command): Opt[] => (c.options as readonly Option[]).map((o) => ({
-  flags: [o.short, o.long].filter((f): f is string => !!f),
-  takesValue: o.required || o.optional,
-  valueName: /<([^>]+)>|\[([^\]]+)\]/.exec(o.flags)?.slice(1).find(Boolean) ?? '',
-  description: o.description,
-  long: o.long ?? o.short ?? '',
-}));
+const options = (c: Command): Opt[] =>
+  (c.options as readonly Option[]).map((o) => ({
+    flags: [o.short, o.long].filter((f): f is string => !!f),
+    takesValue: o.required || o.optional,
+    valueName: /<([^>]+)>|\[([^\]]+)\]/.exec(o.flags)?.slice(1).find(Boolean) ?? '',
+    description: o.description,
+    long: o.long ?? o.short ?? '',
+  }));
 
 /** The configured tools and stacks (built-in and from the YAML files seen from here), if readable. */
 function configured(): { tools: string[]; stacks: string[] } {
@@ -30,12 +37,19 @@ type Values = { words: string[] } | { files: 'any' | 'dir' } | { none: true };
 /** What the value of option `long` of command `cmd` can be. */
 function valuesOf(cmd: string, o: Opt, cfg: { tools: string[]; stacks: string[] }): Values {
   switch (o.long) {
-    case '--mpi': return { words: ['build', 'install'].includes(cmd) ? ['openmpi', 'mpich', 'all'] : ['openmpi', 'mpich'] };
-    case '--launcher': return { words: ['mpirun', 'srun'] };
-    case '--wrappers': return { words: ['system', 'separate'] };
-    case '--tools': return { words: cfg.tools };
-    case '--stack': case '--default-stack': return { words: cfg.stacks };
-    default: break;
+    case '--mpi':
+      return { words: ['build', 'install'].includes(cmd) ? ['openmpi', 'mpich', 'all'] : ['openmpi', 'mpich'] };
+    case '--launcher':
+      return { words: ['mpirun', 'srun'] };
+    case '--wrappers':
+      return { words: ['system', 'separate'] };
+    case '--tools':
+      return { words: cfg.tools };
+    case '--stack':
+    case '--default-stack':
+      return { words: cfg.stacks };
+    default:
+      break;
   }
   if (o.long === '--prof') return { files: 'any' }; // a path prefix: <prefix>.<rank>.prof
   if (/^(dir|prefix)$/.test(o.valueName)) return { files: 'dir' };
@@ -60,16 +74,28 @@ function bash(program: Command, version: string): string {
   const top = [...cmds.map((c) => c.name), ...options(program).flatMap((o) => o.flags), '-h', '--help'];
   const q = (ws: string[]) => ws.join(' ').replace(/[^\w ,.:/@+=-]/g, '');
   const cases = cmds.map((c) => {
-    const valued = c.opts.filter((o) => o.takesValue).map((o) => {
-      const v = valuesOf(c.name, o, cfg);
-      const body = 'words' in v ? `COMPREPLY=( $(compgen -W "${q(v.words)}" -- "$cur") )`
-        : 'files' in v ? (v.files === 'dir' ? 'COMPREPLY=( $(compgen -d -- "$cur") )' : 'COMPREPLY=( $(compgen -f -- "$cur") )')
-          : 'COMPREPLY=()';
-      return `        ${o.flags.join('|')}) ${body}; return 0 ;;`;
-    });
-    const positional = c.name === 'completion' ? 'COMPREPLY=( $(compgen -W "bash zsh" -- "$cur") )'
-      : c.name === 'report' ? 'COMPREPLY=( $(compgen -d -- "$cur") $(compgen -f -X \'!*.mpii\' -- "$cur") )'
-        : c.name === 'run' ? 'COMPREPLY=( $(compgen -c -- "$cur") $(compgen -f -- "$cur") )' : 'COMPREPLY=()';
+    const valued = c.opts
+      .filter((o) => o.takesValue)
+      .map((o) => {
+        const v = valuesOf(c.name, o, cfg);
+        const body =
+          'words' in v
+            ? `COMPREPLY=( $(compgen -W "${q(v.words)}" -- "$cur") )`
+            : 'files' in v
+              ? v.files === 'dir'
+                ? 'COMPREPLY=( $(compgen -d -- "$cur") )'
+                : 'COMPREPLY=( $(compgen -f -- "$cur") )'
+              : 'COMPREPLY=()';
+        return `        ${o.flags.join('|')}) ${body}; return 0 ;;`;
+      });
+    const positional =
+      c.name === 'completion'
+        ? 'COMPREPLY=( $(compgen -W "bash zsh" -- "$cur") )'
+        : c.name === 'report'
+          ? 'COMPREPLY=( $(compgen -d -- "$cur") $(compgen -f -X \'!*.mpii\' -- "$cur") )'
+          : c.name === 'run'
+            ? 'COMPREPLY=( $(compgen -c -- "$cur") $(compgen -f -- "$cur") )'
+            : 'COMPREPLY=()';
     return [
       `    ${c.name})`,
       ...(valued.length ? ['      case "$prev" in', ...valued, '      esac'] : []),
@@ -102,13 +128,13 @@ complete -o default -F _mpii mpii
 }
 
 /** Text safe inside a single-quoted zsh _arguments/_describe spec. */
-const zq = (s: string) => s.replace(/'/g, '\'\\\'\'').replace(/\[/g, '(').replace(/\]/g, ')').replace(/:/g, '\\:');
+const zq = (s: string) => s.replace(/'/g, "'\\''").replace(/\[/g, '(').replace(/\]/g, ')').replace(/:/g, '\\:');
 
 function zsh(program: Command, version: string): string {
   const cfg = configured();
   const cmds = commandsOf(program);
   // _describe splits at the first colon only: the description keeps its own
-  const described = cmds.map((c) => `    '${zq(c.name)}:${c.description.replace(/'/g, '\'\\\'\'')}'`);
+  const described = cmds.map((c) => `    '${zq(c.name)}:${c.description.replace(/'/g, "'\\''")}'`);
   const cases = cmds.map((c) => {
     const specs = c.opts.map((o) => {
       const names = o.flags.length > 1 ? `{${o.flags.join(',')}}` : o.flags[0];
@@ -120,11 +146,17 @@ function zsh(program: Command, version: string): string {
       }
       return `        ${excl}${names}'[${zq(o.description)}]${action}'`;
     });
-    const positional = c.name === 'completion' ? `'1:shell:(bash zsh)'`
-      : c.name === 'report' ? `'1:run directory or profile.mpii:_files'`
-        : c.name === 'run' ? `'*:::program and its arguments:_normal'`
-          : c.args.length ? `'*:${zq(c.args.join(' '))}: '` : '';
-    return [`    ${c.name})`, '      _arguments -s \\', ...specs.map((s) => `${s} \\`), `        ${positional || '\'*: :\''}`, '      ;;'].join('\n');
+    const positional =
+      c.name === 'completion'
+        ? `'1:shell:(bash zsh)'`
+        : c.name === 'report'
+          ? `'1:run directory or profile.mpii:_files'`
+          : c.name === 'run'
+            ? `'*:::program and its arguments:_normal'`
+            : c.args.length
+              ? `'*:${zq(c.args.join(' '))}: '`
+              : '';
+    return [`    ${c.name})`, '      _arguments -s \\', ...specs.map((s) => `${s} \\`), `        ${positional || "'*: :'"}`, '      ;;'].join('\n');
   });
   return `#compdef mpii
 # zsh completion for mpii ${version}, generated by \`mpii completion zsh\`

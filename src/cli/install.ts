@@ -9,7 +9,21 @@
 // Every file written or changed is recorded in <prefix>/share/mpii/install.json with a backup of
 // the original bytes; `mpii uninstall` puts them back and removes the rest. --dry-run shows diffs.
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -30,9 +44,7 @@ export interface InstallOptions {
   dryRun?: boolean;
 }
 
-type Action =
-  | { kind: 'write'; path: string; content: Buffer; mode?: number }
-  | { kind: 'modify'; path: string; content: Buffer };
+type Action = { kind: 'write'; path: string; content: Buffer; mode?: number } | { kind: 'modify'; path: string; content: Buffer };
 
 interface Manifest {
   version: 1;
@@ -64,8 +76,10 @@ function defaultsFile(o: InstallOptions, env: NodeJS.ProcessEnv): string {
   if (!stack.tools.length) {
     throw new MpiiError('no default stack for programs built with the wrappers', 'pass --default-stack NAME (a stack from `mpii tools`)');
   }
-  const lines = ['# mpii install: the stack of programs linked with the shim; TOOLS / INJ_IGNORE in the environment win',
-    `TOOLS=${stack.tools.map((t) => (t.kind === 'external' ? t.path! : t.name)).join(':')}`];
+  const lines = [
+    '# mpii install: the stack of programs linked with the shim; TOOLS / INJ_IGNORE in the environment win',
+    `TOOLS=${stack.tools.map((t) => (t.kind === 'external' ? t.path! : t.name)).join(':')}`,
+  ];
   stack.tools.forEach((t, i) => {
     const opts = Object.entries(t.options);
     if (opts.length) lines.push(`MPII_OPT_${i + 1}=${opts.map(([k, v]) => `${k}=${v}`).join(';')}`);
@@ -79,7 +93,11 @@ const linkFlags = (dir: string) => `-L${dir} -Wl,-rpath,${dir} -lmpii -Wl,--no-a
 async function ompiDataDir(env: NodeJS.ProcessEnv): Promise<string> {
   const r = await execa('ompi_info', ['--path', 'pkgdatadir', '--parsable'], { env, reject: false });
   const dir = /^path:pkgdatadir:(.+)$/m.exec(r.stdout)?.[1];
-  if (!dir) throw new MpiiError('cannot find Open MPI\'s wrapper data directory (ompi_info --path pkgdatadir)', `reinstall Open MPI: apt-get install -y ${FLAVORS.openmpi.packages}`);
+  if (!dir)
+    throw new MpiiError(
+      "cannot find Open MPI's wrapper data directory (ompi_info --path pkgdatadir)",
+      `reinstall Open MPI: apt-get install -y ${FLAVORS.openmpi.packages}`,
+    );
   return dir;
 }
 
@@ -125,7 +143,8 @@ async function plan(o: InstallOptions, prefix: string, env: NodeJS.ProcessEnv): 
     const dir = join(prefix, 'lib', 'mpii', f);
     actions.push({ kind: 'write', path: join(dir, 'libmpii.so'), content: readFileSync(shim.library), mode: 0o755 });
     actions.push({ kind: 'write', path: join(dir, 'libmpii.a'), content: await archiveFor(shim.archive, dir, env) });
-    for (const h of readdirSync(shim.includeDir)) actions.push({ kind: 'write', path: join(dir, 'include', h), content: readFileSync(join(shim.includeDir, h)) });
+    for (const h of readdirSync(shim.includeDir))
+      actions.push({ kind: 'write', path: join(dir, 'include', h), content: readFileSync(join(shim.includeDir, h)) });
     actions.push({ kind: 'write', path: join(dir, 'mpii-defaults'), content: defaults });
     if (f === 'openmpi') {
       const data = await ompiDataDir(env);
@@ -142,8 +161,13 @@ async function plan(o: InstallOptions, prefix: string, env: NodeJS.ProcessEnv): 
         }
         for (const w of WRAPPERS) {
           const real = findTool(f, [`${w}.openmpi`], env);
-          if (real) actions.push({ kind: 'write', path: join(prefix, 'bin', `${w}-mpii.openmpi`), mode: 0o755,
-            content: script(`${w}.openmpi linking the mpii shim (Open MPI's files untouched)\nOPAL_PKGDATADIR=${copyDir} exec ${real} "$@"`) });
+          if (real)
+            actions.push({
+              kind: 'write',
+              path: join(prefix, 'bin', `${w}-mpii.openmpi`),
+              mode: 0o755,
+              content: script(`${w}.openmpi linking the mpii shim (Open MPI's files untouched)\nOPAL_PKGDATADIR=${copyDir} exec ${real} "$@"`),
+            });
         }
       } else {
         for (const w of OMPI_DATA) {
@@ -157,29 +181,51 @@ async function plan(o: InstallOptions, prefix: string, env: NodeJS.ProcessEnv): 
       }
     } else {
       // mpicc -profile=mpii-static -static-mpi: the compile-time mode (mpii.h + libmpii.a before libmpich.a)
-      const staticConf = Buffer.from(['# mpii install: `mpicc -profile=mpii-static -static-mpi`: mpii.h and the shim archive, for a static MPICH',
-        `PROFILE_INCPATHS="-I${join(dir, 'include')} -include ${join(dir, 'include', 'mpii.h')}"`,
-        `PROFILE_PRELIB="${join(dir, 'libmpii.a')}"`, 'PROFILE_POSTLIB="-ldl -lpthread"', ''].join('\n'));
-      const conf = Buffer.from(['# mpii install: `mpicc -profile=mpii` links the QMPI tool shim',
-        `PROFILE_PRELIB="${linkFlags(dir)}"`, `PROFILE_INCPATHS="-I${join(dir, 'include')}"`,
-        '# mpifort puts PROFILE_PRELIB after -lmpichfort: the shim\'s Fortran entry points must come first',
-        `if [ -n "$FC" ]; then PROFILE_INCPATHS="$PROFILE_INCPATHS -L${dir} -Wl,-rpath,${dir} -Wl,--no-as-needed -lmpii"; fi`, ''].join('\n'));
+      const staticConf = Buffer.from(
+        [
+          '# mpii install: `mpicc -profile=mpii-static -static-mpi`: mpii.h and the shim archive, for a static MPICH',
+          `PROFILE_INCPATHS="-I${join(dir, 'include')} -include ${join(dir, 'include', 'mpii.h')}"`,
+          `PROFILE_PRELIB="${join(dir, 'libmpii.a')}"`,
+          'PROFILE_POSTLIB="-ldl -lpthread"',
+          '',
+        ].join('\n'),
+      );
+      const conf = Buffer.from(
+        [
+          '# mpii install: `mpicc -profile=mpii` links the QMPI tool shim',
+          `PROFILE_PRELIB="${linkFlags(dir)}"`,
+          `PROFILE_INCPATHS="-I${join(dir, 'include')}"`,
+          "# mpifort puts PROFILE_PRELIB after -lmpichfort: the shim's Fortran entry points must come first",
+          `if [ -n "$FC" ]; then PROFILE_INCPATHS="$PROFILE_INCPATHS -L${dir} -Wl,-rpath,${dir} -Wl,--no-as-needed -lmpii"; fi`,
+          '',
+        ].join('\n'),
+      );
       if (mode === 'separate') {
         const confDir = join(prefix, 'etc', 'mpich');
         actions.push({ kind: 'write', path: join(confDir, 'mpii.conf'), content: conf });
         actions.push({ kind: 'write', path: join(confDir, 'mpii-static.conf'), content: staticConf });
         for (const w of WRAPPERS) {
           const real = findTool(f, [`${w}.mpich`], env);
-          if (real) actions.push({ kind: 'write', path: join(prefix, 'bin', `${w}-mpii.mpich`), mode: 0o755,
-            content: script(`${w}.mpich linking the mpii shim (MPICH's files untouched)\nexec ${real} -profile=${join(confDir, 'mpii')} "$@"`) });
+          if (real)
+            actions.push({
+              kind: 'write',
+              path: join(prefix, 'bin', `${w}-mpii.mpich`),
+              mode: 0o755,
+              content: script(`${w}.mpich linking the mpii shim (MPICH's files untouched)\nexec ${real} -profile=${join(confDir, 'mpii')} "$@"`),
+            });
         }
       } else {
         const sysconf = mpichSysconfdir(env);
         actions.push({ kind: 'write', path: join(sysconf, 'mpii.conf'), content: conf });
         actions.push({ kind: 'write', path: join(sysconf, 'mpii-static.conf'), content: staticConf });
         if (o.makeDefault) {
-          actions.push({ kind: 'write', path: '/etc/profile.d/mpii.sh',
-            content: Buffer.from('# mpii install --make-default: MPICH\'s wrappers link the mpii shim unless -profile= says otherwise\nexport MPICC_PROFILE=mpii MPICXX_PROFILE=mpii MPIFORT_PROFILE=mpii\n') });
+          actions.push({
+            kind: 'write',
+            path: '/etc/profile.d/mpii.sh',
+            content: Buffer.from(
+              "# mpii install --make-default: MPICH's wrappers link the mpii shim unless -profile= says otherwise\nexport MPICC_PROFILE=mpii MPICXX_PROFILE=mpii MPIFORT_PROFILE=mpii\n",
+            ),
+          });
         }
       }
     }
@@ -192,8 +238,10 @@ async function plan(o: InstallOptions, prefix: string, env: NodeJS.ProcessEnv): 
 }
 
 async function diff(path: string, before: Buffer | null, after: Buffer | null): Promise<string> {
-  const r = await execa('diff', ['-u', '--label', before ? path : '/dev/null', '--label', after ? path : '/dev/null',
-    before ? path : '/dev/null', '-'], { input: after ?? Buffer.alloc(0), reject: false });
+  const r = await execa('diff', ['-u', '--label', before ? path : '/dev/null', '--label', after ? path : '/dev/null', before ? path : '/dev/null', '-'], {
+    input: after ?? Buffer.alloc(0),
+    reject: false,
+  });
   return r.stdout;
 }
 
@@ -262,8 +310,10 @@ export async function installCommand(o: InstallOptions, env: NodeJS.ProcessEnv =
     }
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    throw new MpiiError(`install stopped: ${err.code === 'EACCES' ? `no permission to write ${err.path}` : err.message}`,
-      `run \`mpii uninstall --prefix ${prefix}\` to undo the part done, then install as root or with --prefix DIR --wrappers separate`);
+    throw new MpiiError(
+      `install stopped: ${err.code === 'EACCES' ? `no permission to write ${err.path}` : err.message}`,
+      `run \`mpii uninstall --prefix ${prefix}\` to undo the part done, then install as root or with --prefix DIR --wrappers separate`,
+    );
   }
   console.log(`mpii installed in ${prefix}: ${m.created.length} files, ${m.modified.length} MPI wrapper files changed (backups in ${backups})`);
   return 0;
@@ -276,8 +326,10 @@ export async function uninstallCommand(o: { prefix?: string; dryRun?: boolean; f
   const m = JSON.parse(readFileSync(mp, 'utf8')) as Manifest;
   for (const x of m.modified) {
     if (existsSync(x.path) && sha(readFileSync(x.path)) !== x.after && !o.force) {
-      throw new MpiiError(`${x.path} changed since mpii install (an MPI upgrade?)`,
-        `compare it with the backup ${x.backup}; --force restores the backup anyway`);
+      throw new MpiiError(
+        `${x.path} changed since mpii install (an MPI upgrade?)`,
+        `compare it with the backup ${x.backup}; --force restores the backup anyway`,
+      );
     }
   }
   if (o.dryRun) {

@@ -22,35 +22,47 @@ export function version(): string {
 /** The examples --help ends with, per command (`mpii` for the program itself); the man page's
  * EXAMPLES too. `width`: the column the explanations start at. */
 export const EXAMPLES: Record<'mpii' | 'run' | 'report', { width: number; list: [command: string, what: string][] }> = {
-  mpii: { width: 34, list: [
-    ['mpii run -np 4 ./app', 'run through the default tool stack (mpii run --help)'],
-    ['mpii report mpii-out/app-…', 'print a run\'s report again (mpii report --help)'],
-    ['mpii build --force', 'rebuild the shims'],
-    ['source <(mpii completion bash)', 'tab completion for this shell'],
-  ] },
-  run: { width: 54, list: [
-    ['mpii run -np 4 ./app', 'the default stack, report after the run'],
-    ['mpii run --tools monitor,profile -np 16 ./app', 'traffic matrix and call-site profile'],
-    ['mpii run --tools \'profile[depth=3]\' --out prof -np 4 ./app arg1', 'profile into ./prof'],
-    ['mpii run --mpi mpich --tools trace-count -np 2 python3 app.py', 'an mpi4py program'],
-    ['mpii run --timeout 600 --tools profile -np 8 ./app', 'stop it after 10 minutes (exit 124)'],
-    ['mpii run --dry-run --tools memcheck -np 2 ./app', 'show the launcher command only'],
-  ] },
-  report: { width: 55, list: [
-    ['mpii report mpii-out/app-20250101-120000-4242', 'the text report again'],
-    ['mpii report prof/profile.mpii --top 30', 'the profile file names its directory too'],
-    ['mpii report prof --json > prof.json', 'everything, for scripts'],
-    ['mpii report prof --html report.html [--force]', 'one self-contained web page'],
-    ['mpii report prof --csv matrices/ --prof prof/phase_1', 'monitor matrices and Open MPI .prof files'],
-  ] },
+  mpii: {
+    width: 34,
+    list: [
+      ['mpii run -np 4 ./app', 'run through the default tool stack (mpii run --help)'],
+      ['mpii report mpii-out/app-…', "print a run's report again (mpii report --help)"],
+      ['mpii build --force', 'rebuild the shims'],
+      ['source <(mpii completion bash)', 'tab completion for this shell'],
+    ],
+  },
+  run: {
+    width: 54,
+    list: [
+      ['mpii run -np 4 ./app', 'the default stack, report after the run'],
+      ['mpii run --tools monitor,profile -np 16 ./app', 'traffic matrix and call-site profile'],
+      ["mpii run --tools 'profile[depth=3]' --out prof -np 4 ./app arg1", 'profile into ./prof'],
+      ['mpii run --mpi mpich --tools trace-count -np 2 python3 app.py', 'an mpi4py program'],
+      ['mpii run --timeout 600 --tools profile -np 8 ./app', 'stop it after 10 minutes (exit 124)'],
+      ['mpii run --dry-run --tools memcheck -np 2 ./app', 'show the launcher command only'],
+    ],
+  },
+  report: {
+    width: 55,
+    list: [
+      ['mpii report mpii-out/app-20250101-120000-4242', 'the text report again'],
+      ['mpii report prof/profile.mpii --top 30', 'the profile file names its directory too'],
+      ['mpii report prof --json > prof.json', 'everything, for scripts'],
+      ['mpii report prof --html report.html [--force]', 'one self-contained web page'],
+      ['mpii report prof --csv matrices/ --prof prof/phase_1', 'monitor matrices and Open MPI .prof files'],
+    ],
+  },
 };
 
-const examples = (of: keyof typeof EXAMPLES) => EXAMPLES[of].list
-  .map(([c, what]) => `  ${c}${' '.repeat(Math.max(3, EXAMPLES[of].width - c.length))}${what}`).join('\n');
+const examples = (of: keyof typeof EXAMPLES) =>
+  EXAMPLES[of].list.map(([c, what]) => `  ${c}${' '.repeat(Math.max(3, EXAMPLES[of].width - c.length))}${what}`).join('\n');
 
 /** The lines of the flags the tools add to `mpii run` (their manifests' `run-flags`). */
-const toolFlagHelp = () => builtinManifests().flatMap((m) => m.runFlags)
-  .map((f) => `  ${f.flag.padEnd(18)} ${f.help}\n`).join('');
+const toolFlagHelp = () =>
+  builtinManifests()
+    .flatMap((m) => m.runFlags)
+    .map((f) => `  ${f.flag.padEnd(18)} ${f.help}\n`)
+    .join('');
 
 export const runHelp = () => `Usage: mpii run [mpii options] [launcher options] [-np N] ./app [args]
 
@@ -79,15 +91,13 @@ input error, 124 when --timeout stopped the job.
 Examples:
 ${examples('run')}`;
 
-
-
 /** The command tree; `setCode` receives each action's exit code. */
 export async function buildProgram(setCode: (c: number) => void, shownCommand: () => string): Promise<CommandType> {
   const { Argument, Command } = await import('commander');
   const commands = () => import('./commands.js');
   const program = new Command('mpii')
     .description('Run unmodified MPI programs through a stack of QMPI tools on Open MPI and MPICH')
-    .version(version(), '-V, --version', 'print mpii\'s version')
+    .version(version(), '-V, --version', "print mpii's version")
     .exitOverride()
     .configureOutput({
       writeErr: (s) => process.stderr.write(s),
@@ -96,7 +106,9 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
     })
     .addHelpText('after', `\nExamples:\n${examples('mpii')}`);
   // run parses its own arguments; these options are declared for help and completion only
-  const run = program.command('run').description('launch an MPI program through the tool stack (mpii run --help)')
+  const run = program
+    .command('run')
+    .description('launch an MPI program through the tool stack (mpii run --help)')
     .usage('[mpii options] [launcher options] [-np N] ./app [args]')
     .option('--tools <tools>', 'tool stack, outermost first (names or .so paths; options as name[key=val;key=val])')
     .option('--stack <name>', 'a named stack from the configuration')
@@ -110,33 +122,50 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
     .option('--force', 'replace the profile already in --out DIR')
     .option('--chained', 'run built-in tools through the QMPI chain, not compiled into one specialised wrapper');
   for (const f of builtinManifests().flatMap((m) => m.runFlags)) run.option(f.flag, f.help); // the tools' own (--memcheck-fatal)
-  run.option('--dry-run', 'print the launcher command and environment, run nothing')
-    .option('--quiet', 'no progress, no report');
-  program.command('build').description('generate and compile the shim (cached)')
+  run.option('--dry-run', 'print the launcher command and environment, run nothing').option('--quiet', 'no progress, no report');
+  program
+    .command('build')
+    .description('generate and compile the shim (cached)')
     .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
     .option('--force', 'rebuild even when cached')
     .option('--tools <tools>', 'also the specialised shim of this stack of built-in tools (else made on its first run)')
     .option('--quiet', 'no progress output')
-    .option('--json', 'machine-readable output: each MPI\'s shim (flavor, MPI version, library, cached)')
-    .action(async (o) => { setCode(await (await commands()).buildCommand(o)); });
-  program.command('tools').description('list the built-in tools and the resolved stacks')
+    .option('--json', "machine-readable output: each MPI's shim (flavor, MPI version, library, cached)")
+    .action(async (o) => {
+      setCode(await (await commands()).buildCommand(o));
+    });
+  program
+    .command('tools')
+    .description('list the built-in tools and the resolved stacks')
     .option('--config <file>', 'an extra YAML configuration file')
     .option('--json', 'machine-readable output: the tools with their options, the stacks')
-    .action(async (o) => { setCode(await (await commands()).toolsCommand(o)); });
-  program.command('doctor').description('check MPIs, compilers, cache and LD_PRELOAD')
+    .action(async (o) => {
+      setCode(await (await commands()).toolsCommand(o));
+    });
+  program
+    .command('doctor')
+    .description('check MPIs, compilers, cache and LD_PRELOAD')
     .option('--json', 'machine-readable output: every check with its status and fix')
-    .action(async (o) => { setCode(await (await commands()).doctorCommand(o)); });
+    .action(async (o) => {
+      setCode(await (await commands()).doctorCommand(o));
+    });
   const reportFlags = builtinManifests().flatMap((m) => (m.report?.flags ?? []).map((f) => ({ tool: m.name, ...f })));
-  const report = program.command('report').description('print the report of a finished (or crashed) run; with two runs, what changed from the first to the second')
+  const report = program
+    .command('report')
+    .description('print the report of a finished (or crashed) run; with two runs, what changed from the first to the second')
     .argument('<dir>', 'the --out directory of the run (or its profile.mpii)')
     .argument('[dir2]', 'a second run of the same program: report what changed from <dir> to it')
     .option('--json', 'machine-readable output')
-    .option('--top <n>', 'rows per table in every format: text, --json, --csv, --html (default: the tools\' top the run was given, else 15; 0: every row)', (v) => Number.parseInt(v, 10))
-    .option('--ranks [list]', 'each call site per rank (mpiP\'s Callsite Time statistics), of these ranks (0,2-5; all without a list)')
+    .option(
+      '--top <n>',
+      "rows per table in every format: text, --json, --csv, --html (default: the tools' top the run was given, else 15; 0: every row)",
+      (v) => Number.parseInt(v, 10),
+    )
+    .option('--ranks [list]', "each call site per rank (mpiP's Callsite Time statistics), of these ranks (0,2-5; all without a list)")
     .option('--sites <list>', 'only these call sites (numbers as printed, MPI functions, file:line)')
-    .option('--csv <dir>', 'write the tools\' tables as CSV files into <dir> (what each writes: mpii tools)')
-    .option('--prof <prefix>', "write the per-peer traffic as Open MPI .prof files: <prefix>.<rank>.prof")
-    .option('--html <file>', 'write every tool\'s results as one self-contained HTML page')
+    .option('--csv <dir>', "write the tools' tables as CSV files into <dir> (what each writes: mpii tools)")
+    .option('--prof <prefix>', 'write the per-peer traffic as Open MPI .prof files: <prefix>.<rank>.prof')
+    .option('--html <file>', "write every tool's results as one self-contained HTML page")
     .option('--force', 'replace the files --html, --csv or --prof would write when they exist')
     .addHelpText('after', `\nExamples:\n${examples('report')}`)
     .action(async (dir, dir2, o, cmd: CommandType) => {
@@ -144,12 +173,14 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
       setCode(await reportCommand(dir, { ...o, toolOptions: askedToolOptions(cmd, reportFlags) }, dir2));
     });
   for (const f of reportFlags) report.option(f.flag, f.help); // the tools' own (--no-matrix)
-  program.command('install').description('install the shim for every user: a library the MPI compiler wrappers link (sysadmin)')
+  program
+    .command('install')
+    .description('install the shim for every user: a library the MPI compiler wrappers link (sysadmin)')
     .option('--prefix <dir>', 'where the library, headers, defaults and the manual page go (default /usr/local)')
     .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
     .option('--default-stack <name>', 'the stack programs built with the wrappers run (default: the configured default-stack)')
     .option('--config <file>', 'an extra YAML configuration file to find the stack in')
-    .option('--wrappers <mode>', 'system: change the MPI\'s own wrapper files (backed up); separate: <wrapper>-mpii.<mpi> scripts under the prefix', 'system')
+    .option('--wrappers <mode>', "system: change the MPI's own wrapper files (backed up); separate: <wrapper>-mpii.<mpi> scripts under the prefix", 'system')
     .option('--make-default', 'MPICH: /etc/profile.d/mpii.sh makes -profile=mpii the default')
     .option('--out-base <dir>', 'where linked programs put their profiles (default ./mpii-out)')
     .option('--dry-run', 'show the diff of every file that would change, change nothing')
@@ -157,7 +188,9 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
       const { installCommand } = await import('./install.js');
       setCode(await installCommand(o));
     });
-  program.command('uninstall').description('undo `mpii install`: restore every MPI file it changed, remove what it added')
+  program
+    .command('uninstall')
+    .description('undo `mpii install`: restore every MPI file it changed, remove what it added')
     .option('--prefix <dir>', 'the prefix given to mpii install (default /usr/local)')
     .option('--dry-run', 'show the diff of every file that would change, change nothing')
     .option('--force', 'restore the backups even over files changed since the install')
@@ -166,28 +199,35 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
       setCode(await uninstallCommand(o));
     });
   for (const kind of ['pvars', 'cvars'] as const) {
-    program.command(kind)
+    program
+      .command(kind)
       .description(`list the MPI library's MPI_T ${kind === 'pvars' ? 'performance' : 'control'} variables (asked through MPI_T, no MPI_Init)`)
       .argument('[names...]', 'only names containing one of these (or matching a glob with * and ?)')
       .option('--mpi <flavor>', 'openmpi or mpich (default: the mpirun on PATH)')
       .option('--json', 'machine-readable output')
-      .action(async (names: string[], o) => { setCode(await (await commands()).varsCommand(kind, names, o)); });
+      .action(async (names: string[], o) => {
+        setCode(await (await commands()).varsCommand(kind, names, o));
+      });
   }
-  program.command('completion').description('print a shell completion script: source <(mpii completion bash)')
+  program
+    .command('completion')
+    .description('print a shell completion script: source <(mpii completion bash)')
     .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
     .action(async (shell: 'bash' | 'zsh') => {
       const { completionScript } = await import('./completion.js');
       process.stdout.write(completionScript(program, shell));
       setCode(0);
     });
-  program.command('man').description('print the manual page mpii(1) in roff (mpii man | man -l -)')
+  program
+    .command('man')
+    .description('print the manual page mpii(1) in roff (mpii man | man -l -)')
     .action(async () => {
       const { manPage } = await import('./man.js');
       process.stdout.write(manPage(program));
       setCode(0);
     });
   // every command answers --version (intercepted in main before commander parses)
-  for (const c of program.commands) c.option('-V, --version', 'print mpii\'s version');
+  for (const c of program.commands) c.option('-V, --version', "print mpii's version");
   return program;
 }
 
@@ -227,7 +267,12 @@ export async function main(argv: string[]): Promise<number> {
     }
     let code = 0;
     const known = (n: string | undefined) => n !== undefined && !n.startsWith('-');
-    const program = await buildProgram((c) => { code = c; }, () => (known(argv[0]) && program.commands.some((c) => c.name() === argv[0]) ? argv[0] : ''));
+    const program = await buildProgram(
+      (c) => {
+        code = c;
+      },
+      () => (known(argv[0]) && program.commands.some((c) => c.name() === argv[0]) ? argv[0] : ''),
+    );
     if (known(argv[0]) && program.commands.some((c) => c.name() === argv[0]) && untilEnd.slice(1).some((a) => VERSION_FLAGS.has(a))) {
       console.log(version());
       return 0;

@@ -29,9 +29,12 @@ const italic = (s: string) => `\\fI${code(s)}\\fR`;
 
 /** `-V, --version` / `--top <n>` as roff: the names bold, the value italic. */
 function optionTerm(o: Option): string {
-  return o.flags.split(/,\s*|\s+/).filter(Boolean)
+  return o.flags
+    .split(/,\s*|\s+/)
+    .filter(Boolean)
     .map((w) => (/^[<[]/.test(w) ? `${w[0] === '[' ? '[' : ''}${italic(w.slice(1, -1))}${w[0] === '[' ? ']' : ''}` : bold(w)))
-    .join(' ').replace(/\\fR (\\fB\\-)/g, '\\fR, $1');
+    .join(' ')
+    .replace(/\\fR (\\fB\\-)/g, '\\fR, $1');
 }
 
 function optionText(o: Option): string {
@@ -43,13 +46,16 @@ function optionText(o: Option): string {
 
 /** A usage line: `<dir>` and `[dir2]` italic, the rest as typed. */
 function usage(name: string, u: string): string {
-  const words = u.split(/\s+/).filter(Boolean).map((w) => {
-    const m = /^(\[?)<?([^<>[\]]+?)>?(\]?)$/.exec(w);
-    if (!m || /^-/.test(m[2]) || ['options', 'mpii', 'launcher', 'N'].includes(m[2]) || !/[<[]/.test(w)) {
-      return /^[[\]]*-/.test(w) ? w.replace(/-[\w-]+/, (f) => bold(f)) : code(w);
-    }
-    return `${m[1]}${italic(m[2])}${m[3]}`;
-  });
+  const words = u
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => {
+      const m = /^(\[?)<?([^<>[\]]+?)>?(\]?)$/.exec(w);
+      if (!m || /^-/.test(m[2]) || ['options', 'mpii', 'launcher', 'N'].includes(m[2]) || !/[<[]/.test(w)) {
+        return /^[[\]]*-/.test(w) ? w.replace(/-[\w-]+/, (f) => bold(f)) : code(w);
+      }
+      return `${m[1]}${italic(m[2])}${m[3]}`;
+    });
   return `${bold(`mpii ${name}`)} ${words.join(' ')}`.trim();
 }
 
@@ -61,11 +67,11 @@ function argumentItem(a: Argument): string[] {
 /** What the option list of a command cannot say. */
 const COMMAND_NOTES: Record<string, string[]> = {
   run: [
-    'mpii\'s own options come before the program.',
+    "mpii's own options come before the program.",
     'Everything else before the program (\\fB\\-np\\fR, \\fB\\-\\-mca\\fR, \\fB\\-genv\\fR, \\fB\\-\\-hostfile\\fR, ...) goes to the launcher unchanged and in order',
-    '(write \\fB\\-\\-launcher\\fR before it), and everything after the program is the program\'s;',
+    "(write \\fB\\-\\-launcher\\fR before it), and everything after the program is the program's;",
     '\\fB\\-\\-\\fR ends the options explicitly.',
-    'A \\fB\\-\\-version\\fR or \\fB\\-V\\fR anywhere before the program prints mpii\'s version; after it, it is the program\'s.',
+    "A \\fB\\-\\-version\\fR or \\fB\\-V\\fR anywhere before the program prints mpii's version; after it, it is the program's.",
     'mpii works out the MPI from the program, builds a preload shim against it (cached),',
     'launches the ranks with the shim preloaded and prints what the tools recorded.',
     'The profile stays in the output directory for \\fBmpii report\\fR.',
@@ -103,7 +109,7 @@ export function manPage(program: Command, version = program.version() ?? ''): st
     '.B mpii run',
     'stands in for',
     '.BR mpirun (1):',
-    'it works out which MPI the program uses, builds a C preload shim against that MPI\'s',
+    "it works out which MPI the program uses, builds a C preload shim against that MPI's",
     '.I mpi.h',
     '(cached), launches the real launcher with the shim preloaded into every rank,',
     'and prints what the tools recorded.',
@@ -134,7 +140,7 @@ export function manPage(program: Command, version = program.version() ?? ''): st
     'Every command, and mpii itself, takes:',
   );
   for (const o of program.options as readonly Option[]) line('.TP', optionTerm(o), optionText(o));
-  line('.TP', `${bold('-h')}, ${bold('--help')}`, 'print the help (mpii\'s, mpii run\'s and mpii report\'s end with examples)');
+  line('.TP', `${bold('-h')}, ${bold('--help')}`, "print the help (mpii's, mpii run's and mpii report's end with examples)");
   line('.SH EXAMPLES');
   const shown = new Set<string>();
   for (const of of Object.keys(EXAMPLES) as (keyof typeof EXAMPLES)[]) {
@@ -145,46 +151,75 @@ export function manPage(program: Command, version = program.version() ?? ''): st
     }
   }
   line(
-    '.TP', bold('mpii man | man -l -'), 'this page, on a system where it is not installed.',
+    '.TP',
+    bold('mpii man | man -l -'),
+    'this page, on a system where it is not installed.',
     '.SH ENVIRONMENT',
-    '.TP', '.B TOOLS',
+    '.TP',
+    '.B TOOLS',
     'The tool stack when \\fB\\-\\-tools\\fR is not given: names or paths of tool \\fI.so\\fR files, separated by colons.',
     'Programs linked with the shim by \\fBmpii install\\fR read it too.',
-    '.TP', '.B INJ_IGNORE',
+    '.TP',
+    '.B INJ_IGNORE',
     'A whole number other than 0: no tool is loaded and every MPI call goes straight to the MPI library',
-    '(rank 0\'s value decides for every rank); \\fBmpii run\\fR then says in one line that there is no profile.',
+    "(rank 0's value decides for every rank); \\fBmpii run\\fR then says in one line that there is no profile.",
     'Passed on to the ranks.',
-    '.TP', '.B INJ_DEBUG',
-    'The shim\'s debug output: \\-1 (default) off, \\-2 from every rank, \\fIN\\fR from rank \\fIN\\fR only.',
+    '.TP',
+    '.B INJ_DEBUG',
+    "The shim's debug output: \\-1 (default) off, \\-2 from every rank, \\fIN\\fR from rank \\fIN\\fR only.",
     'Passed on to the ranks.',
-    '.TP', '.B MPII_LAUNCHER',
-    'The launcher when \\fB\\-\\-launcher\\fR is not given: \\fBmpirun\\fR (the MPI\'s own, the default) or \\fBsrun\\fR.',
-    '.TP', '.B MPII_BUILD',
-    '\\fBwait\\fR: a stack\'s first \\fBmpii run\\fR waits for its compiled-in shim to be built (or for the build another mpii is making).',
+    '.TP',
+    '.B MPII_LAUNCHER',
+    "The launcher when \\fB\\-\\-launcher\\fR is not given: \\fBmpirun\\fR (the MPI's own, the default) or \\fBsrun\\fR.",
+    '.TP',
+    '.B MPII_BUILD',
+    "\\fBwait\\fR: a stack's first \\fBmpii run\\fR waits for its compiled-in shim to be built (or for the build another mpii is making).",
     'Unset or \\fBbackground\\fR (the default): the first run starts at once through the QMPI chain while that shim builds in a background process, and the next run uses it.',
-    '.TP', '.B MPII_DEBUG_DIR',
+    '.TP',
+    '.B MPII_DEBUG_DIR',
     'Folders, separated by colons, searched before \\fI/usr/lib/debug\\fR for the separate debug files of stripped programs and libraries',
     '(\\fI.build\\-id/ab/cdef\\&...\\&.debug\\fR, or a \\fI.gnu_debuglink\\fR name), which give call sites their \\fIfile:line\\fR in \\fBmpii report\\fR.',
-    '.TP', '.B NO_COLOR',
+    '.TP',
+    '.B NO_COLOR',
     'Set and not empty: no colour, even on a terminal.',
-    '.TP', '.B FORCE_COLOR',
+    '.TP',
+    '.B FORCE_COLOR',
     'Colour even into a pipe, winning over \\fBNO_COLOR\\fR; \\fBFORCE_COLOR=0\\fR turns colour off (the rule of Node itself).',
-    '.TP', '.B XDG_CACHE_HOME',
+    '.TP',
+    '.B XDG_CACHE_HOME',
     'The shim cache is \\fI$XDG_CACHE_HOME/mpii\\fR (default \\fI~/.cache/mpii\\fR).',
-    '.TP', '.BR TERM ", " CI',
+    '.TP',
+    '.BR TERM ", " CI',
     'With \\fBTERM=dumb\\fR or \\fBCI\\fR set (other than \\fBfalse\\fR), progress is a line at the start and one at the end, never a spinner.',
-    '.TP', '.B XDG_CONFIG_HOME',
+    '.TP',
+    '.B XDG_CONFIG_HOME',
     'The configuration \\fI$XDG_CONFIG_HOME/mpii/config.yaml\\fR is read after \\fI/etc/mpii/config.yaml\\fR and before \\fI./mpii.yaml\\fR and \\fB\\-\\-config\\fR \\fIfile\\fR.',
     '.SH EXIT STATUS',
-    '.TP', '.B 0', 'Success; for \\fBmpii run\\fR, the job succeeded.',
-    '.TP', '.B 1', '\\fBmpii doctor\\fR found a problem.',
-    '.TP', '.B 2', 'A usage or input error (an unknown command or option, a missing argument, a bad value, a configuration error): one line on standard error.',
-    '.TP', '.B 124', '\\fBmpii run \\-\\-timeout\\fR stopped the job; its profile is kept, marked INCOMPLETE.',
-    '.TP', '\\fB128+\\fIsignal\\fR', 'A job ended by a signal, or mpii sent one (130 for Ctrl-C, 143 for SIGTERM): it is passed to the launcher, which tears the job down.',
-    '.TP', '.I other', '\\fBmpii run\\fR exits with the job\'s own exit code.',
+    '.TP',
+    '.B 0',
+    'Success; for \\fBmpii run\\fR, the job succeeded.',
+    '.TP',
+    '.B 1',
+    '\\fBmpii doctor\\fR found a problem.',
+    '.TP',
+    '.B 2',
+    'A usage or input error (an unknown command or option, a missing argument, a bad value, a configuration error): one line on standard error.',
+    '.TP',
+    '.B 124',
+    '\\fBmpii run \\-\\-timeout\\fR stopped the job; its profile is kept, marked INCOMPLETE.',
+    '.TP',
+    '\\fB128+\\fIsignal\\fR',
+    'A job ended by a signal, or mpii sent one (130 for Ctrl-C, 143 for SIGTERM): it is passed to the launcher, which tears the job down.',
+    '.TP',
+    '.I other',
+    "\\fBmpii run\\fR exits with the job's own exit code.",
     '.SH FILES',
-    '.TP', italic('mpii-out/<app>-<time>-<pid>/profile.mpii'), 'The profile of a run (\\fB\\-\\-out\\fR \\fIdir\\fR chooses the directory); \\fIrank\\-*.live\\fR while the job runs or after it crashed.',
-    '.TP', italic('$XDG_CACHE_HOME/mpii/'), 'The shims, keyed by the shim sources, the MPI header and the compilers.',
+    '.TP',
+    italic('mpii-out/<app>-<time>-<pid>/profile.mpii'),
+    'The profile of a run (\\fB\\-\\-out\\fR \\fIdir\\fR chooses the directory); \\fIrank\\-*.live\\fR while the job runs or after it crashed.',
+    '.TP',
+    italic('$XDG_CACHE_HOME/mpii/'),
+    'The shims, keyed by the shim sources, the MPI header and the compilers.',
     '.SH SEE ALSO',
     '.BR mpirun (1),',
     '.BR mpiexec (1),',

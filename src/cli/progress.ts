@@ -62,8 +62,12 @@ export interface Progress {
 
 /** Starts showing `text` in `mode` (ora, as the shim build has always used: its symbols, colour
  * by the NO_COLOR/FORCE_COLOR rule, a spinner's line cut to the terminal's width). */
-export async function startProgress(text: string, mode: ProgressMode, stream: ProgressOutput = process.stderr,
-  env: NodeJS.ProcessEnv = process.env): Promise<Progress> {
+export async function startProgress(
+  text: string,
+  mode: ProgressMode,
+  stream: ProgressOutput = process.stderr,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Progress> {
   if (mode === 'lines') return await progressLines(text, stream, env);
   // a spinner's line must fit the terminal to be redrawn in place; a line in a log stays whole
   const fit = (t: string) => (mode === 'spinner' ? fitLine(t, stream.columns) : t);
@@ -75,11 +79,21 @@ export async function startProgress(text: string, mode: ProgressMode, stream: Pr
   const { default: ora } = await import('ora');
   const spinner = ora({ text: fit(text), stream, isSilent: mode === 'off', isEnabled: mode === 'spinner' }).start();
   return {
-    update: (t) => { spinner.text = fit(t); },
-    show: () => { if (mode === 'spinner') spinner.render(); }, // ora's render() writes even when disabled
-    succeed: (t) => { spinner.succeed(t); },
-    fail: (t) => { spinner.fail(t); },
-    stop: () => { spinner.stop(); },
+    update: (t) => {
+      spinner.text = fit(t);
+    },
+    show: () => {
+      if (mode === 'spinner') spinner.render();
+    }, // ora's render() writes even when disabled
+    succeed: (t) => {
+      spinner.succeed(t);
+    },
+    fail: (t) => {
+      spinner.fail(t);
+    },
+    stop: () => {
+      spinner.stop();
+    },
   };
 }
 
@@ -95,10 +109,18 @@ async function progressLines(text: string, stream: ProgressOutput, env: NodeJS.P
   let last = text; // a line without a text of its own repeats the last one, as ora's
   stream.write(`- ${text}\n`);
   return {
-    update: (t) => { last = t; },
+    update: (t) => {
+      last = t;
+    },
     show: () => {},
-    succeed: (t) => { const s = unicode ? '✔' : '√'; stream.write(`${colour ? green(s) : s} ${t}\n`); },
-    fail: (t) => { const s = unicode ? '✖' : '×'; stream.write(`${colour ? red(s) : s} ${t ?? last}\n`); },
+    succeed: (t) => {
+      const s = unicode ? '✔' : '√';
+      stream.write(`${colour ? green(s) : s} ${t}\n`);
+    },
+    fail: (t) => {
+      const s = unicode ? '✖' : '×';
+      stream.write(`${colour ? red(s) : s} ${t ?? last}\n`);
+    },
     stop: () => {},
   };
 }

@@ -13,9 +13,18 @@ import { recordedReportOptions, withoutAsked } from '../profile-file/report-opti
 import { BIG_PROFILE_BYTES, progressMode, progressWorthIt, startProgress, type ProgressMode } from './progress.js';
 import { blockWriter, writeJson } from '../report/json-stream.js';
 
-export interface ReportFlags { json?: boolean; top?: number; csv?: string; prof?: string; html?: string; force?: boolean; ranks?: string | boolean; sites?: string;
+export interface ReportFlags {
+  json?: boolean;
+  top?: number;
+  csv?: string;
+  prof?: string;
+  html?: string;
+  force?: boolean;
+  ranks?: string | boolean;
+  sites?: string;
   /** the tools' options their own flags set (`--no-matrix`: the monitor's matrix=false), by tool */
-  toolOptions?: Record<string, Record<string, OptionValue>> }
+  toolOptions?: Record<string, Record<string, OptionValue>>;
+}
 
 export async function reportCommand(dir: string, o: ReportFlags, dir2?: string): Promise<number> {
   if (o.top !== undefined && !(Number.isInteger(o.top) && o.top >= 0)) {
@@ -31,8 +40,10 @@ export async function reportCommand(dir: string, o: ReportFlags, dir2?: string):
     // the reader of the output stopped early (`mpii report DIR --json | head`): nothing is wrong
     if ((e as NodeJS.ErrnoException).code === 'EPIPE') return 0;
     // a damaged file can fail in ways no check foresaw: still one line, never a stack trace
-    throw new MpiiError(`cannot make the report of ${dir}: ${(e as Error).message ?? e}`,
-      're-run the job; if the profile is intact, this is an mpii bug: please report it');
+    throw new MpiiError(
+      `cannot make the report of ${dir}: ${(e as Error).message ?? e}`,
+      're-run the job; if the profile is intact, this is an mpii bug: please report it',
+    );
   }
 }
 
@@ -48,7 +59,11 @@ async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promis
   // the terminal report alone: the tools take what it needs of each rank while it is read (a
   // big job's per-peer tables are then not kept)
   const hooks = o.json || o.html || o.csv || o.prof ? [] : TOOL_REPORTS.flatMap((t) => (t.report.digest ? [t.report.digest({ top: o.top })] : []));
-  const onImage = hooks.length ? (r: RankProfile) => { for (const h of hooks) h(r); } : undefined;
+  const onImage = hooks.length
+    ? (r: RankProfile) => {
+        for (const h of hooks) h(r);
+      }
+    : undefined;
   const p = await readWithProgress(dir, mode, !!o.json, { onImage });
   // the options the run was given (in its profile) are the defaults; --top and the tools' flags win
   const toolOptions = withoutAsked(recordedReportOptions(p), { top: o.top, toolOptions: o.toolOptions });
@@ -61,8 +76,10 @@ async function report(dir: string, o: ReportFlags, filter: ReportFilter): Promis
   writeToolFiles(dir, p, o, filter, TOOL_REPORTS);
   if (o.html) {
     const { htmlReport } = await import('../report/html.js');
-    const progress = progressWorthIt({ htmlRanks: p.ranks.length }) && mode !== 'off'
-      ? await startProgress(`mpii: writing the HTML report of ${p.ranks.length} ranks to ${o.html}`, mode) : undefined;
+    const progress =
+      progressWorthIt({ htmlRanks: p.ranks.length }) && mode !== 'off'
+        ? await startProgress(`mpii: writing the HTML report of ${p.ranks.length} ranks to ${o.html}`, mode)
+        : undefined;
     progress?.show(); // the page is made in one synchronous go: the line is there, the spinner stands
     let html: string;
     try {
@@ -102,8 +119,10 @@ function writeToolFiles(dir: string, p: Profile, o: ReportFlags, filter: ReportF
   if (!o.force) {
     const taken = outputs.flatMap((x) => x.out.planned(asked)).filter((f) => existsSync(f));
     if (taken.length) {
-      throw new MpiiError(`${taken[0]} already exists${taken.length > 1 ? ` (and ${taken.length - 1} more of the files to write)` : ''}`,
-        'add --force to replace them, or pass another --csv DIR / --prof PREFIX');
+      throw new MpiiError(
+        `${taken[0]} already exists${taken.length > 1 ? ` (and ${taken.length - 1} more of the files to write)` : ''}`,
+        'add --force to replace them, or pass another --csv DIR / --prof PREFIX',
+      );
     }
   }
   for (const x of outputs) for (const line of x.out.write(asked, filter)) if (!o.json) console.error(line);
@@ -119,9 +138,10 @@ async function readWithProgress(dir: string, mode: ProgressMode, json: boolean, 
   const progress = await startProgress(what, mode);
   try {
     // a spinner turns between chunks; lines show no percentage: one synchronous read, no turns
-    const p = mode === 'spinner'
-      ? await readProfileAsync(dir, (done, total) => progress.update(`${what}: ${Math.floor((100 * done) / Math.max(1, total))}%`), ro)
-      : readProfile(dir, ro);
+    const p =
+      mode === 'spinner'
+        ? await readProfileAsync(dir, (done, total) => progress.update(`${what}: ${Math.floor((100 * done) / Math.max(1, total))}%`), ro)
+        : readProfile(dir, ro);
     if (json) progress.stop();
     else progress.succeed(`mpii: read the profile of ${dir} (${size}, ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'})`);
     return p;

@@ -29,8 +29,13 @@ export const DEFAULTS_FILE = join(ROOT, 'config', 'tools.yaml');
 
 /** The variables every rank needs; INJ_* are passed on only when the user set them. `place`
  * says where a library of this host is on the nodes (--copy-shim puts copies in their /tmp). */
-export function rankEnvironment(shim: Shim, tools: ToolInstance[], outDir: string, env: NodeJS.ProcessEnv,
-  place: (library: string) => string = (l) => l): Record<string, string> {
+export function rankEnvironment(
+  shim: Shim,
+  tools: ToolInstance[],
+  outDir: string,
+  env: NodeJS.ProcessEnv,
+  place: (library: string) => string = (l) => l,
+): Record<string, string> {
   const vars: Record<string, string> = {
     // the user's own preloads stay, after the shim: legacy PMPI tools sit below us
     LD_PRELOAD: [place(shim.library), env.LD_PRELOAD].filter(Boolean).join(':'),
@@ -67,13 +72,17 @@ function prepareOutDir(dir: string, force: boolean, dryRun: boolean, created: st
     rmSync(probe, { force: true });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    throw new MpiiError(`cannot write the output directory ${abs} (${err.code ?? err.message}${e instanceof DirError && e.path !== abs ? ` at ${e.path}` : ''})`,
-      'pass --out DIR with a directory you can create and write');
+    throw new MpiiError(
+      `cannot write the output directory ${abs} (${err.code ?? err.message}${e instanceof DirError && e.path !== abs ? ` at ${e.path}` : ''})`,
+      'pass --out DIR with a directory you can create and write',
+    );
   }
   const old = profileFiles(abs);
   if (old.length && !force) {
-    throw new MpiiError(`${abs} already holds a profile (${old.slice(0, 3).join(', ')}${old.length > 3 ? ', …' : ''})`,
-      'add --force to replace it, or pass another --out DIR');
+    throw new MpiiError(
+      `${abs} already holds a profile (${old.slice(0, 3).join(', ')}${old.length > 3 ? ', …' : ''})`,
+      'add --force to replace it, or pass another --out DIR',
+    );
   }
   if (!dryRun) for (const f of old) rmSync(join(abs, f), { recursive: true, force: true });
   return abs;
@@ -81,7 +90,9 @@ function prepareOutDir(dir: string, force: boolean, dryRun: boolean, created: st
 
 /** What a run leaves in its output directory: a profile, per-rank files, spawned jobs' profiles. */
 function profileFiles(dir: string): string[] {
-  return readdirSync(dir).filter((f) => f === 'profile.mpii' || f.endsWith('.live') || f.startsWith('spawned-')).sort();
+  return readdirSync(dir)
+    .filter((f) => f === 'profile.mpii' || f.endsWith('.live') || f.startsWith('spawned-'))
+    .sort();
 }
 
 /** Directories mpii made for a run that wrote nothing into them, removed innermost first (the run
@@ -100,8 +111,7 @@ function removeIfEmpty(created: string[]): void {
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: NodeJS.ProcessEnv, force = false,
-  specialise?: ToolManifest[]): Promise<Shim> {
+export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: NodeJS.ProcessEnv, force = false, specialise?: ToolManifest[]): Promise<Shim> {
   // ora is loaded only when a build really happens (a warm run starts faster without it)
   let progress: Progress | undefined;
   const label = FLAVORS[flavor].label;
@@ -128,8 +138,11 @@ export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: 
         await say(buildNotice(why, lastBuildSeconds(cacheRoot(env), why.kind)));
       },
       // another process builds the stack (a run's background build, another `mpii build`)
-      onWait: (pid: number) => say(`mpii: waiting for the stack ${stackName(specialise!)} compiled into one wrapper per function, `
-        + `which another mpii (pid ${pid}) is building; the job starts when it is done`),
+      onWait: (pid: number) =>
+        say(
+          `mpii: waiting for the stack ${stackName(specialise!)} compiled into one wrapper per function, ` +
+            `which another mpii (pid ${pid}) is building; the job starts when it is done`,
+        ),
       onStep: (t: string) => progress?.update(`mpii: building the ${label} shim: ${t}`),
     };
     const general = await buildShim(flavor, opts);
@@ -149,8 +162,12 @@ export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: 
  *  shim is cached runs from it; else, unless MPII_BUILD=wait, the run starts at once from the
  *  general shim (the same tools through the QMPI chain) while the compiled-in one builds in the
  *  background for the next run (background.ts). A dry run starts nothing. */
-async function runShim(flavor: FlavorName, args: RunArgs, env: NodeJS.ProcessEnv, specialise: ToolManifest[] | undefined):
-  Promise<{ shim: Shim; chained?: string }> {
+async function runShim(
+  flavor: FlavorName,
+  args: RunArgs,
+  env: NodeJS.ProcessEnv,
+  specialise: ToolManifest[] | undefined,
+): Promise<{ shim: Shim; chained?: string }> {
   const quiet = args.quiet || args.dryRun;
   const mode = buildMode(env);
   if (!specialise || mode === 'wait') return { shim: await buildWithSpinner(flavor, quiet, env, false, specialise) };
@@ -161,7 +178,10 @@ async function runShim(flavor: FlavorName, args: RunArgs, env: NodeJS.ProcessEnv
   if (args.dryRun) return { shim: general, chained: `the compiled-in stack ${stack} is not built yet: a run builds it in the background` };
   const b = startBackground(general, specialise, env);
   process.stderr.write(`${backgroundNotice(stack, b, lastBuildSeconds(cacheRoot(env), 'stack'))}\n`);
-  return { shim: general, chained: b.state === 'failed' ? `the compiled-in stack ${stack} failed to build` : `the compiled-in stack ${stack} builds in the background` };
+  return {
+    shim: general,
+    chained: b.state === 'failed' ? `the compiled-in stack ${stack} failed to build` : `the compiled-in stack ${stack} builds in the background`,
+  };
 }
 
 /** The stack rules of the tools' manifests: a tool that must sit above another (`stack.before`:
@@ -216,15 +236,22 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   }
 }
 
-interface OutDirs { created: string[]; keep: boolean; launched: boolean; mark?: string }
+interface OutDirs {
+  created: string[];
+  keep: boolean;
+  launched: boolean;
+  mark?: string;
+}
 
 async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Promise<number> {
   const { created } = out;
   const args = parseRunArgs(argv, env);
   if (!args.program) throw new MpiiError('no program to run', 'usage: mpii run [mpii options] [launcher options] ./app [args]');
   if (args.copyShim && args.launcher !== 'srun') {
-    throw new MpiiError('--copy-shim copies with Slurm\'s sbcast and needs --launcher srun',
-      'with mpirun, install the shim at the same path on every host (mpii install --prefix on a path every host has)');
+    throw new MpiiError(
+      "--copy-shim copies with Slurm's sbcast and needs --launcher srun",
+      'with mpirun, install the shim at the same path on every host (mpii install --prefix on a path every host has)',
+    );
   }
   const cwd = process.cwd();
   const stack = resolveStack({ tools: args.tools, stack: args.stack, configFile: args.config, env, cwd, defaultsFile: DEFAULTS_FILE });
@@ -264,7 +291,9 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
 
   if (args.dryRun) {
     console.log(`# MPI: ${FLAVORS[mpi.flavor].label} (${mpi.how}); shim ${shim.library}${shim.fromCache ? ' (cached)' : ''}`);
-    console.log(`# tools: ${stack.tools.map((t) => t.name).join(' ') || '(none)'} (from ${stack.source}); ${specialise && !built.chained ? 'specialised: compiled into one wrapper per function' : `chained (${chained ?? built.chained})`}`);
+    console.log(
+      `# tools: ${stack.tools.map((t) => t.name).join(' ') || '(none)'} (from ${stack.source}); ${specialise && !built.chained ? 'specialised: compiled into one wrapper per function' : `chained (${chained ?? built.chained})`}`,
+    );
     for (const [from, to] of copies?.files ?? []) console.log(`# --copy-shim: sbcast ${from} ${to}`);
     for (const [k, v] of Object.entries(vars)) console.log(`${k}=${shellQuote(v)}`);
     console.log([plan.command, ...plan.args].map(shellQuote).join(' '));
@@ -274,14 +303,25 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
     if (mpi.note) process.stderr.write(`mpii: note: ${mpi.note}\n`);
     if (pythonNote) process.stderr.write(`mpii: note: ${pythonNote}\n`);
     if (abiNote) process.stderr.write(`mpii: note: ${abiNote}\n`);
-    process.stderr.write(`mpii: ${FLAVORS[mpi.flavor].label}${mpi.extension ? ` through ${mpi.extension}` : ''}, launcher: ${basename(plan.command)}, `
-      + `tools: ${stack.tools.map((t) => t.name).join(' → ') || '(none)'}, out: ${outDir}\n`);
+    process.stderr.write(
+      `mpii: ${FLAVORS[mpi.flavor].label}${mpi.extension ? ` through ${mpi.extension}` : ''}, launcher: ${basename(plan.command)}, ` +
+        `tools: ${stack.tools.map((t) => t.name).join(' → ') || '(none)'}, out: ${outDir}\n`,
+    );
   }
   out.mark = vars.MPII_RUN_MARK;
   writeFileSync(vars.MPII_RUN_MARK, '');
-  writeRunInfo(outDir, { mpii: mpiiVersion(ROOT), command: [args.program, ...args.programArgs], launcher: basename(plan.command),
-    launcherArgs: args.launcherArgs, cwd, mpi: shim.mpiVersion, flavor: mpi.flavor, tools: stack.tools.map((t) => ({ name: t.name, options: t.options })),
-    program: programIdentity([args.program, ...args.programArgs], cwd, env, cacheRoot(env)), started: new Date().toISOString() });
+  writeRunInfo(outDir, {
+    mpii: mpiiVersion(ROOT),
+    command: [args.program, ...args.programArgs],
+    launcher: basename(plan.command),
+    launcherArgs: args.launcherArgs,
+    cwd,
+    mpi: shim.mpiVersion,
+    flavor: mpi.flavor,
+    tools: stack.tools.map((t) => ({ name: t.name, options: t.options })),
+    program: programIdentity([args.program, ...args.programArgs], cwd, env, cacheRoot(env)),
+    started: new Date().toISOString(),
+  });
   try {
     if (copies) copyToNodes(copies, env);
     out.launched = true;
@@ -341,10 +381,16 @@ async function runJob(plan: LaunchPlan, args: RunArgs, tools: ToolInstance[], ou
   const launcher = plan.command;
   const child = spawn(launcher, plan.args, { stdio: 'inherit', env: plan.env });
   // signals to mpii go on to the launcher (exit 128+signal), --timeout stops it (exit 124)
-  const outcome = await supervise(child, (e) => new MpiiError(`cannot start ${launcher}: ${e.message}`, 'check the MPI installation with mpii doctor'), args.timeout);
+  const outcome = await supervise(
+    child,
+    (e) => new MpiiError(`cannot start ${launcher}: ${e.message}`, 'check the MPI installation with mpii doctor'),
+    args.timeout,
+  );
   const code = exitCodeOf(outcome);
   if (outcome.timedOut) {
-    process.stderr.write(`mpii: the job ran past --timeout ${args.timeout} s and was stopped (exit ${TIMEOUT_EXIT}): its profile is partial, marked INCOMPLETE\n`);
+    process.stderr.write(
+      `mpii: the job ran past --timeout ${args.timeout} s and was stopped (exit ${TIMEOUT_EXIT}): its profile is partial, marked INCOMPLETE\n`,
+    );
   }
 
   if (!args.quiet && injIgnored(env)) {
@@ -380,8 +426,10 @@ function elsewhere(outDir: string): string {
   } catch {
     return '';
   }
-  return `; if no rank's host shares ${outDir} with this one (${hostname()}), rank 0 wrote profile.mpii on its `
-    + `own host (its message above says where): copy it into ${outDir} and run mpii report ${outDir}`;
+  return (
+    `; if no rank's host shares ${outDir} with this one (${hostname()}), rank 0 wrote profile.mpii on its ` +
+    `own host (its message above says where): copy it into ${outDir} and run mpii report ${outDir}`
+  );
 }
 
 /** The options the tools were run with, for their part of the report (their `top`, a `matrix`):

@@ -183,10 +183,7 @@ const FALSE_WORDS = ['false', 'no', 'off', '0'];
  * Check and convert one option value against its schema.
  * Strings (from --tools) are parsed; typed YAML values are checked.
  */
-export function coerceOption(
-  s: OptionSchema,
-  v: OptionValue,
-): { ok: true; value: OptionValue } | { ok: false; reason: string } {
+export function coerceOption(s: OptionSchema, v: OptionValue): { ok: true; value: OptionValue } | { ok: false; reason: string } {
   const shown = typeof v === 'string' ? `'${v}'` : String(v);
   const range = (n: number): { ok: true; value: OptionValue } | { ok: false; reason: string } => {
     if (s.min !== undefined && n < s.min) return { ok: false, reason: `must be ≥ ${s.min}, got ${n}` };
@@ -293,11 +290,7 @@ export class FileLoader {
   checkKeys(pair: Pair, key: string, allowed: string[], where: string): void {
     if (allowed.includes(key)) return;
     const near = closest(key, allowed);
-    this.fail(
-      pair,
-      `unknown key '${key}' ${where}`,
-      `${near ? `did you mean '${near}'? ` : ''}allowed keys: ${allowed.join(', ')}`,
-    );
+    this.fail(pair, `unknown key '${key}' ${where}`, `${near ? `did you mean '${near}'? ` : ''}allowed keys: ${allowed.join(', ')}`);
   }
 
   /** Read and parse the file: its top-level node (null when empty). */
@@ -315,10 +308,7 @@ export class FileLoader {
       if (code === 'ENOENT') {
         throw new MpiiError(`${this.display}: config file not found`, 'check the path');
       }
-      throw new MpiiError(
-        `${this.display}: cannot read config file (${code ?? (e as Error).message})`,
-        'check the file permissions',
-      );
+      throw new MpiiError(`${this.display}: cannot read config file (${code ?? (e as Error).message})`, 'check the file permissions');
     }
 
     this.doc = yaml().parseDocument(text, { lineCounter: this.lc, prettyErrors: true });
@@ -337,11 +327,7 @@ export class FileLoader {
     const root = this.parse();
     if (root === null) return result; // empty file: nothing configured
     if (!isMap(root)) {
-      this.fail(
-        root,
-        'the top level must be a mapping',
-        `use the keys ${TOP_KEYS.join(', ')} (see config/tools.yaml)`,
-      );
+      this.fail(root, 'the top level must be a mapping', `use the keys ${TOP_KEYS.join(', ')} (see config/tools.yaml)`);
     }
     for (const pair of root.items) {
       const key = this.keyName(pair, 'top-level key');
@@ -400,11 +386,7 @@ export class FileLoader {
           builtinPair = p;
           break;
         case 'path':
-          def.path = expandPath(
-            this.stringValue(v, p, `\`path\` of tool '${name}'`, needPath),
-            path.dirname(this.absPath),
-            this.opts.home,
-          );
+          def.path = expandPath(this.stringValue(v, p, `\`path\` of tool '${name}'`, needPath), path.dirname(this.absPath), this.opts.home);
           pathPair = p;
           break;
         case 'description':
@@ -483,7 +465,12 @@ export class FileLoader {
       const schema = s as OptionSchema;
       if (schema.default !== undefined) {
         const r = coerceOption(schema, schema.default);
-        if (!r.ok) this.fail(defaultPair, `default of option '${opt}' of tool '${tool}' ${r.reason}`, `use a default that is ${describeSchema({ ...schema, default: undefined })}`);
+        if (!r.ok)
+          this.fail(
+            defaultPair,
+            `default of option '${opt}' of tool '${tool}' ${r.reason}`,
+            `use a default that is ${describeSchema({ ...schema, default: undefined })}`,
+          );
         schema.default = r.value;
       }
       schemas[opt] = schema;
@@ -562,10 +549,7 @@ export function mergeConfigs(files: ConfigFile[]): MergedConfig {
   }
   const ds = merged.defaultStack;
   if (ds && !merged.stacks.has(ds.name)) {
-    throw new MpiiError(
-      `${ds.origin}: default-stack '${ds.name}' is not a defined stack`,
-      suggestion(ds.name, [...merged.stacks.keys()], 'stacks'),
-    );
+    throw new MpiiError(`${ds.origin}: default-stack '${ds.name}' is not a defined stack`, suggestion(ds.name, [...merged.stacks.keys()], 'stacks'));
   }
   return merged;
 }

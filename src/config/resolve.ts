@@ -14,14 +14,7 @@ import path from 'node:path';
 import { MpiiError } from '../errors.js';
 import { cacheRoot } from '../memo.js';
 import { loadConfigFileCached } from './cache.js';
-import {
-  coerceOption,
-  describeSchema,
-  expandPath,
-  isPathRef,
-  mergeConfigs,
-  suggestion,
-} from './load.js';
+import { coerceOption, describeSchema, expandPath, isPathRef, mergeConfigs, suggestion } from './load.js';
 import type { ConfigFile, MergedConfig, OptionSchema, OptionValue, RawOption, StackEntryDef, ToolDef } from './load.js';
 import { BUILTIN_TOOLS_DIR, builtinManifests, type ToolManifest } from '../tools/manifest.js';
 
@@ -240,11 +233,7 @@ function checkLibrary(file: string, shown: string, origin: string, fix: string):
   }
 }
 
-function applyOptions(
-  toolName: string,
-  schema: Record<string, OptionSchema> | undefined,
-  given: RawOption[],
-): Record<string, OptionValue> {
+function applyOptions(toolName: string, schema: Record<string, OptionSchema> | undefined, given: RawOption[]): Record<string, OptionValue> {
   if (!schema) {
     const out: Record<string, OptionValue> = {};
     for (const o of given) out[o.key] = String(o.value);
@@ -258,8 +247,7 @@ function applyOptions(
       const fix =
         names.length === 0
           ? `tool '${toolName}' takes no options; remove it`
-          : suggestion(o.key, names, `options of '${toolName}'`) +
-            ` (${names.map((n) => `${n}: ${describeSchema(schema[n])}`).join('; ')})`;
+          : suggestion(o.key, names, `options of '${toolName}'`) + ` (${names.map((n) => `${n}: ${describeSchema(schema[n])}`).join('; ')})`;
       throw new MpiiError(`${o.origin}: unknown option '${o.key}' for tool '${toolName}'`, fix);
     }
     const r = coerceOption(s, o.value);
@@ -299,10 +287,7 @@ function instantiate(entry: StackEntryDef, cfg: MergedConfig): ToolInstance {
   }
   const def: ToolDef | undefined = cfg.tools.get(entry.ref);
   if (!def) {
-    throw new MpiiError(
-      `${entry.origin}: unknown tool '${entry.ref}'`,
-      `${suggestion(entry.ref, [...cfg.tools.keys()], 'tools')}; or give a path to a .so`,
-    );
+    throw new MpiiError(`${entry.origin}: unknown tool '${entry.ref}'`, `${suggestion(entry.ref, [...cfg.tools.keys()], 'tools')}; or give a path to a .so`);
   }
   if (def.builtin) {
     const t: ToolInstance = { name: def.name, kind: 'builtin', options: applyOptions(def.name, def.options, entry.options) };

@@ -13,16 +13,30 @@ import type { SpecFunction } from './spec.js';
 
 type Iface = 'f77' | 'f08' | 'f08ts';
 
-const HANDLES = new Set(['MPI_Comm', 'MPI_Datatype', 'MPI_Op', 'MPI_Group', 'MPI_Win', 'MPI_Request', 'MPI_Info',
-  'MPI_Errhandler', 'MPI_Message', 'MPI_File']);
+const HANDLES = new Set(['MPI_Comm', 'MPI_Datatype', 'MPI_Op', 'MPI_Group', 'MPI_Win', 'MPI_Request', 'MPI_Info', 'MPI_Errhandler', 'MPI_Message', 'MPI_File']);
 const WIDE = new Set(['MPI_Aint', 'MPI_Offset', 'MPI_Count']);
 
-const norm = (t: string) => t.replace(/\s+/g, ' ').replace(/ \*/g, '*').replace(/ ?\[\]/g, '*').trim();
-const base = (t: string) => norm(t).replace(/\bconst\b/g, '').replace(/\*/g, '').trim();
+const norm = (t: string) =>
+  t
+    .replace(/\s+/g, ' ')
+    .replace(/ \*/g, '*')
+    .replace(/ ?\[\]/g, '*')
+    .trim();
+const base = (t: string) =>
+  norm(t)
+    .replace(/\bconst\b/g, '')
+    .replace(/\*/g, '')
+    .trim();
 const isPtr = (t: string) => norm(t).endsWith('*');
 const isConst = (t: string) => /\bconst\b/.test(t);
 
-interface Conv { fdecl: string; fname: string; pre: string[]; arg: string; post: string[] }
+interface Conv {
+  fdecl: string;
+  fname: string;
+  pre: string[];
+  arg: string;
+  post: string[];
+}
 
 export interface FortranInput {
   flavor: 'openmpi' | 'mpich';
@@ -67,35 +81,53 @@ function convert(f: SpecFunction, iface: Iface, k: number, fns: Map<string, Spec
     } else if (WIDE.has(b)) {
       out.push({ fdecl: `${b} *${fn}`, fname: fn, pre: [], arg: isPtr(p.type) ? fn : `*${fn}`, post: [] });
     } else if (b === 'int') {
-      const post = n === 'index' ? [`if (rc == MPI_SUCCESS && *${fn} >= 0) (*${fn})++; /* Fortran counts from 1 */`]
-        : n === 'array_of_indices' ? [`if (rc == MPI_SUCCESS) for (int i = 0; i < *f_outcount; i++) ${fn}[i]++;`] : [];
+      const post =
+        n === 'index'
+          ? [`if (rc == MPI_SUCCESS && *${fn} >= 0) (*${fn})++; /* Fortran counts from 1 */`]
+          : n === 'array_of_indices'
+            ? [`if (rc == MPI_SUCCESS) for (int i = 0; i < *f_outcount; i++) ${fn}[i]++;`]
+            : [];
       out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn, pre: [], arg: `(int *) ${fn}`, post });
     } else if (HANDLES.has(b) && !isPtr(p.type)) {
       out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn, pre: [], arg: cv.f2c(b, `*${fn}`), post: [] });
     } else if (HANDLES.has(b) && !array) {
-      out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn, pre: [`${b} c_${n} = ${cv.f2c(b, `*${fn}`)};`], arg: `&c_${n}`,
-        post: isConst(p.type) ? [] : [`*${fn} = ${cv.c2f(b, `c_${n}`)};`] });
+      out.push({
+        fdecl: `MPI_Fint *${fn}`,
+        fname: fn,
+        pre: [`${b} c_${n} = ${cv.f2c(b, `*${fn}`)};`],
+        arg: `&c_${n}`,
+        post: isConst(p.type) ? [] : [`*${fn} = ${cv.c2f(b, `c_${n}`)};`],
+      });
     } else if (HANDLES.has(b) && count) {
       if (cv.same(b)) {
         out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn, pre: [], arg: `(${b} *) ${fn}`, post: [] });
       } else {
-        out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn,
+        out.push({
+          fdecl: `MPI_Fint *${fn}`,
+          fname: fn,
           pre: [`MPII_F_ARRAY(${b}, c_${n}, ${count});`, `for (int i = 0; i < ${count}; i++) c_${n}[i] = ${cv.f2c(b, `${fn}[i]`)};`],
           arg: `c_${n}`,
-          post: [`for (int i = 0; i < ${count}; i++) ${fn}[i] = ${cv.c2f(b, `c_${n}[i]`)};`, `MPII_F_ARRAY_FREE(c_${n});`] });
+          post: [`for (int i = 0; i < ${count}; i++) ${fn}[i] = ${cv.c2f(b, `c_${n}[i]`)};`, `MPII_F_ARRAY_FREE(c_${n});`],
+        });
       }
     } else if (b === 'MPI_Status' && !array) {
       const ign = `${fn} == mpii_fsent[${k}].status_ignore`;
-      out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn,
+      out.push({
+        fdecl: `MPI_Fint *${fn}`,
+        fname: fn,
         pre: [`MPI_Status c_${n};`, ...(isConst(p.type) ? [`memcpy(&c_${n}, ${fn}, sizeof c_${n});`] : [])],
         arg: isConst(p.type) ? `&c_${n}` : `(${ign} ? MPI_STATUS_IGNORE : &c_${n})`,
-        post: isConst(p.type) ? [] : [`if (!(${ign})) memcpy(${fn}, &c_${n}, sizeof c_${n});`] });
+        post: isConst(p.type) ? [] : [`if (!(${ign})) memcpy(${fn}, &c_${n}, sizeof c_${n});`],
+      });
     } else if (b === 'MPI_Status' && count) {
       const ign = `${fn} == mpii_fsent[${k}].statuses_ignore`;
-      out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn,
+      out.push({
+        fdecl: `MPI_Fint *${fn}`,
+        fname: fn,
         pre: [`MPII_F_ARRAY(MPI_Status, c_${n}, ${ign} ? 0 : ${count});`],
         arg: `(${ign} ? MPI_STATUSES_IGNORE : c_${n})`,
-        post: [`if (!(${ign})) memcpy(${fn}, c_${n}, ${count} * sizeof(MPI_Status));`, `MPII_F_ARRAY_FREE(c_${n});`] });
+        post: [`if (!(${ign})) memcpy(${fn}, c_${n}, ${count} * sizeof(MPI_Status));`, `MPII_F_ARRAY_FREE(c_${n});`],
+      });
     } else {
       throw new Error(`preload/spec/mpi.yaml lists ${f.name} under fortran, but its parameter \`${p.decl}\` has no Fortran conversion`);
     }
@@ -115,12 +147,14 @@ function emitOne(f: SpecFunction, iface: Iface, flavor: string, fns: Map<string,
   for (const c of conv) lines.push(...c.pre.map((l) => `    ${l}`));
   if (iface === 'f08ts') {
     // a non-contiguous section needs a datatype built from the descriptor: MPICH's own binding does it
-    lines.push('    if (MPII_UNLIKELY(!contiguous)) {',
+    lines.push(
+      '    if (MPII_UNLIKELY(!contiguous)) {',
       `        static void (*lib)(${fparams.join(', ')});`,
       `        if (!lib) *(void **) &lib = mpii_f_next("${sym}");`,
       `        lib(${fnames.join(', ')});`,
       '        return;',
-      '    }');
+      '    }',
+    );
   }
   lines.push(`    int rc = mpii_top_${f.name}(${['__builtin_return_address(0)', ...conv.map((c) => c.arg)].join(', ')});`);
   for (const c of conv) lines.push(...c.post.map((l) => `    ${l}`));

@@ -56,7 +56,8 @@ export function generate(inp: GenerateInput): GenerateResult {
     ordered = declared.filter(keep).sort((a, b) => a.name.localeCompare(b.name));
   }
   const functions = annotate(ordered, spec).map((f) =>
-    extraIds.includes(`MPII_EXT_${f.name}`) ? { ...f, enumName: `MPII_EXT_${f.name.toUpperCase()}_T` } : f);
+    extraIds.includes(`MPII_EXT_${f.name}`) ? { ...f, enumName: `MPII_EXT_${f.name.toUpperCase()}_T` } : f,
+  );
   const emitIn: EmitInput = {
     flavor: inp.flavor,
     functions,

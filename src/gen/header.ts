@@ -35,7 +35,10 @@ function stripDecorations(s: string): string {
       out = out.slice(0, i) + out.slice(k + 1);
     }
   }
-  return out.replace(/\bextern\b/g, '').replace(/\s+/g, ' ').trim();
+  return out
+    .replace(/\bextern\b/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** Split top-level statements on `;`, skipping bodies in braces (structs, enums). */
@@ -70,8 +73,23 @@ function splitParams(s: string): string[] {
   return out;
 }
 
-const TYPE_WORDS = new Set(['const', 'volatile', 'unsigned', 'signed', 'int', 'char', 'long', 'short',
-  'double', 'float', 'void', 'struct', 'enum', 'restrict', '__restrict']);
+const TYPE_WORDS = new Set([
+  'const',
+  'volatile',
+  'unsigned',
+  'signed',
+  'int',
+  'char',
+  'long',
+  'short',
+  'double',
+  'float',
+  'void',
+  'struct',
+  'enum',
+  'restrict',
+  '__restrict',
+]);
 
 function parseParam(decl: string, index: number): CParam {
   const d = decl.replace(/\s+/g, ' ').trim();
@@ -80,13 +98,15 @@ function parseParam(decl: string, index: number): CParam {
   const last = /([A-Za-z_]\w*)$/.exec(base);
   const qualifiers = new Set(['const', 'volatile', 'restrict', '__restrict']);
   if (last && !TYPE_WORDS.has(last[1])) {
-    const before = base.slice(0, last.index).split(/[\s*]+/).filter((w) => w && !qualifiers.has(w));
+    const before = base
+      .slice(0, last.index)
+      .split(/[\s*]+/)
+      .filter((w) => w && !qualifiers.has(w));
     if (before.length > 0) {
       const typeBase = base.slice(0, last.index).trim();
       // `int ranges[][3]` is really `int (*)[3]`; `int a[]` is `int *`
       const dims = arrays.replace(/\s+/g, '').match(/\[[^\]]*\]/g) ?? [];
-      const type = dims.length === 0 ? typeBase
-        : dims.length === 1 ? `${typeBase} *` : `${typeBase} (*)${dims.slice(1).join('')}`;
+      const type = dims.length === 0 ? typeBase : dims.length === 1 ? `${typeBase} *` : `${typeBase} (*)${dims.slice(1).join('')}`;
       return { decl: d, name: last[1], type };
     }
   }
@@ -121,7 +141,10 @@ export function parseFunctions(preprocessed: string, prefixes: string[]): CFunct
 export function parseEnum(preprocessed: string, enumName: string): string[] {
   const m = new RegExp(`enum\\s+${enumName}\\s*\\{([^}]*)\\}`).exec(preprocessed);
   if (!m) return [];
-  return m[1].split(',').map((e) => e.replace(/=.*/s, '').trim()).filter(Boolean);
+  return m[1]
+    .split(',')
+    .map((e) => e.replace(/=.*/s, '').trim())
+    .filter(Boolean);
 }
 
 /** Open MPI's predefined handles are global objects (`ompi_mpi_comm_world`); list them. */

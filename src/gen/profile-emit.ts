@@ -21,7 +21,8 @@ function emitStruct(s: Struct): string {
   const lines = [`/* ${s.name}${s.doc ? `: ${s.doc}` : ''} */`, 'typedef struct {'];
   for (const f of s.fields) lines.push(`    ${f.type === 'char' ? `char ${f.name}[${f.length}]` : `${C_TYPES[f.type]} ${f.name}`};${cComment(f.doc)}`);
   lines.push(`} ${t};`);
-  for (const f of s.fields) lines.push(`_Static_assert(offsetof(${t}, ${f.name}) == ${f.offset}, "${s.name}.${f.name} is at byte ${f.offset} (preload/spec/profile-file.yaml)");`);
+  for (const f of s.fields)
+    lines.push(`_Static_assert(offsetof(${t}, ${f.name}) == ${f.offset}, "${s.name}.${f.name} is at byte ${f.offset} (preload/spec/profile-file.yaml)");`);
   lines.push(`_Static_assert(sizeof(${t}) == ${s.size}, "${s.name} is ${s.size} bytes (preload/spec/profile-file.yaml)");`);
   return `${lines.join('\n')}\n`;
 }
@@ -49,9 +50,11 @@ function emitBlockC(b: Block, skip: Set<string>): string {
   if (b.classes && b.row) {
     const { values, prefixC, ofC } = b.classes;
     const name = (v: string) => `${prefixC}_${v.toUpperCase()}`;
-    out.push(`/* the class of each field of "${b.name}", in order: ${values.join(', ')} */`,
+    out.push(
+      `/* the class of each field of "${b.name}", in order: ${values.join(', ')} */`,
       `enum { ${values.map((v, i) => `${name(v)} = ${i}`).join(', ')} };`,
-      `#define ${ofC} { ${b.row.fields.map((f) => name(f.class!)).join(', ')} }`);
+      `#define ${ofC} { ${b.row.fields.map((f) => name(f.class!)).join(', ')} }`,
+    );
   }
   return `${out.join('\n')}\n`;
 }
@@ -72,7 +75,9 @@ function emitCoreC(spec: ProfileSpec): string {
     `#define MPII_FORMAT_VERSION ${spec.version} /* written; readers take ${spec.oldest} to ${spec.version} */`,
     `#define MPII_IMAGE_MAGIC ${cString(spec.magic.image)}`,
     `#define MPII_PROFILE_MAGIC ${cString(spec.magic.profile)}\n`,
-    `/* image_header.state */\nenum { ${Object.entries(spec.states).map(([k, v]) => `MPII_STATE_${k.toUpperCase()} = ${v}`).join(', ')} };\n`,
+    `/* image_header.state */\nenum { ${Object.entries(spec.states)
+      .map(([k, v]) => `MPII_STATE_${k.toUpperCase()} = ${v}`)
+      .join(', ')} };\n`,
     `/* record.kind */\nenum {\n${kinds.map(([k, v]) => `    MPII_REC_${k.toUpperCase()} = ${v.value},${cComment(v.payload)}`).join('\n')}\n};\n`,
     ...spec.structs.map(emitStruct),
   ].join('\n');
@@ -113,7 +118,9 @@ function pretty(v: unknown, indent: string): string {
   if (flat.length + indent.length <= 110 || typeof v !== 'object' || v === null) return flat;
   const inner = `${indent}  `;
   if (Array.isArray(v)) return `[\n${v.map((x) => `${inner}${pretty(x, inner)}`).join(',\n')}\n${indent}]`;
-  return `{\n${Object.entries(v).map(([k, x]) => `${inner}${JSON.stringify(k)}: ${pretty(x, inner)}`).join(',\n')}\n${indent}}`;
+  return `{\n${Object.entries(v)
+    .map(([k, x]) => `${inner}${JSON.stringify(k)}: ${pretty(x, inner)}`)
+    .join(',\n')}\n${indent}}`;
 }
 
 const READ = { u32: 'readUInt32LE', i32: 'readInt32LE', f64: 'readDoubleLE' } as const;
@@ -143,8 +150,11 @@ function tsAccessors(s: Struct): string {
   const out: string[] = [];
   if (s.tail.length) {
     // locals and one object literal: a spread of the fields made the reader 6x slower per record
-    out.push(`export function read${fn}(b: Buffer, at: number, limit = b.length): ${T} {`,
-      ...reads.map((r) => r.replace(/^ {4}(\w+): (.*),$/, '  const $1 = $2;')), `  let p = at + ${s.size};`);
+    out.push(
+      `export function read${fn}(b: Buffer, at: number, limit = b.length): ${T} {`,
+      ...reads.map((r) => r.replace(/^ {4}(\w+): (.*),$/, '  const $1 = $2;')),
+      `  let p = at + ${s.size};`,
+    );
     for (const t of s.tail) {
       out.push(`  const ${t.name} = b.toString('utf8', Math.min(p, limit), Math.min(p + ${t.length}, limit));`, `  p += pad8(${t.length});`);
     }
@@ -152,26 +162,35 @@ function tsAccessors(s: Struct): string {
   } else {
     out.push(`export function read${fn}(b: Buffer, at = 0): ${T} {`, `  return {`, ...reads, `  };`, '}');
   }
-  const fields = s.fields.map((f) => `${f.name}?: ${f.type === 'char' ? 'string' : f.type === 'u64' || f.type === 'i64' ? 'number | bigint' : 'number'}`).join('; ');
+  const fields = s.fields
+    .map((f) => `${f.name}?: ${f.type === 'char' ? 'string' : f.type === 'u64' || f.type === 'i64' ? 'number | bigint' : 'number'}`)
+    .join('; ');
   out.push(`export function write${fn}(b: Buffer, at: number, v: { ${fields} }): void {`, ...writes, '}');
   return out.join('\n');
 }
 
 function emitTs(spec: ProfileSpec): string {
   const all = [spec.core, ...spec.tools];
-  const structs = Object.fromEntries(spec.structs.map((s) => [s.name, {
-    size: s.size,
-    fields: s.fields.map((f) => ({ name: f.name, type: f.type, offset: f.offset, size: f.size })),
-    tail: s.tail.map((t) => ({ name: t.name, length: t.length })),
-  }]));
-  const interfaces = spec.structs.map((s) => [
-    `/** ${s.name}${s.doc ? `: ${s.doc}` : ''} */`,
-    `export interface ${typeName(s.name)} {`,
-    ...s.fields.map((f) => `  ${f.name}: ${TS_TYPES[f.type]};${f.doc ? ` // ${f.doc}` : ''}`),
-    ...s.tail.map((t) => `  ${t.name}: string;${t.doc ? ` // ${t.doc}` : ''}`),
-    ...(s.tail.length ? ['  /** bytes from the struct\'s start to what follows the tail */', '  end: number;'] : []),
-    '}',
-  ].join('\n'));
+  const structs = Object.fromEntries(
+    spec.structs.map((s) => [
+      s.name,
+      {
+        size: s.size,
+        fields: s.fields.map((f) => ({ name: f.name, type: f.type, offset: f.offset, size: f.size })),
+        tail: s.tail.map((t) => ({ name: t.name, length: t.length })),
+      },
+    ]),
+  );
+  const interfaces = spec.structs.map((s) =>
+    [
+      `/** ${s.name}${s.doc ? `: ${s.doc}` : ''} */`,
+      `export interface ${typeName(s.name)} {`,
+      ...s.fields.map((f) => `  ${f.name}: ${TS_TYPES[f.type]};${f.doc ? ` // ${f.doc}` : ''}`),
+      ...s.tail.map((t) => `  ${t.name}: string;${t.doc ? ` // ${t.doc}` : ''}`),
+      ...(s.tail.length ? ["  /** bytes from the struct's start to what follows the tail */", '  end: number;'] : []),
+      '}',
+    ].join('\n'),
+  );
   const constants = Object.fromEntries(all.flatMap((t) => t.constants.map((c) => [c.name, c.value])));
   const blocks = Object.fromEntries(all.map((t) => [t.tool, Object.fromEntries(t.blocks.map((b) => [b.name, tsBlock(b)]))]));
   const json = (v: unknown) => pretty(v, '');

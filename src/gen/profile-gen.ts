@@ -9,13 +9,15 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /** Generated files whose committed text is not what the contract makes now. */
 export function staleFiles(root = ROOT): string[] {
-  return Object.entries(profileFormatFiles(root)).filter(([path, text]) => {
-    try {
-      return readFileSync(join(root, path), 'utf8') !== text;
-    } catch {
-      return true;
-    }
-  }).map(([path]) => path);
+  return Object.entries(profileFormatFiles(root))
+    .filter(([path, text]) => {
+      try {
+        return readFileSync(join(root, path), 'utf8') !== text;
+      } catch {
+        return true;
+      }
+    })
+    .map(([path]) => path);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

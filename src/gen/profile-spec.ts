@@ -9,9 +9,26 @@ import { parse } from 'yaml';
 export const SCALARS = { u32: 4, i32: 4, u64: 8, i64: 8, f64: 8 } as const;
 export type Scalar = keyof typeof SCALARS;
 
-export interface StructField { name: string; type: Scalar | 'char'; /** bytes of a char[N] */ length: number; offset: number; size: number; doc?: string }
-export interface TailField { name: string; length: string; doc?: string }
-export interface Struct { name: string; doc?: string; fields: StructField[]; tail: TailField[]; size: number }
+export interface StructField {
+  name: string;
+  type: Scalar | 'char';
+  /** bytes of a char[N] */ length: number;
+  offset: number;
+  size: number;
+  doc?: string;
+}
+export interface TailField {
+  name: string;
+  length: string;
+  doc?: string;
+}
+export interface Struct {
+  name: string;
+  doc?: string;
+  fields: StructField[];
+  tail: TailField[];
+  size: number;
+}
 
 export interface BlockField {
   /** the label the file carries (for `labels: fields`) and the TypeScript key */
@@ -30,7 +47,11 @@ export interface BlockField {
   class?: string;
   doc?: string;
 }
-export interface FieldGroup { sizeC: string; size: number; fields: BlockField[] }
+export interface FieldGroup {
+  sizeC: string;
+  size: number;
+  fields: BlockField[];
+}
 export interface Block {
   name: string;
   kind: 'counters' | 'text';
@@ -47,7 +68,11 @@ export interface Block {
    *  declared once here, for the C (an enum and a per-field initialiser) and the reader. */
   classes?: { values: string[]; prefixC: string; ofC: string };
 }
-export interface Constant { name: string; value: number; doc?: string }
+export interface Constant {
+  name: string;
+  value: number;
+  doc?: string;
+}
 export interface ToolBlocks {
   tool: string;
   /** the YAML it came from, relative to the repository */
@@ -106,7 +131,8 @@ function loadStruct(where: string, name: string, raw: unknown): Struct {
 }
 
 function loadGroup(where: string, block: string, prefix: string, raw: unknown, constants: Constant[]): FieldGroup {
-  if (!isObj(raw) || typeof raw.size !== 'string' || !Array.isArray(raw.fields)) fail(where, `block ${block}: a header or row needs size (a C name) and fields`);
+  if (!isObj(raw) || typeof raw.size !== 'string' || !Array.isArray(raw.fields))
+    fail(where, `block ${block}: a header or row needs size (a C name) and fields`);
   let index = 0;
   const fields = raw.fields.map((f: unknown, i: number) => {
     if (!isObj(f) || typeof f.name !== 'string') fail(where, `block ${block} field ${i} needs a name`);
@@ -114,10 +140,19 @@ function loadGroup(where: string, block: string, prefix: string, raw: unknown, c
     if (!CNAME.test(c)) fail(where, `block ${block} field '${f.name}': ${c} is not a C constant name (give it c:)`);
     let words = 1;
     if (typeof f.words === 'number') words = f.words;
-    else if (typeof f.words === 'string') words = constants.find((k) => k.name === f.words)?.value ?? fail(where, `block ${block} field ${f.name}: no constant ${f.words}`);
-    const out: BlockField = { name: f.name, c, index, words, type: (f.type as string | undefined) ?? 'u64', doc: f.doc as string | undefined,
-      wordsC: (f.words_c as string | undefined) ?? (typeof f.words === 'string' ? f.words : undefined), bytesC: f.bytes_c as string | undefined,
-      class: f.class as string | undefined };
+    else if (typeof f.words === 'string')
+      words = constants.find((k) => k.name === f.words)?.value ?? fail(where, `block ${block} field ${f.name}: no constant ${f.words}`);
+    const out: BlockField = {
+      name: f.name,
+      c,
+      index,
+      words,
+      type: (f.type as string | undefined) ?? 'u64',
+      doc: f.doc as string | undefined,
+      wordsC: (f.words_c as string | undefined) ?? (typeof f.words === 'string' ? f.words : undefined),
+      bytesC: f.bytes_c as string | undefined,
+      class: f.class as string | undefined,
+    };
     index += words;
     return out;
   });
@@ -126,8 +161,16 @@ function loadGroup(where: string, block: string, prefix: string, raw: unknown, c
 
 /** A block's `classes: { values: [...], c: PREFIX, of_c: NAME }`: every field of its row names one. */
 function loadClasses(where: string, block: string, raw: unknown, row: FieldGroup | undefined): Block['classes'] {
-  if (!isObj(raw) || !Array.isArray(raw.values) || !raw.values.length || !raw.values.every((v) => typeof v === 'string' && /^[a-z][a-z0-9_]*$/.test(v))
-    || typeof raw.c !== 'string' || typeof raw.of_c !== 'string' || !CNAME.test(raw.c) || !CNAME.test(raw.of_c)) {
+  if (
+    !isObj(raw) ||
+    !Array.isArray(raw.values) ||
+    !raw.values.length ||
+    !raw.values.every((v) => typeof v === 'string' && /^[a-z][a-z0-9_]*$/.test(v)) ||
+    typeof raw.c !== 'string' ||
+    typeof raw.of_c !== 'string' ||
+    !CNAME.test(raw.c) ||
+    !CNAME.test(raw.of_c)
+  ) {
     fail(where, `block ${block}: classes needs values (lower-case words), c (a C prefix) and of_c (a C name)`);
   }
   if (!row) fail(where, `block ${block}: classes needs a row`);
@@ -144,19 +187,28 @@ function loadBlocks(root: string, path: string, expectTool?: string): ToolBlocks
   const raw = parse(readFileSync(path, 'utf8')) as unknown;
   if (!isObj(raw) || typeof raw.tool !== 'string' || !Array.isArray(raw.blocks)) fail(where, 'needs tool: <name> and blocks: [...]');
   if (expectTool && raw.tool !== expectTool) fail(where, `says tool ${raw.tool}, but its folder is ${expectTool}`);
-  const constants: Constant[] = Object.entries((raw.constants ?? {}) as Record<string, { value: number; doc?: string }>)
-    .map(([name, c]) => ({ name, value: c.value, doc: c.doc }));
+  const constants: Constant[] = Object.entries((raw.constants ?? {}) as Record<string, { value: number; doc?: string }>).map(([name, c]) => ({
+    name,
+    value: c.value,
+    doc: c.doc,
+  }));
   const names = new Set<string>();
   const blocks = raw.blocks.map((b: unknown, i: number): Block => {
-    if (!isObj(b) || typeof b.name !== 'string' || (b.kind !== 'counters' && b.kind !== 'text')) fail(where, `block ${i} needs a name and kind counters or text`);
+    if (!isObj(b) || typeof b.name !== 'string' || (b.kind !== 'counters' && b.kind !== 'text'))
+      fail(where, `block ${i} needs a name and kind counters or text`);
     if (names.has(b.name)) fail(where, `block ${b.name} is declared twice`);
     names.add(b.name);
     const prefix = (b.prefix as string | undefined) ?? '';
     const labels = (b.labels as Block['labels'] | undefined) ?? 'none';
     if (b.kind === 'counters' && !['fields', 'free', 'none'].includes(labels)) fail(where, `block ${b.name}: labels is fields, free or none`);
     const block: Block = {
-      name: b.name, kind: b.kind, doc: b.doc as string | undefined, format: b.format as string | undefined, labels,
-      labelsC: b.labels_c as string | undefined, labelsDoc: b.labels_doc as string | undefined,
+      name: b.name,
+      kind: b.kind,
+      doc: b.doc as string | undefined,
+      format: b.format as string | undefined,
+      labels,
+      labelsC: b.labels_c as string | undefined,
+      labelsDoc: b.labels_doc as string | undefined,
       header: b.header === undefined ? undefined : loadGroup(where, b.name, prefix, b.header, constants),
       row: b.row === undefined ? undefined : loadGroup(where, b.name, prefix, b.row, constants),
     };
@@ -186,13 +238,19 @@ export function loadProfileSpec(root: string): ProfileSpec {
   }
   const core = { ...loadBlocks(root, path), dir: 'preload/core' };
   const toolsDir = join(root, 'preload', 'tools');
-  const tools = readdirSync(toolsDir).sort().filter((t) => existsSync(join(toolsDir, t, 'blocks.yaml')))
+  const tools = readdirSync(toolsDir)
+    .sort()
+    .filter((t) => existsSync(join(toolsDir, t, 'blocks.yaml')))
     .map((t) => ({ ...loadBlocks(root, join(toolsDir, t, 'blocks.yaml'), t), dir: `preload/tools/${t}` }));
   return {
-    version, oldest, history,
+    version,
+    oldest,
+    history,
     magic: raw.magic as ProfileSpec['magic'],
     states: raw.states as Record<string, number>,
     recordKinds: raw.record_kinds as ProfileSpec['recordKinds'],
-    structs, core, tools,
+    structs,
+    core,
+    tools,
   };
 }

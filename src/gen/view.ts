@@ -5,7 +5,12 @@
 import type { SpecFunction } from './spec.js';
 
 const fieldName = (role: string) => role.replace(/[^A-Za-z0-9]+/g, '_');
-const norm = (t: string) => t.replace(/\bconst\b/g, '').replace(/\s+/g, ' ').replace(/ \*/g, '*').trim();
+const norm = (t: string) =>
+  t
+    .replace(/\bconst\b/g, '')
+    .replace(/\s+/g, ' ')
+    .replace(/ \*/g, '*')
+    .trim();
 const INTEGERS = new Set(['int', 'MPI_Count', 'MPI_Aint', 'MPI_Offset']);
 
 /** The field a parameter of type `ptype` fills for a role whose field has type `ftype`, or null. */
@@ -47,7 +52,7 @@ function argsInitializer(f: SpecFunction, view: Record<string, string>): string 
 export function emitView(functions: SpecFunction[], view: Record<string, string>): string[] {
   return [
     '/* The arguments of one call, by role (fields a function has no parameter for stay zero).',
-    ' * In a wrapper: `mpii_args_t a = MPII_ARGS_MPI_Send;` (uses the wrapper\'s parameter names). */',
+    " * In a wrapper: `mpii_args_t a = MPII_ARGS_MPI_Send;` (uses the wrapper's parameter names). */",
     'typedef struct {',
     ...viewFields(view).map((fl) => `    ${fl.type}${fl.type.endsWith('*') ? '' : ' '}${fl.name};`),
     '} mpii_args_t;',

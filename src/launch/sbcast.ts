@@ -21,8 +21,7 @@ export interface NodeCopies extends SlurmJob {
 export function currentJob(env: NodeJS.ProcessEnv): SlurmJob {
   const jobId = env.SLURM_JOB_ID ?? env.SLURM_JOBID;
   if (!jobId) {
-    throw new MpiiError('--copy-shim needs a Slurm allocation: sbcast copies to the nodes of a job',
-      'run mpii inside salloc or an sbatch script');
+    throw new MpiiError('--copy-shim needs a Slurm allocation: sbcast copies to the nodes of a job', 'run mpii inside salloc or an sbatch script');
   }
   return { jobId, nodes: Number.parseInt(env.SLURM_JOB_NUM_NODES ?? env.SLURM_NNODES ?? '1', 10) || 1 };
 }
@@ -38,8 +37,10 @@ export function copyToNodes(c: NodeCopies, env: NodeJS.ProcessEnv): void {
   for (const [from, to] of c.files) {
     const r = spawnSync(sbcast, ['--force', `--jobid=${c.jobId}`, from, to], { env, encoding: 'utf8', timeout: 300_000 });
     if (r.status !== 0) {
-      throw new MpiiError(`sbcast could not copy ${from} to ${to} on the nodes (${slurmFailure(r)})`,
-        'check that /tmp is writable on the nodes, or drop --copy-shim if the cache is on a shared filesystem');
+      throw new MpiiError(
+        `sbcast could not copy ${from} to ${to} on the nodes (${slurmFailure(r)})`,
+        'check that /tmp is writable on the nodes, or drop --copy-shim if the cache is on a shared filesystem',
+      );
     }
   }
 }
@@ -48,8 +49,11 @@ export function copyToNodes(c: NodeCopies, env: NodeJS.ProcessEnv): void {
 export function removeFromNodes(c: NodeCopies, env: NodeJS.ProcessEnv): string | undefined {
   const n = String(c.nodes);
   // --overlap: a step still running in the allocation must not keep the clean-up waiting
-  const r = spawnSync(slurmCommand('srun', env), [`--jobid=${c.jobId}`, '--overlap', '--mpi=none', '-N', n, '-n', n, '--ntasks-per-node=1',
-    'rm', '-f', ...c.files.map(([, to]) => to)], { env, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(
+    slurmCommand('srun', env),
+    [`--jobid=${c.jobId}`, '--overlap', '--mpi=none', '-N', n, '-n', n, '--ntasks-per-node=1', 'rm', '-f', ...c.files.map(([, to]) => to)],
+    { env, encoding: 'utf8', timeout: 120_000 },
+  );
   if (r.status === 0) return undefined;
   return `could not remove the copies of the shim from the nodes' /tmp (${c.files.map(([, to]) => to).join(' ')}): ${slurmFailure(r)}`;
 }

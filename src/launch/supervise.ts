@@ -40,15 +40,24 @@ export function supervise(child: ChildProcess, onError: (e: Error) => Error, tim
     // as the MPI's own daemons go)
     killer ??= setTimeout(() => child.kill('SIGKILL'), graceMs);
   };
-  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, () => {
-    received ??= s;
-    stop(s);
-  }] as const);
+  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map(
+    (s) =>
+      [
+        s,
+        () => {
+          received ??= s;
+          stop(s);
+        },
+      ] as const,
+  );
   for (const [s, h] of handlers) process.on(s, h);
-  const timer = timeoutSec !== undefined ? setTimeout(() => {
-    timedOut = true;
-    stop('SIGTERM');
-  }, timeoutSec * 1000) : undefined;
+  const timer =
+    timeoutSec !== undefined
+      ? setTimeout(() => {
+          timedOut = true;
+          stop('SIGTERM');
+        }, timeoutSec * 1000)
+      : undefined;
   return new Promise<Outcome>((done, fail) => {
     const finish = () => {
       for (const [s, h] of handlers) process.off(s, h);

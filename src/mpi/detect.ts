@@ -69,7 +69,16 @@ export async function detectMpi(program: string, env: NodeJS.ProcessEnv, overrid
   }
   if (interpreter && isPython(interpreter)) {
     const py = pythonMpi(interpreter, env, cacheDir);
-    return withLauncherNote({ flavor: py.flavor, how: `${basename(interpreter)} imports ${py.how}`, extension: py.how, python: { include: py.include, abiLink: py.abiLink, abi: py.abi }, program: path }, env);
+    return withLauncherNote(
+      {
+        flavor: py.flavor,
+        how: `${basename(interpreter)} imports ${py.how}`,
+        extension: py.how,
+        python: { include: py.include, abiLink: py.abiLink, abi: py.abi },
+        program: path,
+      },
+      env,
+    );
   }
   if (elf) {
     const ldd = linkedLibraries(path, program, env, cacheDir);
@@ -77,12 +86,16 @@ export async function detectMpi(program: string, env: NodeJS.ProcessEnv, overrid
     if (linked) return { flavor: linked, how: `${program} links ${ldd.match(FLAVORS[linked].libraries)?.[0]}`, program: path };
     const bytes = readFileSync(path).toString('latin1');
     if (/ompi_mpi_init|MPIR_Init_thread|MPID_Init|\bPMPI_Init\b/.test(bytes)) {
-      throw new MpiiError(`${program} is linked against a static MPI library: a preloaded shim cannot intercept it`,
-        'relink it with the shared MPI library (the default of mpicc), or build it with mpii.h (see docs/install.md, "static MPI")');
+      throw new MpiiError(
+        `${program} is linked against a static MPI library: a preloaded shim cannot intercept it`,
+        'relink it with the shared MPI library (the default of mpicc), or build it with mpii.h (see docs/install.md, "static MPI")',
+      );
     }
     noLauncherAtAll(program, env);
-    throw new MpiiError(`${program} is not an MPI program (it does not link an MPI library)`,
-      'run an MPI program, or pass --mpi openmpi|mpich if it loads MPI at run time (e.g. Julia, R)');
+    throw new MpiiError(
+      `${program} is not an MPI program (it does not link an MPI library)`,
+      'run an MPI program, or pass --mpi openmpi|mpich if it loads MPI at run time (e.g. Julia, R)',
+    );
   }
   // a script of another interpreter: it will load MPI at run time; the launcher on PATH decides
   const f = launcherFlavor(env);
@@ -102,8 +115,10 @@ export function linkedLibraries(file: string, program: string, env: NodeJS.Proce
   return memoized(cacheDir, 'ldd', key, () => {
     const ldd = spawnSync('ldd', [path], { env, encoding: 'utf8' });
     if (ldd.error || typeof ldd.stdout !== 'string') {
-      throw new MpiiError(`cannot run ldd to see which MPI ${program} links (${(ldd.error as NodeJS.ErrnoException | undefined)?.code ?? 'no output'})`,
-        'put ldd on PATH (Debian: libc-bin), or pass --mpi openmpi|mpich');
+      throw new MpiiError(
+        `cannot run ldd to see which MPI ${program} links (${(ldd.error as NodeJS.ErrnoException | undefined)?.code ?? 'no output'})`,
+        'put ldd on PATH (Debian: libc-bin), or pass --mpi openmpi|mpich',
+      );
     }
     return { value: ldd.stdout, deps: [path, '/etc/ld.so.cache', ...lddPaths(ldd.stdout), ...(env.LD_LIBRARY_PATH ?? '').split(delimiter).filter(Boolean)] };
   });
@@ -111,23 +126,29 @@ export function linkedLibraries(file: string, program: string, env: NodeJS.Proce
 
 /** The files in ldd's output: `libx.so.1 => /path/libx.so.1 (0x…)` and `/lib64/ld-linux… (0x…)`. */
 export function lddPaths(out: string): string[] {
-  return out.split('\n').map((l) => /(?:=>\s*)?(\/\S+)\s+\(0x/.exec(l)?.[1]).filter((p): p is string => p !== undefined);
+  return out
+    .split('\n')
+    .map((l) => /(?:=>\s*)?(\/\S+)\s+\(0x/.exec(l)?.[1])
+    .filter((p): p is string => p !== undefined);
 }
 
 /** With no launcher of any MPI on PATH, that is the problem to name (not the program). */
 function noLauncherAtAll(program: string, env: NodeJS.ProcessEnv): void {
   const names = [...new Set((Object.keys(FLAVORS) as FlavorName[]).flatMap((f) => FLAVORS[f].launchers))];
   if (names.some((n) => which(n, env))) return;
-  throw new MpiiError(`no MPI launcher on PATH (no ${names.join(', ')}), and ${basename(program)} links no MPI library mpii can see`,
-    `install an MPI (apt-get install -y ${FLAVORS.openmpi.packages}, or ${FLAVORS.mpich.packages}) or put its bin directory (the one with mpirun) on PATH`);
+  throw new MpiiError(
+    `no MPI launcher on PATH (no ${names.join(', ')}), and ${basename(program)} links no MPI library mpii can see`,
+    `install an MPI (apt-get install -y ${FLAVORS.openmpi.packages}, or ${FLAVORS.mpich.packages}) or put its bin directory (the one with mpirun) on PATH`,
+  );
 }
 
 /** The MPI's own launcher is used whatever PATH says; say so when PATH's mpirun is the other one. */
 function withLauncherNote(d: Detected, env: NodeJS.ProcessEnv): Detected {
   const onPath = launcherFlavor(env);
   if (onPath && onPath !== d.flavor) {
-    d.note = `the program loads ${FLAVORS[d.flavor].label} but the mpirun on PATH is ${FLAVORS[onPath].label}'s: `
-      + `launching with ${FLAVORS[d.flavor].label}'s own launcher (pass --mpi ${onPath} to use the other)`;
+    d.note =
+      `the program loads ${FLAVORS[d.flavor].label} but the mpirun on PATH is ${FLAVORS[onPath].label}'s: ` +
+      `launching with ${FLAVORS[d.flavor].label}'s own launcher (pass --mpi ${onPath} to use the other)`;
   }
   return d;
 }
@@ -135,8 +156,10 @@ function withLauncherNote(d: Detected, env: NodeJS.ProcessEnv): Detected {
 export function findLauncher(flavor: FlavorName, env: NodeJS.ProcessEnv): string {
   const l = findTool(flavor, FLAVORS[flavor].launchers, env);
   if (!l) {
-    throw new MpiiError(`no ${FLAVORS[flavor].label} launcher found (tried ${FLAVORS[flavor].launchers.join(', ')})`,
-      `install it (apt-get install -y ${FLAVORS[flavor].packages}) or put its bin directory (the one with mpirun) on PATH`);
+    throw new MpiiError(
+      `no ${FLAVORS[flavor].label} launcher found (tried ${FLAVORS[flavor].launchers.join(', ')})`,
+      `install it (apt-get install -y ${FLAVORS[flavor].packages}) or put its bin directory (the one with mpirun) on PATH`,
+    );
   }
   return l;
 }

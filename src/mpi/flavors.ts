@@ -69,7 +69,9 @@ export function flavorOfBinary(path: string): FlavorName | undefined {
   if (/hydra|\.mpich$/.test(real)) return 'mpich';
   try {
     // a generic `mpicc` script of MPICH says so in its text; Open MPI's wrapper is one binary
-    const head = readFileSync(real).subarray(0, 1 << 16).toString('latin1');
+    const head = readFileSync(real)
+      .subarray(0, 1 << 16)
+      .toString('latin1');
     if (head.includes('MPICH')) return 'mpich';
     if (head.includes('Open MPI') || head.includes('OMPI_')) return 'openmpi';
   } catch {

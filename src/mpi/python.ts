@@ -78,7 +78,16 @@ if spec is not None and spec.origin:
 print(json.dumps(out))
 `;
 
-interface Probed { hexversion?: number; include?: string; executable?: string; dir?: string; modules?: string[]; version?: string; abi?: string; error?: string }
+interface Probed {
+  hexversion?: number;
+  include?: string;
+  executable?: string;
+  dir?: string;
+  modules?: string[];
+  version?: string;
+  abi?: string;
+  error?: string;
+}
 
 /** The MPI library sonames an ELF file needs (DT_NEEDED), read from its dynamic section. */
 export function neededLibraries(path: string): string[] {
@@ -128,8 +137,10 @@ function probe(python: string, env: NodeJS.ProcessEnv, cacheDir: string | undefi
   const r = spawnSync(python, ['-c', PROBE], { env: env2, encoding: 'utf8', timeout: 30_000 });
   if (r.status !== 0) {
     const why = (r.stderr || r.error?.message || '').trim().split('\n').pop();
-    throw new MpiiError(`cannot ask ${python} which MPI its mpi4py uses (${why || `exit ${r.status}`})`,
-      'check that the interpreter runs, or pass --mpi openmpi|mpich');
+    throw new MpiiError(
+      `cannot ask ${python} which MPI its mpi4py uses (${why || `exit ${r.status}`})`,
+      'check that the interpreter runs, or pass --mpi openmpi|mpich',
+    );
   }
   const probed = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as Probed;
   if (file && probed.dir) {
@@ -158,24 +169,26 @@ export function pythonMpi(python: string, env: NodeJS.ProcessEnv, cacheDir?: str
   const p = probe(python, env, cacheDir);
   if (!p.dir) {
     const other = otherPythonWithMpi4py(python, env);
-    throw new MpiiError(`${python} has no mpi4py, so mpii cannot tell which MPI the program loads`,
-      other ? `run it with ${other}, which has mpi4py, or install mpi4py for this one (pip install mpi4py)`
-        : 'install mpi4py for it (apt-get install python3-mpi4py, or pip install mpi4py in its environment), or pass --mpi openmpi|mpich');
+    throw new MpiiError(
+      `${python} has no mpi4py, so mpii cannot tell which MPI the program loads`,
+      other
+        ? `run it with ${other}, which has mpi4py, or install mpi4py for this one (pip install mpi4py)`
+        : 'install mpi4py for it (apt-get install python3-mpi4py, or pip install mpi4py in its environment), or pass --mpi openmpi|mpich',
+    );
   }
   if (p.error) {
     throw new MpiiError(`${python} cannot import mpi4py from ${p.dir} (${p.error})`, 'fix the installation, or pass --mpi openmpi|mpich');
   }
   const modules = p.modules ?? [];
   // mpi4py 4 wheels: MPI.<abi>.cpython-….so, one per ABI; mpi4py 3 / source builds: MPI.cpython-….so
-  const chosen = p.abi ? modules.find((m) => m.startsWith(`MPI.${p.abi}.`)) ?? modules.find((m) => !/^MPI\.[a-z]+\./.test(m))
-    : modules.find((m) => !/^MPI\.(openmpi|mpich|impi|msmpi|mpiabi)\./.test(m)) ?? modules[0];
+  const chosen = p.abi
+    ? (modules.find((m) => m.startsWith(`MPI.${p.abi}.`)) ?? modules.find((m) => !/^MPI\.[a-z]+\./.test(m)))
+    : (modules.find((m) => !/^MPI\.(openmpi|mpich|impi|msmpi|mpiabi)\./.test(m)) ?? modules[0]);
   const where = `mpi4py ${p.version ?? '?'} (${p.dir})`;
   if (!chosen) throw new MpiiError(`${where} has no MPI extension module`, 'reinstall mpi4py, or pass --mpi openmpi|mpich');
-  const flavor = flavorOfLibraries(neededLibraries(join(p.dir, chosen)))
-    ?? (p.abi === 'openmpi' || p.abi === 'mpich' ? p.abi : undefined);
+  const flavor = flavorOfLibraries(neededLibraries(join(p.dir, chosen))) ?? (p.abi === 'openmpi' || p.abi === 'mpich' ? p.abi : undefined);
   if (!flavor) {
-    throw new MpiiError(`cannot tell which MPI ${where} is built for (${chosen} needs neither Open MPI nor MPICH)`,
-      'pass --mpi openmpi|mpich');
+    throw new MpiiError(`cannot tell which MPI ${where} is built for (${chosen} needs neither Open MPI nor MPICH)`, 'pass --mpi openmpi|mpich');
   }
   return { flavor, how: `${where}${p.abi ? `, ABI ${p.abi}` : ''}`, include: p.include, abiLink: abiLink(join(p.dir, chosen), flavor, env), abi: p.abi };
 }

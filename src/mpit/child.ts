@@ -10,7 +10,9 @@ let answer: unknown;
 try {
   answer = { listing: await readMpit(inst, want) };
 } catch (e) {
-  answer = e instanceof MpiiError ? { error: { message: e.message, fix: e.fix, exitCode: e.exitCode } }
-    : { error: { message: `reading MPI_T of ${inst.library} failed: ${(e as Error).message.split('\n')[0]}` } };
+  answer =
+    e instanceof MpiiError
+      ? { error: { message: e.message, fix: e.fix, exitCode: e.exitCode } }
+      : { error: { message: `reading MPI_T of ${inst.library} failed: ${(e as Error).message.split('\n')[0]}` } };
 }
 process.stdout.write(`${JSON.stringify(answer)}\n`, () => process.exit(0));

@@ -16,7 +16,11 @@ function stripComments(text: string): string {
 
 /** Evaluates `a`, `0x1f`, `NAME`, `NAME + 1`, `A - B` against the names known so far. */
 function evaluate(expr: string, known: Map<string, number>): number | undefined {
-  const tokens = expr.replace(/[()]/g, ' ').trim().split(/\s*([+-])\s*/).filter((t) => t !== '');
+  const tokens = expr
+    .replace(/[()]/g, ' ')
+    .trim()
+    .split(/\s*([+-])\s*/)
+    .filter((t) => t !== '');
   let total = 0;
   let sign = 1;
   for (const t of tokens) {

@@ -56,14 +56,18 @@ export interface MpitListing extends MpiInstall {
 export async function findInstall(flavor: FlavorName, env: NodeJS.ProcessEnv = process.env): Promise<MpiInstall> {
   const fl = FLAVORS[flavor];
   if (!findTool(flavor, fl.compilers, env)) {
-    throw new MpiiError(`${fl.label} is not installed (no ${fl.compilers.join(' or ')} on PATH)`,
-      `install it: apt-get install -y ${fl.packages}, or pick the other MPI with --mpi`);
+    throw new MpiiError(
+      `${fl.label} is not installed (no ${fl.compilers.join(' or ')} on PATH)`,
+      `install it: apt-get install -y ${fl.packages}, or pick the other MPI with --mpi`,
+    );
   }
   const pr = await probe(flavor, cacheRoot(env), env);
   const header = pr.incdirs.map((d) => join(d, 'mpi.h')).find((p) => existsSync(p));
   if (!header) {
-    throw new MpiiError(`cannot find ${fl.label}'s mpi.h (looked in ${pr.incdirs.join(', ') || 'nothing'})`,
-      `install the development package: apt-get install -y ${fl.packages}`);
+    throw new MpiiError(
+      `cannot find ${fl.label}'s mpi.h (looked in ${pr.incdirs.join(', ') || 'nothing'})`,
+      `install the development package: apt-get install -y ${fl.packages}`,
+    );
   }
   let library = env.MPII_MPI_LIBRARY;
   if (library) {
@@ -71,8 +75,10 @@ export async function findInstall(flavor: FlavorName, env: NodeJS.ProcessEnv = p
   } else {
     library = pr.libdirs.map((d) => join(d, `lib${pr.lib}.so`)).find((p) => existsSync(p));
     if (!library) {
-      throw new MpiiError(`cannot find ${fl.label}'s shared library lib${pr.lib}.so (looked in ${pr.libdirs.join(', ')})`,
-        `install the development package: apt-get install -y ${fl.packages}`);
+      throw new MpiiError(
+        `cannot find ${fl.label}'s shared library lib${pr.lib}.so (looked in ${pr.libdirs.join(', ')})`,
+        `install the development package: apt-get install -y ${fl.packages}`,
+      );
     }
   }
   return { flavor, version: mpiVersionOf(flavor, [dirname(header)]), library: realpathSync(library), header };
@@ -115,8 +121,10 @@ export async function askMpit(inst: MpiInstall, want: { pvars?: boolean; cvars?:
   } catch {
     const why = r.signal ? `killed by ${r.signal}` : `exit code ${r.exitCode}`;
     const said = r.stderr.split('\n').find((l) => l.trim()) ?? '';
-    throw new MpiiError(`asking ${inst.library} for its MPI_T variables crashed (${why}${said ? `: ${said.trim()}` : ''})`,
-      `check the ${FLAVORS[inst.flavor].label} installation (mpii doctor)`);
+    throw new MpiiError(
+      `asking ${inst.library} for its MPI_T variables crashed (${why}${said ? `: ${said.trim()}` : ''})`,
+      `check the ${FLAVORS[inst.flavor].label} installation (mpii doctor)`,
+    );
   }
   if (answer?.error) throw new MpiiError(answer.error.message, answer.error.fix, answer.error.exitCode);
   return answer!.listing!;
@@ -135,8 +143,10 @@ export async function readMpit(inst: MpiInstall, want: { pvars?: boolean; cvars?
     try {
       return lib.func(name, result, args as string[]);
     } catch {
-      throw new MpiiError(`${inst.library} has no MPI_T interface (${name} is missing): this MPI was built without the MPI tool information interface`,
-        'use an MPI-3 (or later) build of the library, or the other MPI with --mpi');
+      throw new MpiiError(
+        `${inst.library} has no MPI_T interface (${name} is missing): this MPI was built without the MPI tool information interface`,
+        'use an MPI-3 (or later) build of the library, or the other MPI with --mpi',
+      );
     }
   };
   const h = parseHeader(readFileSync(inst.header, 'utf8'));
@@ -148,8 +158,10 @@ export async function readMpit(inst: MpiInstall, want: { pvars?: boolean; cvars?
   const provided = [0];
   const rc = init(h.values.get('MPI_THREAD_SINGLE') ?? 0, provided) as number;
   if (rc !== 0) {
-    throw new MpiiError(`MPI_T_init_thread failed in ${inst.library} (error ${rc}${errName.has(rc) ? ` ${errName.get(rc)}` : ''})`,
-      `check the ${FLAVORS[inst.flavor].label} installation (mpii doctor)`);
+    throw new MpiiError(
+      `MPI_T_init_thread failed in ${inst.library} (error ${rc}${errName.has(rc) ? ` ${errName.get(rc)}` : ''})`,
+      `check the ${FLAVORS[inst.flavor].label} installation (mpii doctor)`,
+    );
   }
   const types = datatypeNames(koffi, lib, h);
   const typeName = (v: unknown) => types.get(String(inst.flavor === 'openmpi' ? koffi.address(v) : v)) ?? 'other';
@@ -158,39 +170,96 @@ export async function readMpit(inst: MpiInstall, want: { pvars?: boolean; cvars?
   const scopes = namesByValue(h, 'MPI_T_SCOPE_');
   const verbs = namesByValue(h, 'MPI_T_VERBOSITY_');
   const verbosity = (v: number) => (verbs.get(v) ?? String(v)).replace('_', '/');
-  const str = (b: Buffer, len: number) => b.toString('utf8', 0, Math.max(0, Math.min(len, b.length) - 1)).replace(/\0.*$/s, '').trim();
+  const str = (b: Buffer, len: number) =>
+    b
+      .toString('utf8', 0, Math.max(0, Math.min(len, b.length) - 1))
+      .replace(/\0.*$/s, '')
+      .trim();
   const listing: MpitListing = { ...inst, pvars: [], cvars: [] };
   try {
     if (want.pvars) {
       const num = fn('MPI_T_pvar_get_num', 'int', [koffi.out(int)]);
-      const info = fn('MPI_T_pvar_get_info', 'int', ['int', 'char *', koffi.inout(int), koffi.out(int), koffi.out(int),
-        koffi.out(dt), koffi.out(koffi.pointer('void *')), 'char *', koffi.inout(int), koffi.out(int), koffi.out(int),
-        koffi.out(int), koffi.out(int)]);
+      const info = fn('MPI_T_pvar_get_info', 'int', [
+        'int',
+        'char *',
+        koffi.inout(int),
+        koffi.out(int),
+        koffi.out(int),
+        koffi.out(dt),
+        koffi.out(koffi.pointer('void *')),
+        'char *',
+        koffi.inout(int),
+        koffi.out(int),
+        koffi.out(int),
+        koffi.out(int),
+        koffi.out(int),
+      ]);
       const n = [0];
       num(n);
       for (let i = 0; i < n[0]; i++) {
         const name = Buffer.alloc(1024);
         const desc = Buffer.alloc(8192);
-        const nl = [name.length], dl = [desc.length], v = [0], c = [0], d = [null], e = [null], b = [0], ro = [0], co = [0], at = [0];
+        const nl = [name.length],
+          dl = [desc.length],
+          v = [0],
+          c = [0],
+          d = [null],
+          e = [null],
+          b = [0],
+          ro = [0],
+          co = [0],
+          at = [0];
         if (info(i, name, nl, v, c, d, e, desc, dl, b, ro, co, at) !== 0) continue; /* an index a component gave up */
-        listing.pvars.push({ index: i, name: str(name, nl[0]), class: classes.get(c[0]) ?? String(c[0]), type: typeName(d[0]),
-          binding: bindingName(binds.get(b[0])), verbosity: verbosity(v[0]), readonly: !!ro[0], continuous: !!co[0],
-          atomic: !!at[0], description: str(desc, dl[0]) });
+        listing.pvars.push({
+          index: i,
+          name: str(name, nl[0]),
+          class: classes.get(c[0]) ?? String(c[0]),
+          type: typeName(d[0]),
+          binding: bindingName(binds.get(b[0])),
+          verbosity: verbosity(v[0]),
+          readonly: !!ro[0],
+          continuous: !!co[0],
+          atomic: !!at[0],
+          description: str(desc, dl[0]),
+        });
       }
     }
     if (want.cvars) {
       const num = fn('MPI_T_cvar_get_num', 'int', [koffi.out(int)]);
-      const info = fn('MPI_T_cvar_get_info', 'int', ['int', 'char *', koffi.inout(int), koffi.out(int), koffi.out(dt),
-        koffi.out(koffi.pointer('void *')), 'char *', koffi.inout(int), koffi.out(int), koffi.out(int)]);
+      const info = fn('MPI_T_cvar_get_info', 'int', [
+        'int',
+        'char *',
+        koffi.inout(int),
+        koffi.out(int),
+        koffi.out(dt),
+        koffi.out(koffi.pointer('void *')),
+        'char *',
+        koffi.inout(int),
+        koffi.out(int),
+        koffi.out(int),
+      ]);
       const n = [0];
       num(n);
       for (let i = 0; i < n[0]; i++) {
         const name = Buffer.alloc(1024);
         const desc = Buffer.alloc(8192);
-        const nl = [name.length], dl = [desc.length], v = [0], d = [null], e = [null], b = [0], s = [0];
+        const nl = [name.length],
+          dl = [desc.length],
+          v = [0],
+          d = [null],
+          e = [null],
+          b = [0],
+          s = [0];
         if (info(i, name, nl, v, d, e, desc, dl, b, s) !== 0) continue;
-        listing.cvars.push({ index: i, name: str(name, nl[0]), type: typeName(d[0]), binding: bindingName(binds.get(b[0])),
-          scope: scopes.get(s[0]) ?? String(s[0]), verbosity: verbosity(v[0]), description: str(desc, dl[0]) });
+        listing.cvars.push({
+          index: i,
+          name: str(name, nl[0]),
+          type: typeName(d[0]),
+          binding: bindingName(binds.get(b[0])),
+          scope: scopes.get(s[0]) ?? String(s[0]),
+          verbosity: verbosity(v[0]),
+          description: str(desc, dl[0]),
+        });
       }
     }
   } finally {

@@ -3,15 +3,30 @@ import { MpiiError } from '../errors.js';
 import type { CvarInfo, MpitListing, PvarInfo } from './library.js';
 
 /** Types mpii can sample (preload/core/mpit_sample.c). */
-export const SAMPLED_TYPES = new Set(['MPI_INT', 'MPI_UNSIGNED', 'MPI_LONG', 'MPI_UNSIGNED_LONG', 'MPI_LONG_LONG',
-  'MPI_LONG_LONG_INT', 'MPI_UNSIGNED_LONG_LONG', 'MPI_COUNT', 'MPI_DOUBLE']);
+export const SAMPLED_TYPES = new Set([
+  'MPI_INT',
+  'MPI_UNSIGNED',
+  'MPI_LONG',
+  'MPI_UNSIGNED_LONG',
+  'MPI_LONG_LONG',
+  'MPI_LONG_LONG_INT',
+  'MPI_UNSIGNED_LONG_LONG',
+  'MPI_COUNT',
+  'MPI_DOUBLE',
+]);
 
 /** A filter: a glob (`*`, `?`) matches the whole name; anything else is a substring. Case-insensitive. */
 export function nameFilter(patterns: string[]): (name: string) => boolean {
   if (patterns.length === 0) return () => true;
   const tests = patterns.map((p) => {
     if (!/[*?]/.test(p)) return (n: string) => n.toLowerCase().includes(p.toLowerCase());
-    const re = new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'i');
+    const re = new RegExp(
+      `^${p
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+      'i',
+    );
     return (n: string) => re.test(n);
   });
   return (n) => tests.some((t) => t(n));
@@ -19,7 +34,12 @@ export function nameFilter(patterns: string[]): (name: string) => boolean {
 
 function table(rows: string[][]): string[] {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => (c === r.length - 1 ? 0 : r[c].length))));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c])))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 function header(l: MpitListing, what: string, n: number, total: number, filtered: boolean): string {
@@ -32,17 +52,32 @@ export function formatPvars(l: MpitListing, shown: PvarInfo[], filtered: boolean
     out.push(`(${l.version} registers none; a program run under mpii also sees the tools' own, e.g. mpii_monitor_*: docs/mpi-t.md)`);
   }
   if (shown.length === 0) return out;
-  out.push(...table([['name', 'class', 'type', 'binding', 'verbosity', 'flags', 'description'],
-    ...shown.map((v) => [v.name, v.class, v.type, v.binding, v.verbosity,
-      [v.readonly ? 'ro' : 'rw', v.continuous ? 'cont' : '', v.atomic ? 'atomic' : ''].filter(Boolean).join(','), v.description])]));
+  out.push(
+    ...table([
+      ['name', 'class', 'type', 'binding', 'verbosity', 'flags', 'description'],
+      ...shown.map((v) => [
+        v.name,
+        v.class,
+        v.type,
+        v.binding,
+        v.verbosity,
+        [v.readonly ? 'ro' : 'rw', v.continuous ? 'cont' : '', v.atomic ? 'atomic' : ''].filter(Boolean).join(','),
+        v.description,
+      ]),
+    ]),
+  );
   return out;
 }
 
 export function formatCvars(l: MpitListing, shown: CvarInfo[], filtered: boolean): string[] {
   const out = [header(l, 'control variables', shown.length, l.cvars.length, filtered)];
   if (shown.length === 0) return out;
-  out.push(...table([['name', 'type', 'binding', 'scope', 'verbosity', 'description'],
-    ...shown.map((v) => [v.name, v.type, v.binding, v.scope, v.verbosity, v.description])]));
+  out.push(
+    ...table([
+      ['name', 'type', 'binding', 'scope', 'verbosity', 'description'],
+      ...shown.map((v) => [v.name, v.type, v.binding, v.scope, v.verbosity, v.description]),
+    ]),
+  );
   return out;
 }
 
@@ -82,24 +117,37 @@ export function checkSampled(l: MpitListing, names: string[]): void {
     const v = l.pvars.find((p) => p.name === name);
     if (!v) {
       if (/^mpii_/.test(name)) {
-        throw new MpiiError(`--pvar ${name}: that is one of mpii's own variables, not the library's`,
-          "its tool's results are in the profile already; --pvar samples the MPI library's variables (mpii pvars)");
+        throw new MpiiError(
+          `--pvar ${name}: that is one of mpii's own variables, not the library's`,
+          "its tool's results are in the profile already; --pvar samples the MPI library's variables (mpii pvars)",
+        );
       }
       if (l.pvars.length === 0) {
-        throw new MpiiError(`--pvar ${name}: ${l.version} has no MPI_T performance variables at all`,
-          'drop --pvar, or run the program with an MPI that has some (mpii pvars --mpi openmpi)');
+        throw new MpiiError(
+          `--pvar ${name}: ${l.version} has no MPI_T performance variables at all`,
+          'drop --pvar, or run the program with an MPI that has some (mpii pvars --mpi openmpi)',
+        );
       }
-      const near = suggest(name, l.pvars.map((p) => p.name));
-      throw new MpiiError(`--pvar ${name}: ${l.version} has no performance variable of that name`,
-        near ? `did you mean ${near}? (mpii pvars lists all ${l.pvars.length})` : `mpii pvars lists all ${l.pvars.length}`);
+      const near = suggest(
+        name,
+        l.pvars.map((p) => p.name),
+      );
+      throw new MpiiError(
+        `--pvar ${name}: ${l.version} has no performance variable of that name`,
+        near ? `did you mean ${near}? (mpii pvars lists all ${l.pvars.length})` : `mpii pvars lists all ${l.pvars.length}`,
+      );
     }
     if (!SAMPLED_TYPES.has(v.type)) {
-      throw new MpiiError(`--pvar ${name}: its type is ${v.type}, and mpii samples numbers only (integers, MPI_COUNT, double)`,
-        'pick a numeric variable: mpii pvars shows each type');
+      throw new MpiiError(
+        `--pvar ${name}: its type is ${v.type}, and mpii samples numbers only (integers, MPI_COUNT, double)`,
+        'pick a numeric variable: mpii pvars shows each type',
+      );
     }
     if (v.binding !== 'none' && v.binding !== 'MPI_Comm') {
-      throw new MpiiError(`--pvar ${name}: it is bound to ${v.binding} objects, and mpii binds variables to MPI_COMM_WORLD or to nothing`,
-        'pick a variable whose binding is none or MPI_Comm (mpii pvars)');
+      throw new MpiiError(
+        `--pvar ${name}: it is bound to ${v.binding} objects, and mpii binds variables to MPI_COMM_WORLD or to nothing`,
+        'pick a variable whose binding is none or MPI_Comm (mpii pvars)',
+      );
     }
   }
 }

@@ -3,8 +3,17 @@
 // declared offsets; docs/profile-file.md says why not a parsing library). The counters' values
 // are not read here: they stay in the file's buffer (read.ts), since a big job's tables hold
 // millions of entries.
-import { readImageHeader, readProfileHeader, readRecordHeader, readSparseHead, STRUCTS, type ImageHeader, type ProfileHeader,
-  type RecordHeader, type SparseHead } from './format.gen.js';
+import {
+  readImageHeader,
+  readProfileHeader,
+  readRecordHeader,
+  readSparseHead,
+  STRUCTS,
+  type ImageHeader,
+  type ProfileHeader,
+  type RecordHeader,
+  type SparseHead,
+} from './format.gen.js';
 
 export { pad8, STRUCTS, writeImageHeader, writeProfileHeader, writeRecordHeader } from './format.gen.js';
 

@@ -6,8 +6,18 @@ import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MpiiError } from '../errors.js';
 import { BLOCKS, FORMAT_HISTORY, FORMAT_VERSION, IMAGE_MAGIC, OLDEST_VERSION, PROFILE_MAGIC, RECORD_KIND, STATES as STATE_VALUES } from './format.gen.js';
-import { IMAGE_HEADER_SIZE, imageHeader, pad8, PROFILE_HEADER_SIZE, profileHeader, RECORD_HEADER_SIZE, recordHeader, SPARSE_ENTRY_SIZE,
-  SPARSE_HEAD_SIZE, sparseHead } from './layout.js';
+import {
+  IMAGE_HEADER_SIZE,
+  imageHeader,
+  pad8,
+  PROFILE_HEADER_SIZE,
+  profileHeader,
+  RECORD_HEADER_SIZE,
+  recordHeader,
+  SPARSE_ENTRY_SIZE,
+  SPARSE_HEAD_SIZE,
+  sparseHead,
+} from './layout.js';
 
 export { FORMAT_VERSION };
 type State = keyof typeof STATE_VALUES;
@@ -35,20 +45,33 @@ export interface CounterSection {
 }
 
 /** What a dropped section's values are read again with (the whole file, nothing dropped). */
-interface Restorer { restore(): void }
+interface Restorer {
+  restore(): void;
+}
 
 const TWO32 = 0x100000000;
 
 const EMPTY = Buffer.alloc(0);
-const NOT_RESTORABLE: Restorer = { restore: () => { throw new Error('a dropped counters section cannot be read again (no file to read it from)'); } };
+const NOT_RESTORABLE: Restorer = {
+  restore: () => {
+    throw new Error('a dropped counters section cannot be read again (no file to read it from)');
+  },
+};
 
 class Counters implements CounterSection {
   private map?: Map<number, bigint>;
   /** `sparse`: entries stored at `base` as (u64 index, u64 value) pairs; -1: `length` dense values */
   /** set when dropped: what reads the values again */
   restorer?: Restorer;
-  constructor(public tool: number, public name: string, public labels: string[], public length: number,
-    private buf: Buffer, private base: number, private readonly sparse: number) {}
+  constructor(
+    public tool: number,
+    public name: string,
+    public labels: string[],
+    public length: number,
+    private buf: Buffer,
+    private base: number,
+    private readonly sparse: number,
+  ) {}
 
   get dropped(): boolean {
     return this.restorer !== undefined;
@@ -86,8 +109,8 @@ class Counters implements CounterSection {
     const start = this.base + (sparse ? 8 : 0);
     const n = entries * (sparse ? 4 : 2);
     const at = this.buf.byteOffset + start;
-    const words = at % 4 === 0 ? new Uint32Array(this.buf.buffer, at, n)
-      : new Uint32Array(Uint8Array.prototype.slice.call(this.buf, start, start + 4 * n).buffer); // unaligned: copy
+    const words =
+      at % 4 === 0 ? new Uint32Array(this.buf.buffer, at, n) : new Uint32Array(Uint8Array.prototype.slice.call(this.buf, start, start + 4 * n).buffer); // unaligned: copy
     return { sparse, words, entries };
   }
 
@@ -117,7 +140,11 @@ class Counters implements CounterSection {
     return m;
   }
 }
-export interface TextSection { tool: number; name: string; text: string }
+export interface TextSection {
+  tool: number;
+  name: string;
+  text: string;
+}
 
 /** Kinds of timeline events (MPII_EVENT_* in preload/include/mpii_tool.h); others are a tool's own. */
 export const EVENT_KINDS: Record<number, string> = { 1: 'pcontrol', 2: 'phase-start', 3: 'phase-end' };
@@ -175,11 +202,22 @@ export function parseTimeline(c: CounterSection | undefined): RankTimeline | und
     const kind = Number(kt & 0xffffffffn);
     const name = Buffer.alloc((words - ER.name) * 8); // to the entry's end: a later shim may keep longer names
     for (let w = ER.name; w < words; w++) name.writeBigUInt64LE(u(at + w), (w - ER.name) * 8);
-    events.push({ t: Number(u(at + ER.ns) - base) / 1e9, tool: Number(kt >> 32n), kind: EVENT_KINDS[kind] ?? `event-${kind}`,
-      value: Number(BigInt.asIntN(64, u(at + ER.value))), name: name.toString('utf8').replace(/\0.*$/s, '') });
+    events.push({
+      t: Number(u(at + ER.ns) - base) / 1e9,
+      tool: Number(kt >> 32n),
+      kind: EVENT_KINDS[kind] ?? `event-${kind}`,
+      value: Number(BigInt.asIntN(64, u(at + ER.value))),
+      name: name.toString('utf8').replace(/\0.*$/s, ''),
+    });
   }
-  return { init: initNs ? real.readDoubleLE(0) : null, end: endNs && initNs ? Number(endNs - initNs) / 1e9 : null,
-    capacity, seen, dropped: Math.max(0, seen - capacity), events };
+  return {
+    init: initNs ? real.readDoubleLE(0) : null,
+    end: endNs && initNs ? Number(endNs - initNs) / 1e9 : null,
+    capacity,
+    seen,
+    dropped: Math.max(0, seen - capacity),
+    events,
+  };
 }
 
 export interface RankProfile {
@@ -215,7 +253,8 @@ export interface Profile {
  *  stack order: what each tool's report module reads its blocks by. */
 export function toolInstances(p: Profile, name: string): number[] {
   let byName = instancesOf.get(p);
-  if (!byName) { // every tool's at once, in one pass over the ranks (each tool's report asks)
+  if (!byName) {
+    // every tool's at once, in one pass over the ranks (each tool's report asks)
     const sets = new Map<string, Set<number>>();
     for (const r of p.ranks) {
       for (const [id, n] of r.tools) {
@@ -234,7 +273,9 @@ const instancesOf = new WeakMap<Profile, Map<string, number[]>>();
 /** The profiles of spawned jobs: the shim puts each in a "spawned-<host>-<pid>" subdirectory. */
 function spawnedJobs(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && e.name.startsWith('spawned-')).map((e) => join(dir, e.name)).sort();
+    .filter((e) => e.isDirectory() && e.name.startsWith('spawned-'))
+    .map((e) => join(dir, e.name))
+    .sort();
 }
 
 /** The format versions this reader takes; others get one line naming theirs and the fix. */
@@ -243,8 +284,10 @@ function checkVersion(version: number, where: string): void {
     throw new MpiiError(`${where} was written by a newer mpii (format ${version}, this one reads ${FORMAT_VERSION})`, 'upgrade mpii to read it');
   }
   if (version < OLDEST_VERSION) {
-    throw new MpiiError(`${where} is in format ${version}, older than this mpii reads (${OLDEST_VERSION} to ${FORMAT_VERSION})`,
-      `read it with an mpii from before ${FORMAT_HISTORY[0].since}, or re-run the job`);
+    throw new MpiiError(
+      `${where} is in format ${version}, older than this mpii reads (${OLDEST_VERSION} to ${FORMAT_VERSION})`,
+      `read it with an mpii from before ${FORMAT_HISTORY[0].since}, or re-run the job`,
+    );
   }
 }
 
@@ -367,12 +410,22 @@ function parseImage(buf: Buffer, where: string, keeper?: Keeper): { rank: RankPr
     const l0 = n0 + pad8(r.name_len);
     const l1 = Math.min(l0 + r.labels_len, used);
     const sparse = r.kind === RECORD_KIND.sparse && p + SPARSE_HEAD_SIZE <= used ? sparseHead(buf, p).nnz : 0;
-    const payload = r.kind === RECORD_KIND.counters ? r.count * 8 : r.kind === RECORD_KIND.text ? r.count
-      : r.kind === RECORD_KIND.sparse ? SPARSE_HEAD_SIZE + SPARSE_ENTRY_SIZE * sparse : 0;
+    const payload =
+      r.kind === RECORD_KIND.counters
+        ? r.count * 8
+        : r.kind === RECORD_KIND.text
+          ? r.count
+          : r.kind === RECORD_KIND.sparse
+            ? SPARSE_HEAD_SIZE + SPARSE_ENTRY_SIZE * sparse
+            : 0;
     if (p + payload > used) throw corrupt(where, off);
     if (r.kind === RECORD_KIND.counters || r.kind === RECORD_KIND.sparse) {
       // by the record's place too: a rank's several communicators each repeat the same labels rank after rank
-      const labels = keeper ? keeper.labelsOf(`${r.tool_id}\n${name}\n${rank.counters.length}`, buf, l0, l1) : l1 > l0 ? buf.toString('utf8', l0, l1).split('\n') : [];
+      const labels = keeper
+        ? keeper.labelsOf(`${r.tool_id}\n${name}\n${rank.counters.length}`, buf, l0, l1)
+        : l1 > l0
+          ? buf.toString('utf8', l0, l1).split('\n')
+          : [];
       const c = new Counters(r.tool_id, name, labels, r.count, buf, p, r.kind === RECORD_KIND.sparse ? sparse : -1);
       keeper?.hold(c);
       rank.counters.push(c);
@@ -416,7 +469,12 @@ export function parseGathered(path: string, buf: Buffer): RankProfile[] {
 
 /** A read the streaming parser asks for: into buf at `offset`, at most `length` bytes from the
  *  file's `position`; it is given back the bytes read (0 at the end of the file). */
-export interface ReadAsk { buf: Buffer; offset: number; length: number; position: number }
+export interface ReadAsk {
+  buf: Buffer;
+  offset: number;
+  length: number;
+  position: number;
+}
 
 /** The bytes read at a time (and the least the window holds). 1 MiB, half a core's L2 cache:
  *  the bytes a read just copied in are still in the cache when the digest goes over them (the
@@ -438,7 +496,8 @@ export function* streamGathered(path: string, total: number, chunk = CHUNK_BYTES
   /** win[start, end) holds at least `need` bytes, or all the file has left */
   function* fill(need: number): Generator<ReadAsk, void, number> {
     if (end - start >= need || eof) return;
-    if (start + need > win.length) { // move the rest to the front, into a bigger window when needed
+    if (start + need > win.length) {
+      // move the rest to the front, into a bigger window when needed
       const into = !keeper.release(win.length) || need > win.length ? Buffer.allocUnsafeSlow(Math.max(need, chunk)) : win;
       win.copy(into, 0, start, end);
       end -= start;
@@ -511,14 +570,20 @@ function locate(path: string): { dir: string; gathered?: string; live: string[] 
   const dir = profileDir(path);
   const gathered = join(dir, 'profile.mpii');
   if (existsSync(gathered) && !statSync(gathered).isFile()) {
-    throw new MpiiError(`${gathered} is not a file (a ${statSync(gathered).isDirectory() ? 'directory' : 'special file'} of the profile's name)`,
-      `move it away and pass the --out directory of an mpii run`);
+    throw new MpiiError(
+      `${gathered} is not a file (a ${statSync(gathered).isDirectory() ? 'directory' : 'special file'} of the profile's name)`,
+      `move it away and pass the --out directory of an mpii run`,
+    );
   }
   if (existsSync(gathered)) return { dir, gathered, live: [] };
-  const live = readdirSync(dir).filter((f) => f.endsWith('.live')).sort();
+  const live = readdirSync(dir)
+    .filter((f) => f.endsWith('.live'))
+    .sort();
   if (live.length === 0) {
-    throw new MpiiError(`${dir} holds no mpii profile (no profile.mpii, no rank-*.live files)`,
-      'pass the --out directory of an mpii run that used at least one tool');
+    throw new MpiiError(
+      `${dir} holds no mpii profile (no profile.mpii, no rank-*.live files)`,
+      'pass the --out directory of an mpii run that used at least one tool',
+    );
   }
   return { dir, live: live.map((f) => join(dir, f)) };
 }
@@ -530,7 +595,10 @@ function fromGathered(dir: string, gathered: string, ranks: RankProfile[]): Prof
 /** How a profile is read: `onImage` sees each rank as soon as it is read (its sections still in
  *  the chunk: a tool's report can take what it needs and drop them, see CounterSection.drop);
  *  `chunk`: the bytes read at a time. */
-export interface ReadOptions { onImage?: (rank: RankProfile) => void; chunk?: number }
+export interface ReadOptions {
+  onImage?: (rank: RankProfile) => void;
+  chunk?: number;
+}
 
 /** streamGathered with its reads done by readSync. */
 export function readGathered(path: string, o: ReadOptions = {}): RankProfile[] {
@@ -539,7 +607,7 @@ export function readGathered(path: string, o: ReadOptions = {}): RankProfile[] {
     const keeper = new Keeper();
     keeper.onImage = o.onImage;
     const steps = streamGathered(path, fstatSync(fd).size, o.chunk, keeper);
-    for (let s = steps.next(); ; ) {
+    for (let s = steps.next(); ;) {
       if (s.done) return restorable(path, s.value);
       const ask = s.value;
       s = steps.next(readSync(fd, ask.buf, ask.offset, ask.length, ask.position));
@@ -557,14 +625,16 @@ function restorable(path: string, ranks: RankProfile[]): RankProfile[] {
   const restorer: Restorer = {
     restore() {
       const again = readGathered(path);
-      ranks.forEach((r, i) => r.counters.forEach((c, j) => {
-        if (!dropped(c)) return;
-        const from = again[i]?.counters[j];
-        if (!(from instanceof Counters) || from.name !== c.name || from.length !== c.length) {
-          throw new MpiiError(`${path} changed while it was read`, 'run mpii report again once the job has finished writing it');
-        }
-        c.adopt(from);
-      }));
+      ranks.forEach((r, i) =>
+        r.counters.forEach((c, j) => {
+          if (!dropped(c)) return;
+          const from = again[i]?.counters[j];
+          if (!(from instanceof Counters) || from.name !== c.name || from.length !== c.length) {
+            throw new MpiiError(`${path} changed while it was read`, 'run mpii report again once the job has finished writing it');
+          }
+          c.adopt(from);
+        }),
+      );
     },
   };
   for (const r of ranks) for (const c of r.counters) if (dropped(c)) c.restorer = restorer;
@@ -611,7 +681,7 @@ export async function readProfileAsync(path: string, onBytes: (done: number, tot
       const keeper = new Keeper();
       keeper.onImage = o.onImage;
       const steps = streamGathered(gathered, total, o.chunk, keeper);
-      for (let s = steps.next(); ; ) {
+      for (let s = steps.next(); ;) {
         if (s.done) return fromGathered(dir, gathered, restorable(gathered, s.value));
         const ask = s.value;
         const { bytesRead } = await fh.read(ask.buf, ask.offset, ask.length, ask.position);

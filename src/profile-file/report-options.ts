@@ -45,8 +45,7 @@ export function recordedReportOptions(p: Profile): RecordedReportOptions {
 
 /** The recorded options with those mpii report was given: `--top` drops every tool's recorded
  * `top`; a tool's own flags (`--no-matrix`) set its options over the recorded ones. */
-export function withoutAsked(recorded: RecordedReportOptions,
-  asked: { top?: number; toolOptions?: RecordedReportOptions }): RecordedReportOptions {
+export function withoutAsked(recorded: RecordedReportOptions, asked: { top?: number; toolOptions?: RecordedReportOptions }): RecordedReportOptions {
   const out: RecordedReportOptions = {};
   for (const [tool, options] of Object.entries(recorded)) {
     const { top, ...rest } = options;

@@ -17,7 +17,11 @@ export interface SynthCounters {
    *  bigint is stored as its 64 bits) */
   entries: ArrayLike<number | bigint>;
 }
-export interface SynthText { tool: number; name: string; text: string }
+export interface SynthText {
+  tool: number;
+  name: string;
+  text: string;
+}
 export interface SynthRank {
   rank: number;
   size: number;
@@ -60,7 +64,12 @@ export function rankImage(r: SynthRank): Buffer {
   for (const c of r.counters ?? []) {
     const nnz = c.entries.length / 2;
     recs.push({
-      kind: RECORD_KIND.sparse, tool: c.tool, name: Buffer.from(c.name), labels: Buffer.from(c.labels ?? ''), count: c.length, payload: SPARSE_HEAD + SPARSE_ENTRY * nnz,
+      kind: RECORD_KIND.sparse,
+      tool: c.tool,
+      name: Buffer.from(c.name),
+      labels: Buffer.from(c.labels ?? ''),
+      count: c.length,
+      payload: SPARSE_HEAD + SPARSE_ENTRY * nnz,
       write: (b, at) => {
         putU64(b, at, nnz);
         for (let k = 0; k < nnz; k++) {
@@ -72,16 +81,34 @@ export function rankImage(r: SynthRank): Buffer {
   }
   for (const t of r.texts ?? []) {
     const text = Buffer.from(t.text);
-    recs.push({ kind: RECORD_KIND.text, tool: t.tool, name: Buffer.from(t.name), labels: Buffer.alloc(0), count: text.length, payload: text.length,
-      write: (b, at) => { text.copy(b, at); } });
+    recs.push({
+      kind: RECORD_KIND.text,
+      tool: t.tool,
+      name: Buffer.from(t.name),
+      labels: Buffer.alloc(0),
+      count: text.length,
+      payload: text.length,
+      write: (b, at) => {
+        text.copy(b, at);
+      },
+    });
   }
   const used = HEADER + recs.reduce((n, x) => n + RECORD + pad8(x.name.length) + pad8(x.labels.length) + pad8(x.payload), 0);
   const b = Buffer.alloc(used);
   writeImageHeader(b, 0, {
-    magic: IMAGE_MAGIC, version: FORMAT_VERSION, state: STATES[r.state ?? 'finalized'], rank: r.rank, size: r.size, pid: 10000 + r.rank,
-    ntools: Math.max(0, ...Object.keys(r.tools).map(Number)), used, capacity: used,
-    t_start: r.tStart ?? 1_700_000_000, t_end: r.tEnd ?? (r.tStart ?? 1_700_000_000) + 10,
-    host: r.host ?? `node${Math.floor(r.rank / 64)}`, flavor: r.flavor ?? 'openmpi',
+    magic: IMAGE_MAGIC,
+    version: FORMAT_VERSION,
+    state: STATES[r.state ?? 'finalized'],
+    rank: r.rank,
+    size: r.size,
+    pid: 10000 + r.rank,
+    ntools: Math.max(0, ...Object.keys(r.tools).map(Number)),
+    used,
+    capacity: used,
+    t_start: r.tStart ?? 1_700_000_000,
+    t_end: r.tEnd ?? (r.tStart ?? 1_700_000_000) + 10,
+    host: r.host ?? `node${Math.floor(r.rank / 64)}`,
+    flavor: r.flavor ?? 'openmpi',
   });
   let at = HEADER;
   for (const x of recs) {
@@ -119,8 +146,13 @@ export function writeGathered(dir: string, nranks: number, rank: (r: number) => 
 export const SYNTH_FUNCTIONS = ['MPI_Send', 'MPI_Recv', 'MPI_Allreduce', 'MPI_Barrier', 'MPI_Alltoall', 'MPI_Comm_rank'];
 /** Its call sites: function id and the address inside /synthetic/app (load bias 0x400000). */
 export const SYNTH_SITES = [
-  { fn: 0, addr: 0x401100 }, { fn: 1, addr: 0x401180 }, { fn: 2, addr: 0x401200 },
-  { fn: 3, addr: 0x401280 }, { fn: 4, addr: 0x401300 }, { fn: 0, addr: 0x401380 }, { fn: 5, addr: 0x401400 },
+  { fn: 0, addr: 0x401100 },
+  { fn: 1, addr: 0x401180 },
+  { fn: 2, addr: 0x401200 },
+  { fn: 3, addr: 0x401280 },
+  { fn: 4, addr: 0x401300 },
+  { fn: 0, addr: 0x401380 },
+  { fn: 5, addr: 0x401400 },
 ];
 const PEERS = BLOCKS.monitor.peers;
 const MON_ROW = PEERS.row.size;
@@ -177,8 +209,20 @@ function eventsSection(r: number, ids: Record<number, string>, appSeconds: numbe
   const seen = r === 0 ? EVENTS_KEPT + SYNTH_DROPPED : evs.length; // rank 0: the rest of its 256 were not written (died in between)
   const h = EV.header.index;
   const x = EV.row.index;
-  const e: (number | bigint)[] = [h.entry_words, EV.row.size, h.capacity, EVENTS_KEPT, h.seen, seen, h.init_ns, init,
-    h.init_real, real.readBigUInt64LE(0), h.end_ns, init + BigInt(Math.round(appSeconds * 1e9))];
+  const e: (number | bigint)[] = [
+    h.entry_words,
+    EV.row.size,
+    h.capacity,
+    EVENTS_KEPT,
+    h.seen,
+    seen,
+    h.init_ns,
+    init,
+    h.init_real,
+    real.readBigUInt64LE(0),
+    h.end_ns,
+    init + BigInt(Math.round(appSeconds * 1e9)),
+  ];
   evs.forEach((ev, k) => {
     const at = EV.header.size + EV.row.size * k;
     e.push(at + x.ns, init + BigInt(Math.round(ev.t * 1e9)), at + x.kind_tool, (BigInt(toolId(ev.tool)) << 32n) | BigInt(ev.kind));
@@ -193,7 +237,9 @@ function eventsSection(r: number, ids: Record<number, string>, appSeconds: numbe
 export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthRank {
   const tools = o.tools ?? ['monitor', 'profile'];
   const ids: Record<number, string> = {};
-  tools.forEach((t, i) => { ids[i + 1] = t; });
+  tools.forEach((t, i) => {
+    ids[i + 1] = t;
+  });
   const rank: SynthRank = { rank: r, size: n, tools: ids, counters: [], texts: [] };
   const mon = tools.indexOf('monitor') + 1;
   if (mon) {
@@ -208,15 +254,26 @@ export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthR
       const bytes = synthMessageBytes(r, p);
       const bin = 1 + Math.floor(Math.log2(bytes));
       const f = PEERS.row.index;
-      for (const [i, v] of [[f.pml_count, msgs], [f.pml_bytes, msgs * bytes], [f.coll_count, 2], [f.coll_bytes, 16], [f.histogram + bin, msgs]] as const) {
+      for (const [i, v] of [
+        [f.pml_count, msgs],
+        [f.pml_bytes, msgs * bytes],
+        [f.coll_count, 2],
+        [f.coll_bytes, 16],
+        [f.histogram + bin, msgs],
+      ] as const) {
         e[k++] = base + i;
         e[k++] = v;
       }
     }
     rank.counters!.push({ tool: mon, name: 'peers', length: n * MON_ROW, entries: e, labels: PEERS.labels.join('\n') });
     const comm = BLOCKS.monitor.comm.row;
-    rank.counters!.push({ tool: mon, name: 'comm', length: comm.size, entries: [comm.index.a2a_bytes, 16 * npeers, comm.index.a2a_count, 2],
-      labels: `MPI_COMM_WORLD\n${Array.from({ length: n }, (_, i) => i).join(',')}` });
+    rank.counters!.push({
+      tool: mon,
+      name: 'comm',
+      length: comm.size,
+      entries: [comm.index.a2a_bytes, 16 * npeers, comm.index.a2a_count, 2],
+      labels: `MPI_COMM_WORLD\n${Array.from({ length: n }, (_, i) => i).join(',')}`,
+    });
     rank.texts!.push({ tool: mon, name: 'memory', text: JSON.stringify({ table_bytes: n * MON_ROW * 8, resident_bytes: 4096 * Math.ceil(npeers / 7) }) });
   }
   const pf = tools.indexOf('profile') + 1;
@@ -227,8 +284,30 @@ export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthR
     const all = [...SYNTH_SITES, ...Array.from({ length: o.extraSites ?? 0 }, (_, k) => ({ fn: 0, addr: 0x401500 + 0x80 * k }))];
     const cap = Math.max(64, 2 ** Math.ceil(Math.log2(all.length * 7)));
     const c = CLOCK.row.index;
-    const clock = [c.timer, 2, c.t0_ticks, t0, c.t0_ns, t0, c.cal_ticks, t0 - 1e6, c.cal_ns, t0 - 1e6, c.end_ticks, t0 + app, c.end_ns, t0 + app,
-      c.last_ticks, t0 + app, c.on_ticks, app, c.depth, 1, c.capacity, cap];
+    const clock = [
+      c.timer,
+      2,
+      c.t0_ticks,
+      t0,
+      c.t0_ns,
+      t0,
+      c.cal_ticks,
+      t0 - 1e6,
+      c.cal_ns,
+      t0 - 1e6,
+      c.end_ticks,
+      t0 + app,
+      c.end_ns,
+      t0 + app,
+      c.last_ticks,
+      t0 + app,
+      c.on_ticks,
+      app,
+      c.depth,
+      1,
+      c.capacity,
+      cap,
+    ];
     rank.counters!.push({ tool: pf, name: 'clock', length: CLOCK.row.size, entries: clock, labels: CLOCK.labels.join('\n') });
     const e: number[] = [];
     all.forEach((s, i) => {
@@ -236,11 +315,15 @@ export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthR
       const ns = i < SYNTH_SITES.length ? synthSiteNs(r, i) : 1000 * (100 - i);
       const bytes = s.fn <= 1 ? 1024 : s.fn === 2 ? 32 : 0;
       const row = [s.fn + 1, s.addr, calls, calls * ns, ns, ns, s.fn === 1 ? 0 : calls * bytes, s.fn === 1 ? calls * bytes : 0, bytes, bytes];
-      if (s.fn >= 3) { row[8] = s.fn === 5 ? -1 : 0; row[9] = 0; }
-      row.forEach((v, f) => { if (v !== 0) e.push(i * 7 * PF_ROW + f, v); }); // spread over the table
+      if (s.fn >= 3) {
+        row[8] = s.fn === 5 ? -1 : 0;
+        row[9] = 0;
+      }
+      row.forEach((v, f) => {
+        if (v !== 0) e.push(i * 7 * PF_ROW + f, v);
+      }); // spread over the table
     });
-    rank.counters!.push({ tool: pf, name: 'sites', length: cap * PF_ROW, entries: e,
-      labels: ['function', 'address 1', ...PF_STATS].join('\n') });
+    rank.counters!.push({ tool: pf, name: 'sites', length: cap * PF_ROW, entries: e, labels: ['function', 'address 1', ...PF_STATS].join('\n') });
     rank.counters!.push({ tool: pf, name: 'overflow', length: SYNTH_FUNCTIONS.length * PF_STATS.length, entries: [], labels: PF_STATS.join('\n') });
     SYNTH_FUNCTIONS.forEach((f, id) => rank.texts!.push({ tool: pf, name: 'function', text: `${id} ${f}` }));
     rank.texts!.push({ tool: pf, name: 'module', text: '401000 402000 0 /synthetic/app' });

@@ -38,7 +38,8 @@ export class TableReader {
     c.forEach((i, v) => {
       if (i >= length) return;
       const row = Math.floor(i / width);
-      if (row !== lastRow) { // a row's entries mostly come together: one lookup for them
+      if (row !== lastRow) {
+        // a row's entries mostly come together: one lookup for them
         if (direct) {
           if (this.stamp[row] !== reads) {
             this.stamp[row] = reads;

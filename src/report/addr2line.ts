@@ -13,7 +13,12 @@ import { debugDirs, findDebugFile } from './debug-files.js';
 import { SymbolTable } from './elf-symbols.js';
 import type { PythonSite } from './python-sites.js';
 
-export interface Module { lo: number; hi: number; bias: number; path: string }
+export interface Module {
+  lo: number;
+  hi: number;
+  bias: number;
+  path: string;
+}
 
 /** Modules from "<start> <end> <bias> <path>" lines (malformed lines are skipped). */
 export function parseModules(lines: string[]): Module[] {
@@ -29,7 +34,11 @@ export function parseModules(lines: string[]): Module[] {
 /** Where an address is: its object and the offset there (the address as the object's ELF file
  *  numbers it); `path` is '' when no recorded object holds it. In a Python rank the address may
  *  be a Python call site's key instead (python-sites.ts): then `python` says which line. */
-export interface Place { path: string; offset: number; python?: PythonSite }
+export interface Place {
+  path: string;
+  offset: number;
+  python?: PythonSite;
+}
 
 export function placeOf(modules: Module[], addr: number, python?: Map<number, PythonSite>): Place {
   const py = python?.get(addr);
@@ -115,11 +124,17 @@ export class Symbolizer {
       const look = offsets.map((o) => (this.returnAddress && o > 0 ? o - 1 : o));
       const { file: source, symbols } = debugOf(path);
       const r = spawnSync('addr2line', ['-f', '-C', '-e', source], {
-        input: look.map((o) => `0x${o.toString(16)}`).join('\n') + '\n', encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 28,
+        input: look.map((o) => `0x${o.toString(16)}`).join('\n') + '\n',
+        encoding: 'utf8',
+        timeout: 60_000,
+        maxBuffer: 1 << 28,
       });
       if (r.error || r.status !== 0) {
-        this.problems.push(r.error && (r.error as NodeJS.ErrnoException).code === 'ENOENT'
-          ? 'addr2line not found (apt-get install -y binutils)' : `addr2line failed on ${source}`);
+        this.problems.push(
+          r.error && (r.error as NodeJS.ErrnoException).code === 'ENOENT'
+            ? 'addr2line not found (apt-get install -y binutils)'
+            : `addr2line failed on ${source}`,
+        );
         continue;
       }
       const lines = r.stdout.split('\n');
@@ -129,7 +144,7 @@ export class Symbolizer {
         const file = m && m[1] !== '??' ? m[1] : '';
         // with line information addr2line's function is the debug information's; without, it is
         // the nearest symbol below, however far: only a symbol containing the address names it
-        let func = file ? lines[2 * k] ?? '??' : '??';
+        let func = file ? (lines[2 * k] ?? '??') : '??';
         if (func === '??') func = symbols().at(look[k]) ?? '';
         anyLine ||= !!file;
         this.found.set(placeKey({ path, offset: o }), { func, file, line: file && m ? Number(m[2]) : 0, path, offset: o });
@@ -137,7 +152,9 @@ export class Symbolizer {
       if (!anyLine) this.noDebug.add(basename(path));
     }
     if (this.noDebug.size) {
-      this.problems.push(`no debug information for ${[...this.noDebug].join(', ')}: install the -dbgsym package, or set MPII_DEBUG_DIR to the folder holding the .build-id/ debug files (docs/report.md)`);
+      this.problems.push(
+        `no debug information for ${[...this.noDebug].join(', ')}: install the -dbgsym package, or set MPII_DEBUG_DIR to the folder holding the .build-id/ debug files (docs/report.md)`,
+      );
       this.noDebug.clear();
     }
   }

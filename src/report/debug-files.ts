@@ -19,7 +19,10 @@ export function debugDirs(env: NodeJS.ProcessEnv = process.env): string[] {
   return [...new Set([...set, DEFAULT_DEBUG_DIR])];
 }
 
-export interface DebugLinks { buildId?: string; link?: { name: string; crc: number } }
+export interface DebugLinks {
+  buildId?: string;
+  link?: { name: string; crc: number };
+}
 
 /** The build-id and .gnu_debuglink of an ELF file (readelf), {} when it has neither or is no ELF. */
 export function debugLinks(path: string): DebugLinks {
@@ -31,7 +34,11 @@ export function debugLinks(path: string): DebugLinks {
   const dump = r.stdout.split("Hex dump of section '.gnu_debuglink':")[1];
   if (dump) {
     // "  0x00000000 742e6465 62756700 51a22b34          t.debug.Q.+4": 4 words of hex, then the text
-    const hex = dump.split('\n').map((l) => /^\s+0x[0-9a-f]+ (.{1,35})/i.exec(l)?.[1] ?? '').join('').replace(/[^0-9a-f]/gi, '');
+    const hex = dump
+      .split('\n')
+      .map((l) => /^\s+0x[0-9a-f]+ (.{1,35})/i.exec(l)?.[1] ?? '')
+      .join('')
+      .replace(/[^0-9a-f]/gi, '');
     const bytes = Buffer.from(hex, 'hex');
     const end = bytes.indexOf(0);
     const at = (end + 4) & ~3; // the CRC follows the name's NUL, aligned to 4

@@ -7,10 +7,15 @@ import { formatDiff } from './diff-text.js';
 import { DEFAULT_TOP, type ReportFilter } from './filter.js';
 import { wantColor } from './summary.js';
 
-export async function diffCommand(a: string, b: string, o: { json?: boolean; html?: string; csv?: string; prof?: string; ranks?: unknown },
-  f: ReportFilter): Promise<number> {
+export async function diffCommand(
+  a: string,
+  b: string,
+  o: { json?: boolean; html?: string; csv?: string; prof?: string; ranks?: unknown },
+  f: ReportFilter,
+): Promise<number> {
   if (o.csv || o.prof) throw new MpiiError('--csv and --prof write the files of one run', `run mpii report ${a} --csv DIR and mpii report ${b} --csv DIR`);
-  if (o.ranks !== undefined) throw new MpiiError('--ranks is for the report of one run', 'the comparison lists every rank whose MPI time changed (--top N of them)');
+  if (o.ranks !== undefined)
+    throw new MpiiError('--ranks is for the report of one run', 'the comparison lists every rank whose MPI time changed (--top N of them)');
   const d = diffRuns(readProfile(a), readProfile(b), f);
   if (o.html) {
     const { diffHtml } = await import('./diff-html.js');

@@ -10,9 +10,20 @@ import { TOOL_REPORTS } from './tools.js';
 export function diffHtml(d: RunDiff, o: { top?: number; generated?: Date } = {}): string {
   const top = o.top ?? DEFAULT_TOP; // the rows of the text and --json
   const body: string[] = [];
-  const runs = [['A', d.a], ['B', d.b]] as const;
-  body.push(`<dl class="run" id="runs">${runs.map(([k, s]) => `<dt>${k}</dt><dd data-key="${k}">${esc(`${s.dir}: ${s.ranks} ranks, ${s.header.mpi}`
-    + `${s.header.start !== null ? `, ${utc(s.header.start)}` : ''}${s.complete ? '' : ', INCOMPLETE'}`)}</dd>`).join('')}</dl>`);
+  const runs = [
+    ['A', d.a],
+    ['B', d.b],
+  ] as const;
+  body.push(
+    `<dl class="run" id="runs">${runs
+      .map(
+        ([k, s]) =>
+          `<dt>${k}</dt><dd data-key="${k}">${esc(
+            `${s.dir}: ${s.ranks} ranks, ${s.header.mpi}` + `${s.header.start !== null ? `, ${utc(s.header.start)}` : ''}${s.complete ? '' : ', INCOMPLETE'}`,
+          )}</dd>`,
+      )
+      .join('')}</dl>`,
+  );
   for (const n of d.notes) body.push(`<p class="warn note">Note: ${esc(n)}</p>`);
   const htmlOrder = new Map(TOOL_REPORTS.map((t) => [t.name, t.htmlOrder]));
   const sections = [...d.tools].sort((x, y) => (htmlOrder.get(x.name) ?? 0) - (htmlOrder.get(y.name) ?? 0));

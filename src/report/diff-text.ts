@@ -7,11 +7,14 @@ import { table, WIDTH } from './text-table.js';
 import type { RunDiff } from './diff.js';
 import { TOOL_REPORTS } from './tools.js';
 
-
 /** "a", "a or b", "a, b or c" */
 const orList = (xs: string[]) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`);
 
-export interface DiffTextOptions { top?: number; color?: boolean; width?: number }
+export interface DiffTextOptions {
+  top?: number;
+  color?: boolean;
+  width?: number;
+}
 
 export function formatDiff(d: RunDiff, o: DiffTextOptions = {}): string {
   const top = o.top ?? DEFAULT_TOP;
@@ -20,10 +23,16 @@ export function formatDiff(d: RunDiff, o: DiffTextOptions = {}): string {
   const warn = o.color ? yellow : (s: string) => s;
   const t_ = (head: string[], rows: string[][], right: boolean[], shrink?: number) => table(head, rows, right, { bold, shrink, width });
   const out = [bold('mpii report: what changed from run A to run B')];
-  for (const [k, s] of [['A', d.a], ['B', d.b]] as const) {
+  for (const [k, s] of [
+    ['A', d.a],
+    ['B', d.b],
+  ] as const) {
     const when = s.header.start !== null ? `, ${utc(s.header.start)}` : '';
-    out.push(...wrap(`${k}  ${s.dir}: ${s.ranks} rank${s.ranks === 1 ? '' : 's'}, ${s.header.mpi}${when}${s.complete ? '' : ', INCOMPLETE'}`, width - 2)
-      .map((l, i) => `${i ? '     ' : '  '}${l}`));
+    out.push(
+      ...wrap(`${k}  ${s.dir}: ${s.ranks} rank${s.ranks === 1 ? '' : 's'}, ${s.header.mpi}${when}${s.complete ? '' : ', INCOMPLETE'}`, width - 2).map(
+        (l, i) => `${i ? '     ' : '  '}${l}`,
+      ),
+    );
   }
   for (const n of d.notes) out.push(...wrap(`note: ${n}`, width - 2).map((l, i) => warn(`${i ? '    ' : '  '}${l}`)));
 

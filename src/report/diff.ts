@@ -34,8 +34,10 @@ function checkComparable(a: Profile, b: Profile, ha: RunHeader, hb: RunHeader): 
   const ta = ha.tools.map((t) => t.name); // in stack order, as the header lists them
   const tb = hb.tools.map((t) => t.name);
   if ([...ta].sort().join(',') !== [...tb].sort().join(',')) {
-    throw new MpiiError(`cannot compare ${a.dir} (tools: ${ta.join(',') || 'none'}) with ${b.dir} (tools: ${tb.join(',') || 'none'}): they ran different tools`,
-      'compare two runs made with the same --tools');
+    throw new MpiiError(
+      `cannot compare ${a.dir} (tools: ${ta.join(',') || 'none'}) with ${b.dir} (tools: ${tb.join(',') || 'none'}): they ran different tools`,
+      'compare two runs made with the same --tools',
+    );
   }
 }
 
@@ -43,8 +45,10 @@ function notesOf(a: Profile, b: Profile, ha: RunHeader, hb: RunHeader): string[]
   const notes: string[] = [];
   if (ha.program && hb.program) {
     if (ha.program.sha256 !== hb.program.sha256 || ha.program.size !== hb.program.size) {
-      notes.push(`the program binary differs: A ${ha.program.path} (${ha.program.size} bytes, sha256 ${ha.program.sha256.slice(0, 12)}…), `
-        + `B ${hb.program.path} (${hb.program.size} bytes, sha256 ${hb.program.sha256.slice(0, 12)}…)`);
+      notes.push(
+        `the program binary differs: A ${ha.program.path} (${ha.program.size} bytes, sha256 ${ha.program.sha256.slice(0, 12)}…), ` +
+          `B ${hb.program.path} (${hb.program.size} bytes, sha256 ${hb.program.sha256.slice(0, 12)}…)`,
+      );
     }
   } else {
     notes.push(`whether the program binary is the same is not known (${!ha.program ? 'A' : 'B'} was not started by mpii run or its program was not found)`);
@@ -56,8 +60,8 @@ function notesOf(a: Profile, b: Profile, ha: RunHeader, hb: RunHeader): string[]
   if (a.ranks.length !== b.ranks.length) {
     notes.push(`A has ${a.ranks.length} ranks, B ${b.ranks.length}: totals and call sites compare the whole jobs, ranks compare by number`);
   }
-  if (!a.complete) notes.push('A is INCOMPLETE (a rank did not finish): its numbers stop at each rank\'s last MPI call');
-  if (!b.complete) notes.push('B is INCOMPLETE (a rank did not finish): its numbers stop at each rank\'s last MPI call');
+  if (!a.complete) notes.push("A is INCOMPLETE (a rank did not finish): its numbers stop at each rank's last MPI call");
+  if (!b.complete) notes.push("B is INCOMPLETE (a rank did not finish): its numbers stop at each rank's last MPI call");
   return notes;
 }
 

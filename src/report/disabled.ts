@@ -1,7 +1,10 @@
 // A tool that switched itself off says why in each rank's profile; the report says it once per
 // reason, with the ranks it concerns, so a 1,024-rank job gets one line, not 1,024.
 
-export interface Disabled { rank: number; reason: string }
+export interface Disabled {
+  rank: number;
+  reason: string;
+}
 
 /** "  off on ranks 0-3,5 of 6: <reason>" lines, one per distinct reason. */
 export function disabledLines(disabled: Disabled[], ranks: number): string[] {

@@ -6,7 +6,11 @@
 // neighbour's name, which is what addr2line and dladdr do (the nearest symbol below, any distance).
 import { spawnSync } from 'node:child_process';
 
-interface Sym { lo: number; hi: number; name: string }
+interface Sym {
+  lo: number;
+  hi: number;
+  name: string;
+}
 
 export class SymbolTable {
   /** sorted by start; `reach[i]`: the largest end among symbols 0..i (overlapping aliases) */

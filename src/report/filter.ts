@@ -24,7 +24,10 @@ export interface ReportFilter {
 /** "0,2-5,9" -> [0, 2, 3, 4, 5, 9] */
 export function parseRanks(spec: string): number[] {
   const out = new Set<number>();
-  for (const part of spec.split(',').map((x) => x.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     const m = /^(\d+)(?:-(\d+))?$/.exec(part);
     if (!m) throw new MpiiError(`--ranks: '${part}' is not a rank or a range of ranks`, 'e.g. --ranks 0,2-5 (or --ranks alone for every rank)');
     const a = Number(m[1]);
@@ -39,7 +42,10 @@ export function parseRanks(spec: string): number[] {
 
 /** "1,3-4,MPI_Send,solver.c:42" -> the items */
 export function parseSites(spec: string): string[] {
-  const items = spec.split(',').map((x) => x.trim()).filter(Boolean);
+  const items = spec
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   if (!items.length) throw new MpiiError('--sites: no call site given', 'e.g. --sites 1,3 or --sites MPI_Allreduce or --sites solver.c:42');
   for (const it of items) {
     const m = /^(\d+)-(\d+)$/.exec(it);
@@ -92,13 +98,21 @@ export function checkFilter(runs: { run: ProfileRun; sites: SiteTotal[] }[], f: 
     return;
   }
   if (f.sites && !runs.some(({ sites }) => sites.some((t) => siteMatches(t, f.sites!)))) {
-    throw new MpiiError(`--sites ${f.sites.join(',')}: no call site matches`, 'give site numbers as the report prints them, an MPI function (MPI_Send) or a file:line', 1);
+    throw new MpiiError(
+      `--sites ${f.sites.join(',')}: no call site matches`,
+      'give site numbers as the report prints them, an MPI function (MPI_Send) or a file:line',
+      1,
+    );
   }
   if (Array.isArray(f.ranks)) {
     const have = new Set(runs.flatMap(({ run }) => run.ranks.map((r) => r.rank)));
     const missing = f.ranks.filter((r) => !have.has(r));
     if (missing.length === f.ranks.length) {
-      throw new MpiiError(`--ranks ${f.ranks.join(',')}: the profile has none of these ranks`, `it has ranks ${[...have].sort((a, b) => a - b).slice(0, 1)[0] ?? 0} to ${Math.max(...have)}`, 1);
+      throw new MpiiError(
+        `--ranks ${f.ranks.join(',')}: the profile has none of these ranks`,
+        `it has ranks ${[...have].sort((a, b) => a - b).slice(0, 1)[0] ?? 0} to ${Math.max(...have)}`,
+        1,
+      );
     }
   }
 }

@@ -31,16 +31,23 @@ export function runHeader(p: Profile): RunHeader {
   for (const r of p.ranks) byHost.set(r.host || '?', [...(byHost.get(r.host || '?') ?? []), r.rank]);
   const ids = new Map<number, string>();
   for (const r of p.ranks) for (const [id, name] of r.tools) ids.set(id, name);
-  const tools = [...ids].sort((a, b) => a[0] - b[0]).map(([id, name]) => {
-    const given = info?.tools[id - 1];
-    return { id, name, options: given && given.name === name ? given.options : {} };
-  });
+  const tools = [...ids]
+    .sort((a, b) => a[0] - b[0])
+    .map(([id, name]) => {
+      const given = info?.tools[id - 1];
+      return { id, name, options: given && given.name === name ? given.options : {} };
+    });
   return {
-    command: info?.command, launcher: info ? [info.launcher, ...info.launcherArgs].join(' ') : undefined, cwd: info?.cwd,
-    mpi: info?.mpi ?? p.ranks[0]?.flavor ?? '?', mpii: info?.mpii,
-    start: starts.length ? Math.min(...starts) : null, stop: ends.length ? Math.max(...ends) : null,
+    command: info?.command,
+    launcher: info ? [info.launcher, ...info.launcherArgs].join(' ') : undefined,
+    cwd: info?.cwd,
+    mpi: info?.mpi ?? p.ranks[0]?.flavor ?? '?',
+    mpii: info?.mpii,
+    start: starts.length ? Math.min(...starts) : null,
+    stop: ends.length ? Math.max(...ends) : null,
     hosts: [...byHost].map(([host, ranks]) => ({ host, ranks: ranks.sort((a, b) => a - b) })).sort((a, b) => a.ranks[0] - b.ranks[0]),
-    tools, program: info?.program,
+    tools,
+    program: info?.program,
     missing: info ? [] : ['command line', 'MPI version', 'tool options'],
   };
 }
@@ -58,7 +65,11 @@ export function rankRanges(ranks: number[]): string {
 }
 
 /** "2026-11-25 08:20:01 UTC" */
-export const utc = (t: number) => `${new Date(t * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')} UTC`;
+export const utc = (t: number) =>
+  `${new Date(t * 1000)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, '')} UTC`;
 
 const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
@@ -81,8 +92,16 @@ export function formatHeader(h: RunHeader, width = 80, maxHosts = 8): string[] {
   const hosts = h.hosts.slice(0, maxHosts).map((x) => `${x.host}: ${x.ranks.length} rank${x.ranks.length === 1 ? '' : 's'} (${rankRanges(x.ranks)})`);
   if (h.hosts.length > maxHosts) hosts.push(`… ${h.hosts.length - maxHosts} more hosts (--json for all)`);
   hosts.forEach((x, i) => rows.push([i ? '' : h.hosts.length === 1 ? 'host' : `hosts (${h.hosts.length})`, x]));
-  h.tools.filter((t) => Object.keys(t.options).length).forEach((t, i) =>
-    rows.push([i ? '' : 'tool options', `${t.id}:${t.name} ${Object.entries(t.options).map(([k, v]) => `${k}=${v}`).join(' ')}`]));
+  h.tools
+    .filter((t) => Object.keys(t.options).length)
+    .forEach((t, i) =>
+      rows.push([
+        i ? '' : 'tool options',
+        `${t.id}:${t.name} ${Object.entries(t.options)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}`,
+      ]),
+    );
   if (h.missing.length) rows.push(['not recorded', `${h.missing.join(', ')} (the run was not started by mpii run)`]);
   const key = Math.max(...rows.map((r) => r[0].length));
   const out: string[] = [];
@@ -112,9 +131,17 @@ export function wrap(s: string, w: number): string[] {
 
 export function headerJson(h: RunHeader): unknown {
   return {
-    command: h.command ?? null, launcher: h.launcher ?? null, cwd: h.cwd ?? null, mpi: h.mpi, mpii: h.mpii ?? null,
-    start: h.start !== null ? new Date(h.start * 1000).toISOString() : null, stop: h.stop !== null ? new Date(h.stop * 1000).toISOString() : null,
+    command: h.command ?? null,
+    launcher: h.launcher ?? null,
+    cwd: h.cwd ?? null,
+    mpi: h.mpi,
+    mpii: h.mpii ?? null,
+    start: h.start !== null ? new Date(h.start * 1000).toISOString() : null,
+    stop: h.stop !== null ? new Date(h.stop * 1000).toISOString() : null,
     seconds: h.start !== null && h.stop !== null ? h.stop - h.start : null,
-    hosts: h.hosts, tools: h.tools, program: h.program ?? null, notRecorded: h.missing,
+    hosts: h.hosts,
+    tools: h.tools,
+    program: h.program ?? null,
+    notRecorded: h.missing,
   };
 }

@@ -8,16 +8,26 @@ export const RANK_BARS = 128;
 export const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 export const num = (v: number) => (Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(2));
 
-export interface Col { head: string; right?: boolean; title?: string }
+export interface Col {
+  head: string;
+  right?: boolean;
+  title?: string;
+}
 /** A table; each cell is [text, sort value]. Sortable by clicking a header (the page's script). */
 export function table(id: string, cols: Col[], rows: [string, number | string][][], cls = ''): string {
-  const head = cols.map((c, i) => `<th data-col="${i}"${c.right ? ' class="num"' : ''}${c.title ? ` title="${esc(c.title)}"` : ''}>${esc(c.head)}</th>`).join('');
-  const body = rows.map((r) => `<tr>${r.map(([text, sort], i) =>
-    `<td${cols[i].right ? ' class="num"' : ''} data-sort="${esc(sort)}">${text}</td>`).join('')}</tr>`).join('\n');
+  const head = cols
+    .map((c, i) => `<th data-col="${i}"${c.right ? ' class="num"' : ''}${c.title ? ` title="${esc(c.title)}"` : ''}>${esc(c.head)}</th>`)
+    .join('');
+  const body = rows
+    .map((r) => `<tr>${r.map(([text, sort], i) => `<td${cols[i].right ? ' class="num"' : ''} data-sort="${esc(sort)}">${text}</td>`).join('')}</tr>`)
+    .join('\n');
   return `<table id="${esc(id)}" class="sortable ${cls}"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
-export const cell = (text: string | number, sort?: number | string): [string, number | string] => [esc(text), sort ?? (typeof text === 'number' ? text : String(text))];
+export const cell = (text: string | number, sort?: number | string): [string, number | string] => [
+  esc(text),
+  sort ?? (typeof text === 'number' ? text : String(text)),
+];
 export const rawCell = (html: string, sort: number | string): [string, number | string] => [html, sort];
 
 /** What the page's script draws: filled by the sections as they are written. */

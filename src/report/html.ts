@@ -61,8 +61,13 @@ function genericSection(p: Profile): string {
     }
     if (sums.size > 500) out.push(`<p>${sums.size} counters; the first 500:</p>`);
     if (sums.size) {
-      out.push(table(`tool-${tool}-counters`, [{ head: 'counter' }, { head: 'all ranks', right: true }, { head: 'ranks', right: true }],
-        [...sums].slice(0, 500).map(([k, s]) => [cell(k), cell(s.total), cell(s.ranks)])));
+      out.push(
+        table(
+          `tool-${tool}-counters`,
+          [{ head: 'counter' }, { head: 'all ranks', right: true }, { head: 'ranks', right: true }],
+          [...sums].slice(0, 500).map(([k, s]) => [cell(k), cell(s.total), cell(s.ranks)]),
+        ),
+      );
     }
     for (const [section, list] of texts) out.push(findings(`tool-${tool}-${section}`, section, list));
     if (!sums.size && !texts.size) out.push('<p>No findings recorded.</p>');
@@ -92,14 +97,23 @@ function findings(id: string, section: string, list: { rank: number; text: strin
   if (records.length) {
     const keys = [...new Set(records.flatMap((r) => Object.keys(r)))];
     const show = (v: unknown) => (v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
-    out.push(table(`${id}-records`, keys.map((k) => ({ head: k, right: records.every((r) => r[k] === undefined || typeof r[k] === 'number') })),
-      records.slice(0, 1000).map((r) => keys.map((k) => cell(show(r[k]), typeof r[k] === 'number' ? (r[k] as number) : show(r[k]))))));
+    out.push(
+      table(
+        `${id}-records`,
+        keys.map((k) => ({ head: k, right: records.every((r) => r[k] === undefined || typeof r[k] === 'number') })),
+        records.slice(0, 1000).map((r) => keys.map((k) => cell(show(r[k]), typeof r[k] === 'number' ? (r[k] as number) : show(r[k])))),
+      ),
+    );
     if (records.length > 1000) out.push(`<p>… ${records.length - 1000} more (mpii report --json)</p>`);
   }
-  if (plain.length) { // raw text (load maps, notes): folded, it is rarely what one looks for first
+  if (plain.length) {
+    // raw text (load maps, notes): folded, it is rarely what one looks for first
     const same = plain.every((x) => x.text === plain[0].text);
-    out.push(`<details><summary>${same ? `the same on ${plain.length} rank${plain.length === 1 ? '' : 's'}` : `text of ${plain.length} rank${plain.length === 1 ? '' : 's'}`}</summary>`);
-    for (const x of (same ? plain.slice(0, 1) : plain.slice(0, 200))) out.push(`<pre>${same ? '' : `<b>rank ${x.rank}</b>\n`}${esc(x.text.slice(0, 20000))}</pre>`);
+    out.push(
+      `<details><summary>${same ? `the same on ${plain.length} rank${plain.length === 1 ? '' : 's'}` : `text of ${plain.length} rank${plain.length === 1 ? '' : 's'}`}</summary>`,
+    );
+    for (const x of same ? plain.slice(0, 1) : plain.slice(0, 200))
+      out.push(`<pre>${same ? '' : `<b>rank ${x.rank}</b>\n`}${esc(x.text.slice(0, 20000))}</pre>`);
     out.push('</details>');
   }
   return out.join('\n');
@@ -116,14 +130,24 @@ function runBlock(p: Profile): string {
   rows.push(['mpi', 'MPI', h.mpi + (h.mpii ? ` · mpii ${h.mpii}` : '')]);
   if (h.start !== null) rows.push(['start', 'Started', utc(h.start)]);
   if (h.start !== null) rows.push(['stop', 'Stopped', h.stop !== null ? `${utc(h.stop)} (${(h.stop - h.start).toFixed(3)} s)` : 'no rank finished']);
-  rows.push(['hosts', `Host${h.hosts.length === 1 ? '' : 's'} (${h.hosts.length})`, h.hosts.slice(0, 64).map((x) => `${x.host}: ${x.ranks.length} (${rankRanges(x.ranks)})`).join(' · ')
-    + (h.hosts.length > 64 ? ` · … ${h.hosts.length - 64} more` : '')]);
+  rows.push([
+    'hosts',
+    `Host${h.hosts.length === 1 ? '' : 's'} (${h.hosts.length})`,
+    h.hosts
+      .slice(0, 64)
+      .map((x) => `${x.host}: ${x.ranks.length} (${rankRanges(x.ranks)})`)
+      .join(' · ') + (h.hosts.length > 64 ? ` · … ${h.hosts.length - 64} more` : ''),
+  ]);
   rows.push(['tools', 'Tools', h.tools.map(toolLabel).join(' ') || 'none']);
   if (h.missing.length) rows.push(['missing', 'Not recorded', `${h.missing.join(', ')} (the run was not started by mpii run)`]);
   return `<dl id="run" class="run">${rows.map(([k, label, v]) => `<dt>${esc(label)}</dt><dd data-key="${k}">${esc(v)}</dd>`).join('')}</dl>`;
 }
 
-export interface HtmlOptions { top?: number; generated?: Date; filter?: ReportFilter }
+export interface HtmlOptions {
+  top?: number;
+  generated?: Date;
+  filter?: ReportFilter;
+}
 
 export function htmlReport(p: Profile, o: HtmlOptions = {}): string {
   // the rows of the text report: call sites and trace-count functions DEFAULT_TOP, pairs DEFAULT_PAIRS
@@ -145,12 +169,19 @@ export function htmlReport(p: Profile, o: HtmlOptions = {}): string {
   if (!tools.size) body.push('<p>No tools were in the stack: nothing was recorded.</p>');
   const nav = [...sections.matchAll(/<section id="([^"]+)"[^>]*><h2>([^<]+)/g)].map((m) => `<a href="#${m[1]}">${m[2].trim()}</a>`).join(' · ');
   const title = `mpii report: ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'}`;
-  const status = p.complete ? 'complete' : `INCOMPLETE: ${p.ranks.length}${p.size > 0 ? ` of ${p.size}` : ''} ranks left data; `
-    + `${states.filter((s) => s === 'aborted').length} aborted, ${states.filter((s) => s === 'running').length} did not finalize`;
+  const status = p.complete
+    ? 'complete'
+    : `INCOMPLETE: ${p.ranks.length}${p.size > 0 ? ` of ${p.size}` : ''} ranks left data; ` +
+      `${states.filter((s) => s === 'aborted').length} aborted, ${states.filter((s) => s === 'running').length} did not finalize`;
   const json = JSON.stringify(data).replace(/</g, '\\u003c');
   return `${pageHead(title, CSS, esc)}
 <header><h1>${esc(title)}</h1>
-<p class="meta${p.complete ? '' : ' warn'}" id="status">${esc(status)} · ${esc(p.ranks[0]?.flavor ?? '?')} · tools: ${esc([...tools.entries()].sort((a, b) => a[0] - b[0]).map(([id, n]) => `${id}:${n}`).join(' ') || 'none')}
+<p class="meta${p.complete ? '' : ' warn'}" id="status">${esc(status)} · ${esc(p.ranks[0]?.flavor ?? '?')} · tools: ${esc(
+    [...tools.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([id, n]) => `${id}:${n}`)
+      .join(' ') || 'none',
+  )}
  · ${esc(p.dir)}</p>
 ${runBlock(p)}
 <nav>${nav}</nav></header>

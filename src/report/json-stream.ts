@@ -25,10 +25,15 @@ export function writeJson(value: unknown, write: (s: string) => void, indent: bo
   let text: string;
   try {
     // the rest is small: the native serialiser, with each stream standing as a numbered string
-    text = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
-      if (this[key] instanceof JsonStream) return `${token}${streams.push(this[key] as JsonStream) - 1}`;
-      return v;
-    }, indent ? 2 : undefined) ?? 'undefined';
+    text =
+      JSON.stringify(
+        value,
+        function (this: Record<string, unknown>, key: string, v: unknown) {
+          if (this[key] instanceof JsonStream) return `${token}${streams.push(this[key] as JsonStream) - 1}`;
+          return v;
+        },
+        indent ? 2 : undefined,
+      ) ?? 'undefined';
   } finally {
     placeholder = undefined;
   }
@@ -38,7 +43,7 @@ export function writeJson(value: unknown, write: (s: string) => void, indent: bo
     write(text.slice(from, m.index));
     // the stream's depth: the indent of the line it is on
     const line = text.lastIndexOf('\n', m.index) + 1;
-    const pad = indent ? text.slice(line, line + (/^ */.exec(text.slice(line, m.index))![0].length)) : '';
+    const pad = indent ? text.slice(line, line + /^ */.exec(text.slice(line, m.index))![0].length) : '';
     let n = 0;
     for (const item of streams[Number(m[1])].items()) {
       const s = JSON.stringify(item, null, indent ? 2 : undefined) ?? 'null';
@@ -73,6 +78,8 @@ export function blockWriter(fd: number): { write: (s: string) => void; end: () =
       size += s.length;
       if (size >= 1 << 20) flush();
     },
-    end: () => { if (size) flush(); },
+    end: () => {
+      if (size) flush();
+    },
   };
 }

@@ -11,7 +11,10 @@ export interface PvarSample {
   ranks: { rank: number; values?: number[]; error?: number }[];
 }
 
-interface RawSample { at: string; vars: { name: string; values?: number[]; error?: number }[] }
+interface RawSample {
+  at: string;
+  vars: { name: string; values?: number[]; error?: number }[];
+}
 
 export function pvarSamples(p: Profile): PvarSample[] {
   const byKey = new Map<string, PvarSample>();
@@ -35,7 +38,13 @@ export function pvarSamples(p: Profile): PvarSample[] {
   return [...byKey.values()];
 }
 
-export interface MonitorFlushes { tool: number; name: string; rank: number; flushed: string[]; final: boolean }
+export interface MonitorFlushes {
+  tool: number;
+  name: string;
+  rank: number;
+  flushed: string[];
+  final: boolean;
+}
 
 export function monitorFlushes(p: Profile): MonitorFlushes[] {
   const out: MonitorFlushes[] = [];
@@ -87,7 +96,8 @@ export function formatMpit(p: Profile): string[] {
   for (const f of ranks0) {
     const phases = f.final ? f.flushed.slice(0, -1) : f.flushed;
     const parts: string[] = [];
-    if (phases.length) parts.push(`${phases.length} phase${phases.length === 1 ? '' : 's'} flushed through MPI_T: ${phases.map((x) => `${x}.<rank>.prof`).join(', ')}`);
+    if (phases.length)
+      parts.push(`${phases.length} phase${phases.length === 1 ? '' : 's'} flushed through MPI_T: ${phases.map((x) => `${x}.<rank>.prof`).join(', ')}`);
     if (f.final) parts.push(`at MPI_Finalize: ${f.flushed[f.flushed.length - 1]}.<rank>.prof`);
     if (parts.length) out.push(`${f.name} (tool ${f.tool}) .prof files: ${parts.join('; ')}`);
   }

@@ -34,8 +34,13 @@ const HASH_LIMIT = 1 << 30; // larger files are named by size and time only
 
 /** The program's file: as given (relative to cwd), else found on PATH. */
 export function programFile(program: string, cwd: string, env: NodeJS.ProcessEnv): string | undefined {
-  const candidates = program.includes('/') || isAbsolute(program) ? [resolve(cwd, program)]
-    : (env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, program));
+  const candidates =
+    program.includes('/') || isAbsolute(program)
+      ? [resolve(cwd, program)]
+      : (env.PATH ?? '')
+          .split(delimiter)
+          .filter(Boolean)
+          .map((d) => join(d, program));
   return candidates.find((c) => {
     try {
       return statSync(c).isFile();

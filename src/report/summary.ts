@@ -29,13 +29,15 @@ export function formatSummary(p: Profile, opts: ReportOptions = {}): string {
   const states = p.ranks.map((r) => r.state);
   const head = p.complete
     ? `mpii profile: ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'}, ${p.ranks[0]?.flavor ?? '?'} (${p.dir})`
-    : `mpii profile: INCOMPLETE — ${p.ranks.length}${p.size > 0 ? ` of ${p.size}` : ''} ranks left data; `
-      + `${states.filter((s) => s === 'aborted').length} aborted, ${states.filter((s) => s === 'running').length} did not finalize (${p.dir})`;
+    : `mpii profile: INCOMPLETE — ${p.ranks.length}${p.size > 0 ? ` of ${p.size}` : ''} ranks left data; ` +
+      `${states.filter((s) => s === 'aborted').length} aborted, ${states.filter((s) => s === 'running').length} did not finalize (${p.dir})`;
   lines.push(head);
   for (const d of p.spawned) lines.push(`spawned job (MPI_Comm_spawn): its own profile in ${d} (mpii report ${d})`);
   const header = runHeader(p);
   lines.push(...formatHeader(header)); // the tools' options are in it; the names follow
-  lines.push(...wrap(`tools: ${header.tools.length ? header.tools.map((t) => `${t.id}:${t.name}`).join(' ') : '(none)'}`, 78).map((l, i) => (i ? `  ${l}` : l)));
+  lines.push(
+    ...wrap(`tools: ${header.tools.length ? header.tools.map((t) => `${t.id}:${t.name}`).join(' ') : '(none)'}`, 78).map((l, i) => (i ? `  ${l}` : l)),
+  );
   let timeline = false;
   for (const t of TOOL_REPORTS) {
     if (!timeline && t.order >= TIMELINE_ORDER) {
@@ -59,8 +61,15 @@ export function summaryJson(p: Profile, filter: ReportFilter = {}): unknown {
     size: p.size,
     spawned: p.spawned,
     run: headerJson(runHeader(p)),
-    ranks: p.ranks.map((r) => ({ rank: r.rank, host: r.host, pid: r.pid, state: r.state, flavor: r.flavor,
-      seconds: r.tEnd > 0 ? r.tEnd - r.tStart : null, tools: Object.fromEntries(r.tools) })),
+    ranks: p.ranks.map((r) => ({
+      rank: r.rank,
+      host: r.host,
+      pid: r.pid,
+      state: r.state,
+      flavor: r.flavor,
+      seconds: r.tEnd > 0 ? r.tEnd - r.tStart : null,
+      tools: Object.fromEntries(r.tools),
+    })),
     ...Object.fromEntries(TOOL_REPORTS.filter((t) => t.json && t.report.json).map((t) => [t.json, t.report.json!(p, filter)])),
     mpit: mpitJson(p),
     timeline: timelineJson(p),

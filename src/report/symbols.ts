@@ -27,7 +27,10 @@ export class Symbolizer {
   private calls = new Batch(true);
   private exact = new Batch(false);
 
-  constructor(private objects: Module[], private python?: Map<number, PythonSite>) {}
+  constructor(
+    private objects: Module[],
+    private python?: Map<number, PythonSite>,
+  ) {}
 
   /** Resolve many addresses at once (one addr2line run per object file). */
   resolve(addrs: Wanted[]): Map<string, CodeLocation> {
@@ -44,7 +47,8 @@ export class Symbolizer {
   }
 
   private location(a: Wanted, p: Place): CodeLocation {
-    if (p.python) return { raw: p.python.cframe || `0x${a.addr.toString(16)}`, fn: p.python.func, line: `${basename(p.python.file)}:${p.python.line}`, python: true };
+    if (p.python)
+      return { raw: p.python.cframe || `0x${a.addr.toString(16)}`, fn: p.python.func, line: `${basename(p.python.file)}:${p.python.line}`, python: true };
     if (!p.path) return { raw: `0x${a.addr.toString(16)}` };
     const l = (a.returnAddress ? this.calls : this.exact).get(p);
     const loc: CodeLocation = { raw: `${basename(p.path)}+0x${p.offset.toString(16)}` };

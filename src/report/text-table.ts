@@ -33,7 +33,11 @@ export function table(head: string[], rows: string[][], right: boolean[], o: Tab
       cells = rows.map((r) => r.map((c, i) => (i === k ? cut(c, w[k]) : c)));
     }
   }
-  const line = (r: string[]) => r.map((c, i) => (right[i] ? c.padStart(w[i]) : c.padEnd(w[i]))).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (right[i] ? c.padStart(w[i]) : c.padEnd(w[i])))
+      .join('  ')
+      .trimEnd();
   return [indent + bold(line(head)), ...cells.map((r) => indent + line(r))];
 }
 
@@ -65,7 +69,8 @@ export function fitLines(lines: string[], width = WIDTH): string[] {
     };
     for (const w of words) {
       let word = w;
-      while (visibleLength(word) > width - lead - 2) { // a word longer than a line: break it
+      while (visibleLength(word) > width - lead - 2) {
+        // a word longer than a line: break it
         if (!first) flush();
         const room = width - curLen;
         out.push(cur + word.slice(0, room));

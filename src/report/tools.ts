@@ -27,16 +27,23 @@ export function compiledModule(m: ToolManifest): string {
 async function load(m: ToolManifest): Promise<ToolReportModule> {
   const file = compiledModule(m);
   if (!existsSync(file)) {
-    throw new MpiiError(`the report module of tool '${m.name}' (${path.join(path.relative(ROOT, m.dir), m.report!.module)}) is not compiled: ${file} is missing`,
-      'run npm run build in the mpii folder');
+    throw new MpiiError(
+      `the report module of tool '${m.name}' (${path.join(path.relative(ROOT, m.dir), m.report!.module)}) is not compiled: ${file} is missing`,
+      'run npm run build in the mpii folder',
+    );
   }
   const mod = (await import(pathToFileURL(file).href)) as { report?: ToolReport };
-  if (!mod.report) throw new MpiiError(`${file} exports no \`report\``, `export const report: ToolReport = { … } from ${m.report!.module} (docs/writing-a-tool.md)`);
+  if (!mod.report)
+    throw new MpiiError(`${file} exports no \`report\``, `export const report: ToolReport = { … } from ${m.report!.module} (docs/writing-a-tool.md)`);
   return { name: m.name, manifest: m, report: mod.report, json: m.report!.json, order: m.order, htmlOrder: m.report!.htmlOrder };
 }
 
 /** Every built-in tool with a report module, in the manifests' order. */
-export const TOOL_REPORTS: ToolReportModule[] = await Promise.all(builtinManifests().filter((m) => m.report).map(load));
+export const TOOL_REPORTS: ToolReportModule[] = await Promise.all(
+  builtinManifests()
+    .filter((m) => m.report)
+    .map(load),
+);
 
 /** Tools whose recording MPI_Pcontrol switches (manifest `report.pcontrol`): the timeline shows when it was off. */
 export const PCONTROL_TOOLS = new Set(TOOL_REPORTS.filter((t) => t.manifest.report?.pcontrol).map((t) => t.name));

@@ -18,11 +18,16 @@ const comment = (s: string) => s.replace(/\*\//g, '* /');
 /** C type of an option's field. */
 function fieldType(s: OptionSchema): string {
   switch (s.type) {
-    case 'int': return 'long long';
-    case 'number': return 'double';
-    case 'bool': return 'int';
-    case 'string': return 'const char *';
-    case 'enum': return 'int';
+    case 'int':
+      return 'long long';
+    case 'number':
+      return 'double';
+    case 'bool':
+      return 'int';
+    case 'string':
+      return 'const char *';
+    case 'enum':
+      return 'int';
   }
 }
 
@@ -30,16 +35,25 @@ function fieldType(s: OptionSchema): string {
 function defaultValue(tool: string, opt: string, s: OptionSchema): string {
   const d: OptionValue | undefined = s.default;
   switch (s.type) {
-    case 'int': return d === undefined ? '0' : `${d}LL`;
-    case 'number': return d === undefined ? '0.0' : String(Number(d)).includes('.') || /e/i.test(String(d)) ? String(d) : `${d}.0`;
-    case 'bool': return d === true ? '1' : '0';
-    case 'string': return d === undefined ? 'NULL' : cString(String(d));
-    case 'enum': return d === undefined ? '0' : `MPII_${upper(tool)}_${upper(opt)}_${upper(String(d))}`;
+    case 'int':
+      return d === undefined ? '0' : `${d}LL`;
+    case 'number':
+      return d === undefined ? '0.0' : String(Number(d)).includes('.') || /e/i.test(String(d)) ? String(d) : `${d}.0`;
+    case 'bool':
+      return d === true ? '1' : '0';
+    case 'string':
+      return d === undefined ? 'NULL' : cString(String(d));
+    case 'enum':
+      return d === undefined ? '0' : `MPII_${upper(tool)}_${upper(opt)}_${upper(String(d))}`;
   }
 }
 
 const KIND: Record<OptionSchema['type'], string> = {
-  int: 'MPII_OPTION_INT', number: 'MPII_OPTION_NUMBER', bool: 'MPII_OPTION_BOOL', string: 'MPII_OPTION_STRING', enum: 'MPII_OPTION_ENUM',
+  int: 'MPII_OPTION_INT',
+  number: 'MPII_OPTION_NUMBER',
+  bool: 'MPII_OPTION_BOOL',
+  string: 'MPII_OPTION_STRING',
+  enum: 'MPII_OPTION_ENUM',
 };
 
 /** mpii_options_<tool>.h */
@@ -103,8 +117,10 @@ export function toolsSource(manifests: ToolManifest[]): string {
       out.push(`static const mpii_option_spec_t ${c}_spec[] = {`);
       for (const [opt, s] of entries) {
         const lim = (v: number | undefined, none: string) => (v === undefined ? none : s.type === 'int' ? `${v}.0` : String(v));
-        out.push(`    { ${cString(opt)}, ${KIND[s.type]}, offsetof(${type}, ${cName(opt)}), ${lim(s.min, '-1e300')}, ${lim(s.max, '1e300')}, `
-          + `${s.type === 'enum' ? `${c}_${cName(opt)}_values` : 'NULL'} },`);
+        out.push(
+          `    { ${cString(opt)}, ${KIND[s.type]}, offsetof(${type}, ${cName(opt)}), ${lim(s.min, '-1e300')}, ${lim(s.max, '1e300')}, ` +
+            `${s.type === 'enum' ? `${c}_${cName(opt)}_values` : 'NULL'} },`,
+        );
       }
       out.push('};');
     }

@@ -46,7 +46,7 @@ export function specHeader(tools: ToolManifest[]): string {
     '#include "mpii_gen.h"',
     '#include "dispatch.h"',
     '',
-    '/* each tool\'s two definitions (in its wrapper source, included below) */',
+    "/* each tool's two definitions (in its wrapper source, included below) */",
   ];
   for (const t of tools) {
     // always inlined, so that a constant id folds the choice of the next layer to one direct call
@@ -57,16 +57,24 @@ export function specHeader(tools: ToolManifest[]): string {
   // place 0 is the MPI_X entry point; place k the k-th tool; the layer after place k is the first
   // tool below it that wraps the function, else the library (next id 0)
   for (let k = 0; k <= tools.length; k++) {
-    out.push(`/* below place ${k}${k ? ` (${tools[k - 1].name})` : ' (the entry point)'}, as compiled */`,
-      `static inline __attribute__((always_inline)) void (*mpii_spec_static_${k}(int id, int *next_id))(void)`, '{');
+    out.push(
+      `/* below place ${k}${k ? ` (${tools[k - 1].name})` : ' (the entry point)'}, as compiled */`,
+      `static inline __attribute__((always_inline)) void (*mpii_spec_static_${k}(int id, int *next_id))(void)`,
+      '{',
+    );
     for (let j = k + 1; j <= tools.length; j++) {
       const t = tools[j - 1];
       out.push(`    if (${hooks(t)}[id] && ${wraps(t)}(id)) {`, `        *next_id = ${j};`, `        return ${hooks(t)}[id];`, '    }');
     }
     out.push('    *next_id = 0;', '    return mpii_bottom_fn[id];', '}');
-    out.push(`static inline __attribute__((always_inline)) void (*mpii_spec_next_${k}(int tool_id, int id, int *next_id))(void)`, '{',
+    out.push(
+      `static inline __attribute__((always_inline)) void (*mpii_spec_next_${k}(int tool_id, int id, int *next_id))(void)`,
+      '{',
       `    if (MPII_LIKELY(mpii_spec_on)) return mpii_spec_static_${k}(id, next_id);`,
-      '    return mpii_chain_next(tool_id, id, next_id);', '}', '');
+      '    return mpii_chain_next(tool_id, id, next_id);',
+      '}',
+      '',
+    );
   }
   out.push('#endif', '');
   return out.join('\n');
@@ -88,7 +96,7 @@ export function specSource(tools: ToolManifest[]): string {
   });
   out.push('#include "mpii_wrappers.c"', '');
   out.push(
-    '/* The compiled stack is the one built: the same tools in the same places, and each function\'s',
+    "/* The compiled stack is the one built: the same tools in the same places, and each function's",
     ' * chain through the same hooks at every place (dispatch.c calls this once the stack is built). */',
     '__attribute__((visibility("hidden"))) int mpii_spec_matches(void)',
     '{',
@@ -103,8 +111,14 @@ export function specSource(tools: ToolManifest[]): string {
     '        if (id != mpii_first[f].id || (id != 0 && fn != mpii_first[f].fn)) return 0;',
   );
   for (let k = 1; k <= n; k++) {
-    out.push('        {', '            int rid;', `            void (*rfn)(void) = mpii_chain_next(${k}, f, &rid);`,
-      `            fn = mpii_spec_static_${k}(f, &id);`, '            if (id != rid || fn != rfn) return 0;', '        }');
+    out.push(
+      '        {',
+      '            int rid;',
+      `            void (*rfn)(void) = mpii_chain_next(${k}, f, &rid);`,
+      `            fn = mpii_spec_static_${k}(f, &id);`,
+      '            if (id != rid || fn != rfn) return 0;',
+      '        }',
+    );
   }
   out.push('    }', `    mpii_log("specialised stack ${stackName(tools)}: compiled in, no chain");`, '    return 1;', '}', '');
   return out.join('\n');

@@ -79,7 +79,10 @@ const NAME_RE = /^[a-z][a-z0-9-]*$/;
 export const cName = (name: string) => name.replace(/[^A-Za-z0-9_]/g, '_');
 
 class ManifestLoader {
-  constructor(readonly f: FileLoader, readonly name: string) {}
+  constructor(
+    readonly f: FileLoader,
+    readonly name: string,
+  ) {}
 
   map(node: YamlNode | null, parent: Pair, what: string, keys?: string[]): Map<string, { pair: Pair; value: YamlNode | null }> {
     const out = new Map<string, { pair: Pair; value: YamlNode | null }>();
@@ -122,7 +125,12 @@ class ManifestLoader {
       const sets: Record<string, OptionValue> = {};
       const setsNode = spec.get('sets');
       for (const [opt, val] of this.map(setsNode?.value ?? null, setsNode?.pair as Pair, `\`sets\` of ${flag}`)) {
-        if (!m.options[opt]) f.fail(val.pair, `${command} flag '${flag}' sets '${opt}', which is not an option of tool '${this.name}'`, `declare it under \`options:\` or fix the name`);
+        if (!m.options[opt])
+          f.fail(
+            val.pair,
+            `${command} flag '${flag}' sets '${opt}', which is not an option of tool '${this.name}'`,
+            `declare it under \`options:\` or fix the name`,
+          );
         sets[opt] = f.scalarValue(val.value, val.pair, `\`${opt}\` of ${flag}`, 'give a single value');
       }
       if (!Object.keys(sets).length) f.fail(v.pair, `${command} flag '${flag}' sets nothing`, 'write `sets: { option: value }`');
@@ -163,16 +171,22 @@ class ManifestLoader {
     const spec = this.text(top.get('specialise'), '`specialise`');
     if (spec !== undefined) {
       if (!/^[A-Za-z0-9_-]+\.c$/.test(spec) || !fs.existsSync(path.join(dir, spec))) {
-        f.fail(top.get('specialise')?.value, `\`specialise\` of tool '${this.name}' must name a .c file in its folder (got '${spec}')`, 'e.g. `specialise: my_tool.c`, the file with its wrappers');
+        f.fail(
+          top.get('specialise')?.value,
+          `\`specialise\` of tool '${this.name}' must name a .c file in its folder (got '${spec}')`,
+          'e.g. `specialise: my_tool.c`, the file with its wrappers',
+        );
       }
       m.specialise = spec;
     }
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(m.init)) f.fail(top.get('init')?.value, `\`init\` of tool '${this.name}' is not a C function name`, 'write a C identifier');
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(m.init))
+      f.fail(top.get('init')?.value, `\`init\` of tool '${this.name}' is not a C function name`, 'write a C identifier');
     const opts = top.get('options');
     if (opts) {
       m.options = f.loadSchema(this.name, opts.value, opts.pair);
       for (const o of Object.keys(m.options)) {
-        if (!/^[a-z][a-z0-9-]*$/.test(o)) f.fail(opts.pair, `option '${o}' of tool '${this.name}' is not a plain name`, "use lower-case letters, digits and '-'");
+        if (!/^[a-z][a-z0-9-]*$/.test(o))
+          f.fail(opts.pair, `option '${o}' of tool '${this.name}' is not a plain name`, "use lower-case letters, digits and '-'");
       }
     }
     const needs = top.get('needs');
@@ -218,7 +232,10 @@ export function loadManifest(dir: string, display?: string): ToolManifest {
   const file = path.join(dir, 'tool.yaml');
   const shown = display ?? file;
   if (!NAME_RE.test(name)) {
-    throw new MpiiError(`${file}: the tool's folder name '${name}' is not a tool name`, "name the folder with lower-case letters, digits and '-' (the name users write in --tools)");
+    throw new MpiiError(
+      `${file}: the tool's folder name '${name}' is not a tool name`,
+      "name the folder with lower-case letters, digits and '-' (the name users write in --tools)",
+    );
   }
   return new ManifestLoader(new FileLoader(file, shown, { builtinAllowed: false }), name).load(dir);
 }

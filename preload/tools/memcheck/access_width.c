@@ -39,8 +39,10 @@ unsigned mc_access_width(const void *context)
     for (int i = 0; i < 14; i++, p++) { /* legacy prefixes */
         uint8_t b = *p;
         if (b == 0x66) opsize16 = 1;
-        else if (b == 0xf2 || b == 0xf3) rep = b;
-        else if (!(b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65 || b == 0x67 || b == 0xf0))
+        else if (b == 0xf2 || b == 0xf3)
+            rep = b;
+        else if (!(b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65 || b == 0x67 ||
+                   b == 0xf0))
             break;
     }
     if ((*p & 0xf0) == 0x40) rexw = *p++ & 8;
@@ -48,7 +50,10 @@ unsigned mc_access_width(const void *context)
     case 0xc5: return vector_width(1, p[1] & 3, p[2], p[1] & 4 ? 32 : 16, 0);
     case 0xc4: return vector_width(p[1] & 0x1f, p[2] & 3, p[3], p[2] & 4 ? 32 : 16, p[2] >> 7);
     case 0x62: return vector_width(p[1] & 7, p[2] & 3, p[4], 16u << (p[3] >> 5 & 3), p[2] >> 7);
-    case 0xa4: case 0xa5: case 0xaa: case 0xab: { /* movs/stos, with rep: rcx elements */
+    case 0xa4:
+    case 0xa5:
+    case 0xaa:
+    case 0xab: { /* movs/stos, with rep: rcx elements */
         unsigned unit = (*p & 1) ? (rexw ? 8 : opsize16 ? 2 : 4) : 1;
         uint64_t n = rep ? (uint64_t) uc->uc_mcontext.gregs[REG_RCX] : 1;
         return n > (1u << 20) ? 1u << 20 : (unsigned) (n * unit);
@@ -57,7 +62,7 @@ unsigned mc_access_width(const void *context)
         uint8_t op = p[1];
         if (op == 0xb6 || op == 0xbe) return 1; /* movzx/movsx from a byte */
         if (op == 0xb7 || op == 0xbf) return 2;
-        if (op == 0x38 || op == 0x3a) return 16;  /* SSSE3/SSE4 */
+        if (op == 0x38 || op == 0x3a) return 16;                             /* SSSE3/SSE4 */
         if (op == 0x6e || op == 0x7e) return rep == 0xf3 ? 8 : rexw ? 8 : 4; /* movd/movq */
         if (op == 0xd6) return 8;
         if (op == 0x12 || op == 0x13 || op == 0x16 || op == 0x17) return 8; /* movlps/movhps */
@@ -69,8 +74,7 @@ unsigned mc_access_width(const void *context)
         if (!opsize16 && !rep && ((op >= 0x60 && op <= 0x7f) || op >= 0xd0)) return 8; /* MMX */
         return 16;
     }
-    default:
-        break;
+    default: break;
     }
     uint8_t op = *p;
     /* byte forms of the ALU/mov/test/xchg opcodes */

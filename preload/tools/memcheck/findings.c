@@ -20,8 +20,8 @@
 #include "profile_file.h" /* mpii_profile_mark_aborted */
 
 
-static uint64_t *table;      /* MC_MAX_FINDINGS × MC_FIELDS, in the profile */
-static uint64_t *by_kind;    /* occurrences per kind, in the profile */
+static uint64_t *table;   /* MC_MAX_FINDINGS × MC_FIELDS, in the profile */
+static uint64_t *by_kind; /* occurrences per kind, in the profile */
 static uint64_t spare_table[MC_FIELDS], spare_kinds[MC_KINDS];
 static int n_findings, capacity; /* capacity 0: no profile table, count only */
 static char host[64];
@@ -260,7 +260,8 @@ void mc_report(const mc_finding_t *f)
     rec[F_NFRAMES] = (uint64_t) program_frames(&rec[F_FRAMES], pc);
     print(rec, f);
     if (mc_fatal && !hint) {
-        static const char msg[] = "MPII memcheck: stopping the job at the first error (memcheck fatal=true; hints never stop it)\n";
+        static const char msg[] =
+            "MPII memcheck: stopping the job at the first error (memcheck fatal=true; hints never stop it)\n";
         ssize_t w = write(2, msg, sizeof msg - 1);
         (void) w;
         mpii_profile_mark_aborted();
@@ -272,7 +273,8 @@ int mc_findings_start(void)
 {
     char layout[256];
     snprintf(layout, sizeof layout,
-             "{\"fields\":%d,\"frames\":%d,\"names\":[\"kind\",\"count\",\"site\",\"pc\",\"addr\",\"base\",\"len\",\"bytes\","
+             "{\"fields\":%d,\"frames\":%d,\"names\":[\"kind\",\"count\",\"site\",\"pc\",\"addr\",\"base\",\"len\","
+             "\"bytes\","
              "\"access\",\"nframes\",\"fn\"]}",
              MC_FIELDS, MC_FRAMES);
     mpii_profile_text(mc_tool, "layout", layout);

@@ -6,12 +6,12 @@
 
 typedef struct {
     int kind;
-    const mc_origin_t *origin;   /* the MPI call owning the buffer (NULL: none) */
-    uintptr_t addr;              /* the access or the first byte concerned */
-    uintptr_t base, len;         /* the buffer */
-    uint64_t bytes;              /* bytes concerned (overrun past the end, unread bytes) */
-    int access;                  /* 0 read, 1 write, -1 unknown / not an access */
-    void *ucontext;              /* the faulting context (signal handler), or NULL */
+    const mc_origin_t *origin; /* the MPI call owning the buffer (NULL: none) */
+    uintptr_t addr;            /* the access or the first byte concerned */
+    uintptr_t base, len;       /* the buffer */
+    uint64_t bytes;            /* bytes concerned (overrun past the end, unread bytes) */
+    int access;                /* 0 read, 1 write, -1 unknown / not an access */
+    void *ucontext;            /* the faulting context (signal handler), or NULL */
 } mc_finding_t;
 int mc_findings_start(void);
 /* The findings per kind as MPI_T performance variables. */

@@ -22,9 +22,9 @@
 #include "mpii_options_memcheck.h" /* generated from tool.yaml */
 
 static uint64_t dummy_stats[MS_COUNT];
-static size_t heap_min;         /* options (tool.yaml), set at MPI_Init */
+static size_t heap_min; /* options (tool.yaml), set at MPI_Init */
 static size_t heap_small_limit;
-static int live; /* between a usable MPI_Init and MPI_Finalize */
+static int live;                  /* between a usable MPI_Init and MPI_Finalize */
 static volatile int other_thread; /* a thread other than MPI's initialiser made an MPI call */
 static int thread_change(void);
 
@@ -39,20 +39,20 @@ static inline int mc_on(void)
 }
 
 enum {
-    F_LIFT = 1,        /* may progress communication: pending buffers must be open */
-    F_BUF = 2,         /* communicates from/into buffers: extent checks, unread resolution */
-    F_START_OP = 4,    /* starts a nonblocking operation (returns a request) */
-    F_PERSISTENT = 8,  /* … an inactive persistent one */
-    F_RMA = 16,        /* one-sided without a request: completes at synchronisation */
-    F_COMPLETE = 32,   /* Wait/Test family */
-    F_START = 64,      /* MPI_Start / MPI_Startall */
-    F_SYNC = 128,      /* one-sided synchronisation (or window free) */
+    F_LIFT = 1,            /* may progress communication: pending buffers must be open */
+    F_BUF = 2,             /* communicates from/into buffers: extent checks, unread resolution */
+    F_START_OP = 4,        /* starts a nonblocking operation (returns a request) */
+    F_PERSISTENT = 8,      /* … an inactive persistent one */
+    F_RMA = 16,            /* one-sided without a request: completes at synchronisation */
+    F_COMPLETE = 32,       /* Wait/Test family */
+    F_START = 64,          /* MPI_Start / MPI_Startall */
+    F_SYNC = 128,          /* one-sided synchronisation (or window free) */
     F_BLOCKING_RECV = 256, /* receives data before it returns */
     F_REQ_FREE = 512,
     F_GET_STATUS = 1024,
-    F_WINDOW = 2048,   /* creates or extends a window: what the library allocates keeps its layout */
-    F_PIN = 4096,      /* hands the library memory it may access at any time (windows, Bsend buffer) */
-    F_EXSCAN = 8192,   /* MPI_Exscan and its forms: rank 0's receive buffer is left undefined */
+    F_WINDOW = 2048, /* creates or extends a window: what the library allocates keeps its layout */
+    F_PIN = 4096,    /* hands the library memory it may access at any time (windows, Bsend buffer) */
+    F_EXSCAN = 8192, /* MPI_Exscan and its forms: rank 0's receive buffer is left undefined */
 };
 static uint16_t flags[MPII_NFUNCS];
 
@@ -110,17 +110,20 @@ static void ranges_of(int id, const mpii_args_t *a, mc_ranges_t *rs)
     }
     if (a->buffer) {
         int dir = kind == MPII_KIND_RECV || kind == MPII_KIND_RECV_INIT ? MC_DIR_RECV
-                : kind == MPII_KIND_COLL_O2A ? (is_root ? MC_DIR_SEND : MC_DIR_RECV) : MC_DIR_SEND;
+                  : kind == MPII_KIND_COLL_O2A                          ? (is_root ? MC_DIR_SEND : MC_DIR_RECV)
+                                                                        : MC_DIR_SEND;
         add(rs, a->buffer, a->count, a->datatype, common, dir);
         if (kind == MPII_KIND_SENDRECV) add(rs, a->buffer, a->count, a->datatype, common, MC_DIR_RECV);
     }
     if (a->send_buffer && (!root_only_send || is_root)) {
         if (given_type(a->send_datatype)) add(rs, a->send_buffer, a->send_count, a->send_datatype, sv, MC_DIR_SEND);
-        else add(rs, a->send_buffer, a->count, a->datatype, common && sv, MC_DIR_SEND);
+        else
+            add(rs, a->send_buffer, a->count, a->datatype, common && sv, MC_DIR_SEND);
     }
     if (a->recv_buffer && (!root_only_recv || is_root)) {
         if (given_type(a->recv_datatype)) add(rs, a->recv_buffer, a->recv_count, a->recv_datatype, rv, MC_DIR_RECV);
-        else add(rs, a->recv_buffer, a->count, a->datatype, common && rv, MC_DIR_RECV);
+        else
+            add(rs, a->recv_buffer, a->count, a->datatype, common && rv, MC_DIR_RECV);
     }
     /* MPI_Exscan: "the value in recvbuf on the process with rank 0 is undefined" (MPI-4.1 §6.11.2):
      * nothing arrives there, so what rank 0 does with it is neither a write before read nor
@@ -143,8 +146,12 @@ static void check_extents(const mc_origin_t *o, const mc_ranges_t *rs)
         if (!b) continue;
         uintptr_t end = b->start + b->size;
         if (r->hi <= end) continue;
-        mc_finding_t f = { .kind = r->dir == MC_DIR_SEND ? MC_SEND_OVERRUN : MC_RECV_OVERRUN, .origin = o,
-                           .addr = end, .base = r->lo, .len = r->hi - r->lo, .bytes = r->hi - (r->lo > end ? r->lo : end),
+        mc_finding_t f = { .kind = r->dir == MC_DIR_SEND ? MC_SEND_OVERRUN : MC_RECV_OVERRUN,
+                           .origin = o,
+                           .addr = end,
+                           .base = r->lo,
+                           .len = r->hi - r->lo,
+                           .bytes = r->hi - (r->lo > end ? r->lo : end),
                            .access = -1 };
         mc_report(&f);
     }
@@ -177,7 +184,8 @@ static void poison_status(MPI_Status *st)
 {
     if (!st || st == MPI_STATUS_IGNORE) return;
     if (mc_valgrind) mc_vg_status_error(st);
-    else if (mc_strict) st->MPI_ERROR = -0x4d43; /* undefined after single completion (E4): make a use show */
+    else if (mc_strict)
+        st->MPI_ERROR = -0x4d43; /* undefined after single completion (E4): make a use show */
 }
 
 /* ---- the generic wrapper ---- */
@@ -186,7 +194,8 @@ static void poison_status(MPI_Status *st)
 
 static void *call_site(QMPI_Context context)
 {
-    return context.storage_stack ? (void *) (uintptr_t) mpii_calling_address(context) : NULL; /* Python: the line's key */
+    return context.storage_stack ? (void *) (uintptr_t) mpii_calling_address(context)
+                                 : NULL; /* Python: the line's key */
 }
 
 static void before(int id, mc_origin_t *o, const mpii_args_t *a, mc_ranges_t *rs)
@@ -207,7 +216,8 @@ static void after_start(int id, mc_origin_t *o, const mpii_args_t *a, mc_ranges_
     mpii_kind_t k = mpii_fn_info[id].kind;
     if (k >= MPII_KIND_SEND && k <= MPII_KIND_SENDRECV && a->peer == MPI_PROC_NULL) return; /* nothing moves */
     if (f & F_START_OP) mc_pending_start(o, a->request, a->win, a->peer, (f & F_PERSISTENT) != 0, rs->r, rs->n);
-    else if (f & F_RMA) mc_pending_start(o, NULL, a->win, a->peer, 0, rs->r, rs->n);
+    else if (f & F_RMA)
+        mc_pending_start(o, NULL, a->win, a->peer, 0, rs->r, rs->n);
 }
 
 /* A blocking receive returned: what arrived is watched (bytes from the status for p2p). */
@@ -236,29 +246,29 @@ static int ok(const void *rc, size_t n)
 
 /* The start of every buffer-aware wrapper: the call's origin, arguments and byte ranges, checked.
  * (rs is not `= { 0 }`: zeroing three ranges per call costs a rep stos.) */
-#define MC_BEFORE(ID, NAME)                                                                         \
-    mc_origin_t o = { .site = call_site(context), .fn = ID };                                       \
-    mpii_args_t a = MPII_ARGS_##NAME;                                                               \
-    mc_ranges_t rs;                                                                                 \
-    rs.n = 0;                                                                                       \
+#define MC_BEFORE(ID, NAME)                                   \
+    mc_origin_t o = { .site = call_site(context), .fn = ID }; \
+    mpii_args_t a = MPII_ARGS_##NAME;                         \
+    mc_ranges_t rs;                                           \
+    rs.n = 0;                                                 \
     before(ID, &o, &a, &rs)
 
-#define MC_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                   \
-    static __attribute__((unused)) RET mcg_##NAME QPARAMS                                           \
-    {                                                                                               \
-        if (ID == MPI_FINALIZE_T) stop();                                                           \
-        if (MPII_UNLIKELY(!mc_on())) return CALL_NEXT(ID, QTYPE, NEXTARGS);                         \
-        MC_BEFORE(ID, NAME);                                                                        \
-        int lifts = (flags[ID] & F_LIFT) != 0, lifted = lifts && mc_guarded_ops;                   \
-        mc_in_library += lifts;                                                                     \
-        if (lifted) mc_pending_lift();                                                              \
-        if (lifts) mpii_heap_library_enter(); /* the library's own allocations: ordinary */          \
-        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
-        if (lifts) mpii_heap_library_leave();                                                       \
-        if (ok(&rc, sizeof rc)) after_start(ID, &o, &a, &rs);                                       \
-        if (lifted) mc_pending_relower();                                                           \
-        mc_in_library -= lifts;                                                                     \
-        return rc;                                                                                  \
+#define MC_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                           \
+    static __attribute__((unused)) RET mcg_##NAME QPARAMS                                   \
+    {                                                                                       \
+        if (ID == MPI_FINALIZE_T) stop();                                                   \
+        if (MPII_UNLIKELY(!mc_on())) return CALL_NEXT(ID, QTYPE, NEXTARGS);                 \
+        MC_BEFORE(ID, NAME);                                                                \
+        int lifts = (flags[ID] & F_LIFT) != 0, lifted = lifts && mc_guarded_ops;            \
+        mc_in_library += lifts;                                                             \
+        if (lifted) mc_pending_lift();                                                      \
+        if (lifts) mpii_heap_library_enter(); /* the library's own allocations: ordinary */ \
+        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                            \
+        if (lifts) mpii_heap_library_leave();                                               \
+        if (ok(&rc, sizeof rc)) after_start(ID, &o, &a, &rs);                               \
+        if (lifted) mc_pending_relower();                                                   \
+        mc_in_library -= lifts;                                                             \
+        return rc;                                                                          \
     }
 MPII_FOREACH_FUNC(MC_WRAPPER)
 
@@ -306,9 +316,11 @@ static int mc_MPI_Test(QMPI_Context context, int tool_id, MPI_Request *req, int 
     return rc;
 }
 
-static int mc_MPI_Waitany(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *index, MPI_Status *status)
+static int mc_MPI_Waitany(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *index,
+                          MPI_Status *status)
 {
-    if (!mc_on() || save_requests(reqs, count) != 0) return NEXT(MPI_WAITANY_T, QMPI_Waitany_t, count, reqs, index, status);
+    if (!mc_on() || save_requests(reqs, count) != 0)
+        return NEXT(MPI_WAITANY_T, QMPI_Waitany_t, count, reqs, index, status);
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     lift();
     int rc = NEXT(MPI_WAITANY_T, QMPI_Waitany_t, count, reqs, index, st);
@@ -321,11 +333,13 @@ static int mc_MPI_Waitany(QMPI_Context context, int tool_id, int count, MPI_Requ
 static int mc_MPI_Testany(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *index, int *flag,
                           MPI_Status *status)
 {
-    if (!mc_on() || save_requests(reqs, count) != 0) return NEXT(MPI_TESTANY_T, QMPI_Testany_t, count, reqs, index, flag, status);
+    if (!mc_on() || save_requests(reqs, count) != 0)
+        return NEXT(MPI_TESTANY_T, QMPI_Testany_t, count, reqs, index, flag, status);
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     lift();
     int rc = NEXT(MPI_TESTANY_T, QMPI_Testany_t, count, reqs, index, flag, st);
-    if (*flag && *index != MPI_UNDEFINED && *index >= 0 && *index < count) mc_pending_complete(&reqs[*index], saved[*index], st);
+    if (*flag && *index != MPI_UNDEFINED && *index >= 0 && *index < count)
+        mc_pending_complete(&reqs[*index], saved[*index], st);
     relower();
     if (*flag) poison_status(status);
     return rc;
@@ -343,15 +357,18 @@ static int mc_MPI_Waitall(QMPI_Context context, int tool_id, int count, MPI_Requ
     return rc;
 }
 
-static int mc_MPI_Testall(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *flag, MPI_Status *statuses)
+static int mc_MPI_Testall(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *flag,
+                          MPI_Status *statuses)
 {
-    if (!mc_on() || save_requests(reqs, count) != 0) return NEXT(MPI_TESTALL_T, QMPI_Testall_t, count, reqs, flag, statuses);
+    if (!mc_on() || save_requests(reqs, count) != 0)
+        return NEXT(MPI_TESTALL_T, QMPI_Testall_t, count, reqs, flag, statuses);
     MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;
     lift();
     int rc = NEXT(MPI_TESTALL_T, QMPI_Testall_t, count, reqs, flag, sts);
     if (*flag)
         for (int i = 0; i < count; i++)
-            if (saved[i] != MPI_REQUEST_NULL) mc_pending_complete(&reqs[i], saved[i], rc == MPI_SUCCESS ? &sts[i] : NULL);
+            if (saved[i] != MPI_REQUEST_NULL)
+                mc_pending_complete(&reqs[i], saved[i], rc == MPI_SUCCESS ? &sts[i] : NULL);
     relower();
     return rc;
 }
@@ -363,18 +380,18 @@ static void some_completed(MPI_Request *reqs, int outcount, const int *indices, 
 }
 
 /* Waitsome and Testsome: the same but for the library function. */
-#define MC_SOME(NAME, ID, QTYPE)                                                                    \
+#define MC_SOME(NAME, ID, QTYPE)                                                                          \
     static int mc_##NAME(QMPI_Context context, int tool_id, int count, MPI_Request reqs[], int *outcount, \
-                         int indices[], MPI_Status *statuses)                                       \
-    {                                                                                               \
-        if (!mc_on() || save_requests(reqs, count) != 0)                                            \
-            return NEXT(ID, QTYPE, count, reqs, outcount, indices, statuses);                       \
-        MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;                \
-        lift();                                                                                     \
-        int rc = NEXT(ID, QTYPE, count, reqs, outcount, indices, sts);                              \
-        some_completed(reqs, *outcount, indices, sts);                                              \
-        relower();                                                                                  \
-        return rc;                                                                                  \
+                         int indices[], MPI_Status *statuses)                                             \
+    {                                                                                                     \
+        if (!mc_on() || save_requests(reqs, count) != 0)                                                  \
+            return NEXT(ID, QTYPE, count, reqs, outcount, indices, statuses);                             \
+        MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? own_statuses : statuses;                      \
+        lift();                                                                                           \
+        int rc = NEXT(ID, QTYPE, count, reqs, outcount, indices, sts);                                    \
+        some_completed(reqs, *outcount, indices, sts);                                                    \
+        relower();                                                                                        \
+        return rc;                                                                                        \
     }
 MC_SOME(MPI_Waitsome, MPI_WAITSOME_T, QMPI_Waitsome_t)
 MC_SOME(MPI_Testsome, MPI_TESTSOME_T, QMPI_Testsome_t)
@@ -435,20 +452,27 @@ static int mc_MPI_Recv(QMPI_Context context, int tool_id, void *buf, int count, 
     return rc;
 }
 
-static int mc_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, int scount, MPI_Datatype stype, int dest,
-                           int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
-                           MPI_Status *status)
+static int mc_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, int scount, MPI_Datatype stype,
+                           int dest, int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+                           MPI_Comm comm, MPI_Status *status)
 {
     if (!mc_on())
-        return NEXT(MPI_SENDRECV_T, QMPI_Sendrecv_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
+        return NEXT(MPI_SENDRECV_T, QMPI_Sendrecv_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+                    comm, status);
     mc_origin_t o = { .site = call_site(context), .fn = MPI_SENDRECV_T };
-    mpii_args_t a = { .send_buffer = sbuf, .send_count = scount, .send_datatype = stype, .recv_buffer = rbuf,
-                      .recv_count = rcount, .recv_datatype = rtype, .comm = comm };
+    mpii_args_t a = { .send_buffer = sbuf,
+                      .send_count = scount,
+                      .send_datatype = stype,
+                      .recv_buffer = rbuf,
+                      .recv_count = rcount,
+                      .recv_datatype = rtype,
+                      .comm = comm };
     mc_ranges_t rs = { .n = 0 };
     before(MPI_SENDRECV_T, &o, &a, &rs);
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     lift();
-    int rc = NEXT(MPI_SENDRECV_T, QMPI_Sendrecv_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st);
+    int rc = NEXT(MPI_SENDRECV_T, QMPI_Sendrecv_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+                  comm, st);
     relower();
     if (rc == MPI_SUCCESS) after_blocking_recv(&o, &rs, st);
     return rc;
@@ -456,32 +480,32 @@ static int mc_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, 
 
 /* The blocking collectives and the other blocking receives: everything in the receive range
  * arrived. (Generic: one wrapper per function through the same X-macro.) */
-#define MC_BLOCKING(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                  \
-    static __attribute__((unused)) RET mcb_##NAME QPARAMS                                           \
-    {                                                                                               \
-        if (MPII_UNLIKELY(!mc_on())) return CALL_NEXT(ID, QTYPE, NEXTARGS);                         \
-        MC_BEFORE(ID, NAME);                                                                        \
-        lift();                                                                                     \
-        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
-        relower();                                                                                  \
-        if (rc == MPI_SUCCESS) after_blocking_recv(&o, &rs, NULL);                                  \
-        return rc;                                                                                  \
+#define MC_BLOCKING(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)          \
+    static __attribute__((unused)) RET mcb_##NAME QPARAMS                   \
+    {                                                                       \
+        if (MPII_UNLIKELY(!mc_on())) return CALL_NEXT(ID, QTYPE, NEXTARGS); \
+        MC_BEFORE(ID, NAME);                                                \
+        lift();                                                             \
+        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                            \
+        relower();                                                          \
+        if (rc == MPI_SUCCESS) after_blocking_recv(&o, &rs, NULL);          \
+        return rc;                                                          \
     }
 MPII_FOREACH_FUNC(MC_BLOCKING)
 
 /* One-sided synchronisation: origin buffers of the operations it completes are free again. */
-#define MC_SYNC(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                      \
-    static __attribute__((unused)) RET mcs_##NAME QPARAMS                                           \
-    {                                                                                               \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                           \
-        MPI_Win sync_win = a.win;                                                                   \
-        int target = -1;                                                                            \
+#define MC_SYNC(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                               \
+    static __attribute__((unused)) RET mcs_##NAME QPARAMS                                                    \
+    {                                                                                                        \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                                    \
+        MPI_Win sync_win = a.win;                                                                            \
+        int target = -1;                                                                                     \
         if (ID == MPI_WIN_UNLOCK_T || ID == MPI_WIN_FLUSH_T || ID == MPI_WIN_FLUSH_LOCAL_T) target = a.peer; \
-        lift();                                                                                     \
-        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
-        if (mc_on()) mc_pending_rma_sync(sync_win, target);                                         \
-        relower();                                                                                  \
-        return rc;                                                                                  \
+        lift();                                                                                              \
+        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                             \
+        if (mc_on()) mc_pending_rma_sync(sync_win, target);                                                  \
+        relower();                                                                                           \
+        return rc;                                                                                           \
     }
 MPII_FOREACH_FUNC(MC_SYNC)
 
@@ -514,19 +538,19 @@ static void pin(const void *p)
  * (never page-exclusive: never guarded). Else each attach's record took pages of its own from
  * the same arena, between the program's small MPI_Alloc_mem elements, and spread them over a
  * page each again (Open MPI's attach limit, below). */
-#define MC_WINDOW(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                    \
-    static __attribute__((unused)) RET mcw_##NAME QPARAMS                                           \
-    {                                                                                               \
-        if (MPII_UNLIKELY(!mc_on())) return CALL_NEXT(ID, QTYPE, NEXTARGS);                         \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                           \
-        if (flags[ID] & F_PIN) pin(a.pinned_buffer);                                                \
-        int own = (flags[ID] & F_WINDOW) != 0;                                                      \
-        if (own) mpii_heap_library_enter();                                                         \
-        lift(); /* collective: may progress pending operations */                                  \
-        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                                                    \
-        relower();                                                                                  \
-        if (own) mpii_heap_library_leave();                                                         \
-        return rc;                                                                                  \
+#define MC_WINDOW(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)            \
+    static __attribute__((unused)) RET mcw_##NAME QPARAMS                   \
+    {                                                                       \
+        if (MPII_UNLIKELY(!mc_on())) return CALL_NEXT(ID, QTYPE, NEXTARGS); \
+        mpii_args_t a = MPII_ARGS_##NAME;                                   \
+        if (flags[ID] & F_PIN) pin(a.pinned_buffer);                        \
+        int own = (flags[ID] & F_WINDOW) != 0;                              \
+        if (own) mpii_heap_library_enter();                                 \
+        lift(); /* collective: may progress pending operations */           \
+        RET rc = CALL_NEXT(ID, QTYPE, NEXTARGS);                            \
+        relower();                                                          \
+        if (own) mpii_heap_library_leave();                                 \
+        return rc;                                                          \
     }
 MPII_FOREACH_FUNC(MC_WINDOW)
 
@@ -577,7 +601,9 @@ static void read_options(void)
     mc_strict = o.strict;
     mc_fatal = o.fatal;
     /* mc_sample_mode: 0 off, 1 sample, 2 all */
-    mc_sample_mode[MC_SAMPLE_UNREAD] = o.unread == MPII_MEMCHECK_UNREAD_OFF ? 0 : o.unread == MPII_MEMCHECK_UNREAD_ALL ? 2 : 1;
+    mc_sample_mode[MC_SAMPLE_UNREAD] = o.unread == MPII_MEMCHECK_UNREAD_OFF   ? 0
+                                       : o.unread == MPII_MEMCHECK_UNREAD_ALL ? 2
+                                                                              : 1;
     mc_sample_mode[MC_SAMPLE_PENDING] = o.pending == MPII_MEMCHECK_PENDING_ALL ? 2 : 1;
     heap_min = (size_t) o.heap_min;
     heap_small_limit = (size_t) o.small_blocks;
@@ -621,8 +647,9 @@ static __attribute__((noinline)) int thread_change(void)
         other_thread = 1;
         return 0;
     }
-    mpii_profile_text(mc_tool, "disabled", "a second thread called MPI: memcheck stopped there (it checks programs "
-                                           "whose MPI calls come from one thread)");
+    mpii_profile_text(mc_tool, "disabled",
+                      "a second thread called MPI: memcheck stopped there (it checks programs "
+                      "whose MPI calls come from one thread)");
     mpii_error("memcheck: a second thread called MPI; checking stopped for the rest of the run");
     stop();
     return 0;
@@ -669,24 +696,27 @@ static int ends_with(const char *s, const char *tail)
 
 static void classify(void)
 {
-    static const char *const progressing_locals[] = { "MPI_Request_get_status", "MPI_Request_free", "MPI_Cancel",
-                                                      "MPI_Buffer_detach", "MPI_Grequest_complete", NULL };
+    static const char *const progressing_locals[] = { "MPI_Request_get_status", "MPI_Request_free",      "MPI_Cancel",
+                                                      "MPI_Buffer_detach",      "MPI_Grequest_complete", NULL };
     for (int id = 0; id < MPII_NFUNCS; id++) {
         const mpii_fn_info_t *f = &mpii_fn_info[id];
         if (!f->name) continue;
         int v = 0;
         mpii_kind_t k = f->kind;
-        int comm_kind = k == MPII_KIND_SEND || k == MPII_KIND_SEND_INIT || k == MPII_KIND_RECV || k == MPII_KIND_RECV_INIT ||
-                        k == MPII_KIND_SENDRECV || (k >= MPII_KIND_COLL_BARRIER && k <= MPII_KIND_COLL_NEIGHBOR) ||
-                        k == MPII_KIND_RMA_PUT || k == MPII_KIND_RMA_GET || k == MPII_KIND_RMA_ACC;
-        int bufs = has_role(f, MPII_ROLE_BUFFER) || has_role(f, MPII_ROLE_SEND_BUFFER) || has_role(f, MPII_ROLE_RECV_BUFFER);
+        int comm_kind = k == MPII_KIND_SEND || k == MPII_KIND_SEND_INIT || k == MPII_KIND_RECV ||
+                        k == MPII_KIND_RECV_INIT || k == MPII_KIND_SENDRECV ||
+                        (k >= MPII_KIND_COLL_BARRIER && k <= MPII_KIND_COLL_NEIGHBOR) || k == MPII_KIND_RMA_PUT ||
+                        k == MPII_KIND_RMA_GET || k == MPII_KIND_RMA_ACC;
+        int bufs =
+            has_role(f, MPII_ROLE_BUFFER) || has_role(f, MPII_ROLE_SEND_BUFFER) || has_role(f, MPII_ROLE_RECV_BUFFER);
         if (k != MPII_KIND_LOCAL || !strncmp(f->name, "MPI_File_", 9)) v |= F_LIFT;
         for (int i = 0; progressing_locals[i]; i++)
             if (!strcmp(f->name, progressing_locals[i])) v |= F_LIFT;
         if (comm_kind && bufs) v |= F_BUF;
         if (comm_kind && bufs && has_role(f, MPII_ROLE_REQUEST)) {
             v |= F_START_OP;
-            if (k == MPII_KIND_SEND_INIT || k == MPII_KIND_RECV_INIT || ends_with(f->name, "_init") || ends_with(f->name, "_init_c"))
+            if (k == MPII_KIND_SEND_INIT || k == MPII_KIND_RECV_INIT || ends_with(f->name, "_init") ||
+                ends_with(f->name, "_init_c"))
                 v |= F_PERSISTENT;
         } else if ((k == MPII_KIND_RMA_PUT || k == MPII_KIND_RMA_GET || k == MPII_KIND_RMA_ACC) && bufs) {
             v |= F_RMA;
@@ -715,12 +745,14 @@ void mpii_memcheck_init(int tool_id)
     mc_stats = dummy_stats;
     classify();
     /* every function first: the generic wrapper lifts guards around anything that progresses */
-#define MC_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                  \
+#define MC_REGISTER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                        \
     if (flags[ID] & (F_WINDOW | F_PIN)) QMPI_Register_function(tool_id, ID, (void (*)(void)) mcw_##NAME); \
-    else if (flags[ID] & F_SYNC) QMPI_Register_function(tool_id, ID, (void (*)(void)) mcs_##NAME);       \
-    else if ((flags[ID] & F_BLOCKING_RECV) && !(flags[ID] & F_START_OP))                            \
-        QMPI_Register_function(tool_id, ID, (void (*)(void)) mcb_##NAME);                           \
-    else if (flags[ID] & (F_LIFT | F_BUF)) QMPI_Register_function(tool_id, ID, (void (*)(void)) mcg_##NAME);
+    else if (flags[ID] & F_SYNC)                                                                          \
+        QMPI_Register_function(tool_id, ID, (void (*)(void)) mcs_##NAME);                                 \
+    else if ((flags[ID] & F_BLOCKING_RECV) && !(flags[ID] & F_START_OP))                                  \
+        QMPI_Register_function(tool_id, ID, (void (*)(void)) mcb_##NAME);                                 \
+    else if (flags[ID] & (F_LIFT | F_BUF))                                                                \
+        QMPI_Register_function(tool_id, ID, (void (*)(void)) mcg_##NAME);
     MPII_FOREACH_FUNC(MC_REGISTER)
     QMPI_Register_function(tool_id, MPI_FINALIZE_T, (void (*)(void)) mcg_MPI_Finalize);
     QMPI_Register_function(tool_id, MPI_INIT_T, (void (*)(void)) mc_MPI_Init);

@@ -18,7 +18,7 @@
 #include "pending.h"
 
 #define MC_OPS 4096
-#define MC_HASH 8192 /* power of two, > 2 × MC_OPS */
+#define MC_HASH 8192      /* power of two, > 2 × MC_OPS */
 #define MC_STEP_LIMIT 256 /* steps over one operation's pages before its guard is given up */
 /* MPI calls an operation's guard is lifted around before it is given up. A guard costs two
  * mprotect calls per progressing MPI call while the operation is pending: nothing for a receive
@@ -35,15 +35,15 @@
  * value or copied elsewhere is found by its handle among the active ones. */
 typedef struct {
     uint8_t used, active, persistent, nranges, has_req, counted;
-    uint8_t follow_only;     /* not sampled, followed only for its pages (a large send: see start) */
-    MPI_Request *where;      /* the program's variable */
-    MPI_Request req;         /* the handle it held */
+    uint8_t follow_only; /* not sampled, followed only for its pages (a large send: see start) */
+    MPI_Request *where;  /* the program's variable */
+    MPI_Request req;     /* the handle it held */
     MPI_Win win;
     int target;
-    int at;                  /* index in live[] while active */
+    int at; /* index in live[] while active */
     uint32_t steps;
-    uint32_t lifts;          /* MPI calls its guard was lifted around (MC_LIFT_LIMIT) */
-    uint64_t since;          /* activation order: among ops sharing a handle, the oldest answers */
+    uint32_t lifts; /* MPI calls its guard was lifted around (MC_LIFT_LIMIT) */
+    uint64_t since; /* activation order: among ops sharing a handle, the oldest answers */
     mc_origin_t origin;
     mc_range_t r[2];
 } mc_op_t;
@@ -52,10 +52,10 @@ volatile int mc_guarded_ops;
 /* A large send could not be followed (the table was full): any page may hold a pending send from
  * now on, so mc_pending_send_pages answers yes for every page (no receive becomes NOACCESS). */
 static int blind;
-static mc_op_t *ops;              /* mmap'd: the table must not come from the heap we watch */
+static mc_op_t *ops; /* mmap'd: the table must not come from the heap we watch */
 static int free_ops[MC_OPS], n_free;
-static int live[MC_OPS], n_live;  /* active operations */
-static int32_t hash[MC_HASH];     /* request -> op index + 1, linear probing */
+static int live[MC_OPS], n_live; /* active operations */
+static int32_t hash[MC_HASH];    /* request -> op index + 1, linear probing */
 
 static uint64_t handle(MPI_Request r)
 {
@@ -188,7 +188,8 @@ int mc_pending_send_pages(uintptr_t plo, uintptr_t phi)
         const mc_op_t *op = &ops[live[n]];
         for (int k = 0; k < op->nranges; k++) {
             const mc_range_t *s = &op->r[k];
-            if (s->dir == MC_DIR_SEND && s->lo < s->hi && mpii_page_down(s->lo) < phi && plo < mpii_page_up(s->hi)) return 1;
+            if (s->dir == MC_DIR_SEND && s->lo < s->hi && mpii_page_down(s->lo) < phi && plo < mpii_page_up(s->hi))
+                return 1;
         }
     }
     return 0;
@@ -209,7 +210,8 @@ static void readable_for_sends(const mc_op_t *sender)
                 if (r->kind != MPII_GUARD_NOACCESS || r->dir != MC_DIR_RECV || r->plo >= shi || slo >= r->phi) continue;
                 if (mpii_guard_add(r->block, r->plo, r->phi, MPII_GUARD_READONLY) != 0) continue;
                 if (r->open) mpii_guard_remove_open(r->block, r->plo, r->phi, MPII_GUARD_NOACCESS);
-                else mpii_guard_remove(r->block, r->plo, r->phi, MPII_GUARD_NOACCESS);
+                else
+                    mpii_guard_remove(r->block, r->plo, r->phi, MPII_GUARD_NOACCESS);
                 r->kind = MPII_GUARD_READONLY;
                 mc_stats[MS_READABLE_FOR_SENDS]++;
             }
@@ -259,7 +261,8 @@ static void unguard_range(mc_range_t *r)
 {
     if (r->kind == 0xff) return;
     if (r->open) mpii_guard_remove_open(r->block, r->plo, r->phi, r->kind); /* relower closes them */
-    else mpii_guard_remove(r->block, r->plo, r->phi, r->kind);
+    else
+        mpii_guard_remove(r->block, r->plo, r->phi, r->kind);
     r->kind = 0xff;
     r->open = 0;
 }
@@ -326,7 +329,8 @@ static void deactivate(int i, const MPI_Status *st)
                 n = (size_t) bytes; /* a contiguous prefix: what a shorter message filled */
         }
         if (mc_valgrind) mc_vg_complete(r, 1, n);
-        else mc_unread_received(&op->origin, r->lo, n, r->elem);
+        else
+            mc_unread_received(&op->origin, r->lo, n, r->elem);
     }
     if (mc_valgrind)
         for (int k = 0; k < op->nranges; k++)
@@ -453,8 +457,12 @@ void mc_pending_recv_overlaps(const mc_range_t *r)
         for (int k = 0; k < op->nranges; k++) {
             const mc_range_t *p = &op->r[k];
             if (!p->contiguous || p->hi <= r->lo || r->hi <= p->lo) continue;
-            mc_finding_t f = { .kind = MC_RECV_PENDING, .origin = &op->origin, .addr = p->lo > r->lo ? p->lo : r->lo,
-                               .base = p->lo, .len = p->hi - p->lo, .access = 1 };
+            mc_finding_t f = { .kind = MC_RECV_PENDING,
+                               .origin = &op->origin,
+                               .addr = p->lo > r->lo ? p->lo : r->lo,
+                               .base = p->lo,
+                               .len = p->hi - p->lo,
+                               .access = 1 };
             mc_report(&f);
             break;
         }
@@ -543,8 +551,13 @@ int mc_pending_fault(void *addr, int write)
             mine = 1;
             int forbidden = r->kind == MPII_GUARD_NOACCESS || write != 0;
             if (a >= r->lo && a < r->hi && forbidden) {
-                mc_finding_t f = { .kind = finding_kind(op, r, write), .origin = &op->origin, .addr = a, .base = r->lo,
-                                   .len = r->hi - r->lo, .access = write, .ucontext = mpii_fault_context };
+                mc_finding_t f = { .kind = finding_kind(op, r, write),
+                                   .origin = &op->origin,
+                                   .addr = a,
+                                   .base = r->lo,
+                                   .len = r->hi - r->lo,
+                                   .access = write,
+                                   .ucontext = mpii_fault_context };
                 mc_report(&f);
                 unguard_range(r);
                 released = 1;
@@ -570,8 +583,12 @@ void mc_pending_access(uintptr_t lo, uintptr_t hi)
             /* open: the library's own system call inside an MPI call (UCX's tcp transport) */
             if (r->kind == 0xff || r->open || r->phi <= lo || hi <= r->plo) continue;
             int hit = r->lo < hi && lo < r->hi;
-            mc_finding_t f = { .kind = MC_SYSCALL_PENDING, .origin = &op->origin, .addr = lo > r->lo ? lo : r->lo,
-                               .base = r->lo, .len = r->hi - r->lo, .access = -1 };
+            mc_finding_t f = { .kind = MC_SYSCALL_PENDING,
+                               .origin = &op->origin,
+                               .addr = lo > r->lo ? lo : r->lo,
+                               .base = r->lo,
+                               .len = r->hi - r->lo,
+                               .access = -1 };
             unguard_range(r); /* the kernel would fail with EFAULT: the check ends here (before the
                                * report, whose write() comes back to this function) */
             if (hit) mc_report(&f);
@@ -589,8 +606,12 @@ void mc_pending_block_released(mpii_block_t *b)
         for (int k = 0; k < op->nranges; k++) {
             mc_range_t *r = &op->r[k];
             if (r->block != b && !(r->lo >= b->start && r->lo < b->start + b->pages * mpii_page_size)) continue;
-            mc_finding_t f = { .kind = MC_FREE_PENDING, .origin = &op->origin, .addr = r->lo, .base = r->lo,
-                               .len = r->hi - r->lo, .access = -1 };
+            mc_finding_t f = { .kind = MC_FREE_PENDING,
+                               .origin = &op->origin,
+                               .addr = r->lo,
+                               .base = r->lo,
+                               .len = r->hi - r->lo,
+                               .access = -1 };
             mc_report(&f);
             unguard_range(r);
             r->block = NULL;

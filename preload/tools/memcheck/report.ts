@@ -73,7 +73,16 @@ export function memcheckRuns(p: Profile): MemcheckRun[] {
   const runs: MemcheckRun[] = [];
   for (const tool of toolInstances(p, 'memcheck')) {
     const ranks = p.ranks.filter((r) => r.tools.get(tool) === 'memcheck');
-    const run: MemcheckRun = { tool, engine: '', ranks: ranks.map((r) => r.rank), disabled: [], errors: [], hints: [], counts: { errors: 0, hints: 0 }, stats: {} };
+    const run: MemcheckRun = {
+      tool,
+      engine: '',
+      ranks: ranks.map((r) => r.rank),
+      disabled: [],
+      errors: [],
+      hints: [],
+      counts: { errors: 0, hints: 0 },
+      stats: {},
+    };
     const groups = new Map<string, MemcheckFinding>();
     for (const r of ranks) {
       run.engine ||= text(r, tool, 'engine') ?? '';
@@ -81,7 +90,9 @@ export function memcheckRuns(p: Profile): MemcheckRun[] {
       if (off) run.disabled.push({ rank: r.rank, reason: off });
       for (const c of r.counters) {
         if (c.tool !== tool || c.name !== 'stats') continue;
-        c.labels.forEach((label, i) => { if (label) run.stats[label] = (run.stats[label] ?? 0) + Number(c.nonzero.get(i) ?? 0n); });
+        c.labels.forEach((label, i) => {
+          if (label) run.stats[label] = (run.stats[label] ?? 0) + Number(c.nonzero.get(i) ?? 0n);
+        });
       }
       const table = r.counters.find((c) => c.tool === tool && c.name === 'findings');
       const layout = JSON.parse(text(r, tool, 'layout') ?? '{}') as { fields?: number };
@@ -94,7 +105,8 @@ export function memcheckRuns(p: Profile): MemcheckRun[] {
         const count = Number(at(F.count));
         if (!count) break; /* records are filled in order */
         const kind = kinds[Number(at(F.kind))] ?? `kind ${at(F.kind)}`;
-        const site = at(F.site), pc = at(F.pc);
+        const site = at(F.site),
+          pc = at(F.pc);
         const nframes = Number(at(F.nframes));
         const frames = Array.from({ length: nframes }, (_, k) => at(F.frames + k));
         // frames after the first are return addresses; the first is exact when it is the fault
@@ -119,13 +131,17 @@ export function memcheckRuns(p: Profile): MemcheckRun[] {
           if (!g.ranks.includes(r.rank)) g.ranks.push(r.rank);
           continue;
         }
-        const addr = at(F.addr), base = at(F.base);
+        const addr = at(F.addr),
+          base = at(F.base);
         groups.set(key, {
-          kind, class: cls, count, ranks: [r.rank], bytes,
+          kind,
+          class: cls,
+          count,
+          ranks: [r.rank],
+          bytes,
           call: { fn: fnName(at), at: callAt },
           access: accessAt ? { at: accessAt, kind: accessRaw === 1 ? 'write' : accessRaw === 0 ? 'read' : 'unknown' } : null,
-          first: { rank: r.rank, host: r.host, pid: r.pid, address: `0x${addr.toString(16)}`,
-            offset: Number(addr - base), bufferBytes: Number(at(F.len)) },
+          first: { rank: r.rank, host: r.host, pid: r.pid, address: `0x${addr.toString(16)}`, offset: Number(addr - base), bufferBytes: Number(at(F.len)) },
           backtrace: frames.map((a, k) => loc(a, !(k === 0 && pc !== 0n))),
         });
       }
@@ -144,9 +160,11 @@ const siteOf = (f: MemcheckFinding) => `${f.call.fn}@${f.call.at ? describe(f.ca
 /** The head line: errors and hints counted apart (what `mpii run` prints after the job). */
 export function memcheckHeadline(run: MemcheckRun): string {
   const { errors, hints } = run.counts;
-  const what = !errors && !hints ? 'no findings'
-    : `${errors ? `${plural(errors, 'error')} at ${plural(run.errors.length, 'place')}` : 'no errors'}; `
-      + `${hints ? `${plural(hints, 'hint')} at ${plural(new Set(run.hints.map(siteOf)).size, 'call site')}` : 'no hints'}`;
+  const what =
+    !errors && !hints
+      ? 'no findings'
+      : `${errors ? `${plural(errors, 'error')} at ${plural(run.errors.length, 'place')}` : 'no errors'}; ` +
+        `${hints ? `${plural(hints, 'hint')} at ${plural(new Set(run.hints.map(siteOf)).size, 'call site')}` : 'no hints'}`;
   return `memcheck (tool ${run.tool}, ${run.engine || 'off'}): ${what}`;
 }
 
@@ -173,7 +191,9 @@ export function formatMemcheck(p: Profile): string[] {
       out.push(`  ${f.kind}: ${f.count}× (${ranksOf(f)}${bytes})`);
       if (f.call.fn || f.call.at) out.push(`    buffer of ${f.call.fn || 'an MPI call'}${f.call.at ? ` called from ${describe(f.call.at)}` : ''}`);
       if (f.access) {
-        out.push(`    ${f.access.kind} at ${describe(f.access.at)}: ${f.first.address} = buffer+${f.first.offset} of ${humanBytes(f.first.bufferBytes)} (rank ${f.first.rank}, ${f.first.host}:${f.first.pid})`);
+        out.push(
+          `    ${f.access.kind} at ${describe(f.access.at)}: ${f.first.address} = buffer+${f.first.offset} of ${humanBytes(f.first.bufferBytes)} (rank ${f.first.rank}, ${f.first.host}:${f.first.pid})`,
+        );
       }
       const bt = f.backtrace.slice(0, 6).map(describe);
       if (bt.length) out.push(`    backtrace: ${bt.join(' < ')}`);
@@ -182,9 +202,12 @@ export function formatMemcheck(p: Profile): string[] {
     for (const f of run.hints) out.push(hintLine(f));
     const s = run.stats;
     if (Object.keys(s).length) {
-      out.push(`  checked ${s['buffers checked'] ?? 0} buffers; faults ${s['faults'] ?? 0}, steps over shared pages ${s['steps over shared pages'] ?? 0}; `
-        + `receives watched ${s['receives tracked after completion'] ?? 0} (not sampled ${s['receives not tracked (sampling)'] ?? 0})`);
-      const unchecked = (s['unchecked: not on the page-exclusive heap'] ?? 0) + (s['unchecked: unknown datatype extent'] ?? 0) + (s['unchecked: page protection refused'] ?? 0);
+      out.push(
+        `  checked ${s['buffers checked'] ?? 0} buffers; faults ${s['faults'] ?? 0}, steps over shared pages ${s['steps over shared pages'] ?? 0}; ` +
+          `receives watched ${s['receives tracked after completion'] ?? 0} (not sampled ${s['receives not tracked (sampling)'] ?? 0})`,
+      );
+      const unchecked =
+        (s['unchecked: not on the page-exclusive heap'] ?? 0) + (s['unchecked: unknown datatype extent'] ?? 0) + (s['unchecked: page protection refused'] ?? 0);
       if (unchecked) out.push(`  not checked: ${unchecked} buffers (stack/static memory, allocations before MPI_Init or below heap-min, unknown extents)`);
     }
   }
@@ -195,29 +218,70 @@ export function formatMemcheck(p: Profile): string[] {
 
 /** memcheck: the findings grouped by call site (as in the terminal report), then its statistics. */
 function memcheckSection(p: Profile): string {
-  return memcheckRuns(p).map((run) => {
-    const access = (f: MemcheckFinding) => (f.access ? `${f.access.kind} at ${where(f.access.at)}, buffer+${f.first.offset} of ${humanBytes(f.first.bufferBytes)}` : '');
-    const call = (f: MemcheckFinding) => cell(`${f.call.fn}${f.call.at ? ` at ${where(f.call.at)}` : ''}`);
-    const errors = run.errors.map((f) => [
-      cell(f.kind), cell(f.count), cell(f.ranks.join(', '), f.ranks[0]),
-      cell(f.bytes ? humanBytes(f.bytes) : '', f.bytes), call(f), cell(access(f)),
-      cell(f.backtrace.slice(0, 6).map(where).join(' < ')),
-    ]);
-    const hints = run.hints.map((f) => [
-      cell(f.kind), cell(f.count), cell(f.ranks.join(', '), f.ranks[0]), cell(humanBytes(f.bytes), f.bytes), call(f), cell(access(f)),
-    ]);
-    const stats = Object.entries(run.stats).map(([k, v]) => [cell(k), cell(k.startsWith('bytes') ? humanBytes(v) : num(v), v)]);
-    return `<section id="memcheck-${run.tool}"><h2>Memory checking <small>${esc(memcheckHeadline(run).replace(/^memcheck /, 'memcheck, '))}</small></h2>
+  return memcheckRuns(p)
+    .map((run) => {
+      const access = (f: MemcheckFinding) =>
+        f.access ? `${f.access.kind} at ${where(f.access.at)}, buffer+${f.first.offset} of ${humanBytes(f.first.bufferBytes)}` : '';
+      const call = (f: MemcheckFinding) => cell(`${f.call.fn}${f.call.at ? ` at ${where(f.call.at)}` : ''}`);
+      const errors = run.errors.map((f) => [
+        cell(f.kind),
+        cell(f.count),
+        cell(f.ranks.join(', '), f.ranks[0]),
+        cell(f.bytes ? humanBytes(f.bytes) : '', f.bytes),
+        call(f),
+        cell(access(f)),
+        cell(f.backtrace.slice(0, 6).map(where).join(' < ')),
+      ]);
+      const hints = run.hints.map((f) => [
+        cell(f.kind),
+        cell(f.count),
+        cell(f.ranks.join(', '), f.ranks[0]),
+        cell(humanBytes(f.bytes), f.bytes),
+        call(f),
+        cell(access(f)),
+      ]);
+      const stats = Object.entries(run.stats).map(([k, v]) => [cell(k), cell(k.startsWith('bytes') ? humanBytes(v) : num(v), v)]);
+      return `<section id="memcheck-${run.tool}"><h2>Memory checking <small>${esc(memcheckHeadline(run).replace(/^memcheck /, 'memcheck, '))}</small></h2>
 ${run.disabled.map((d) => `<p class="warn">rank ${d.rank}: off (${esc(d.reason)})</p>`).join('\n')}
 <h3>Errors <small>break a rule of the MPI standard or lose data</small></h3>
-${errors.length ? table(`memcheck-${run.tool}-errors`, [{ head: 'error' }, { head: 'times', right: true }, { head: 'ranks' }, { head: 'bytes', right: true },
-    { head: 'buffer of' }, { head: 'access' }, { head: 'backtrace' }], errors) : '<p>No errors.</p>'}
+${
+  errors.length
+    ? table(
+        `memcheck-${run.tool}-errors`,
+        [
+          { head: 'error' },
+          { head: 'times', right: true },
+          { head: 'ranks' },
+          { head: 'bytes', right: true },
+          { head: 'buffer of' },
+          { head: 'access' },
+          { head: 'backtrace' },
+        ],
+        errors,
+      )
+    : '<p>No errors.</p>'
+}
 <h3>Hints <small>correct, but data moved for nothing; one row per call site</small></h3>
-${hints.length ? table(`memcheck-${run.tool}-hints`, [{ head: 'hint' }, { head: 'times', right: true }, { head: 'ranks' }, { head: 'bytes', right: true },
-    { head: 'buffer of' }, { head: 'a sample access' }], hints) : '<p>No hints.</p>'}
+${
+  hints.length
+    ? table(
+        `memcheck-${run.tool}-hints`,
+        [
+          { head: 'hint' },
+          { head: 'times', right: true },
+          { head: 'ranks' },
+          { head: 'bytes', right: true },
+          { head: 'buffer of' },
+          { head: 'a sample access' },
+        ],
+        hints,
+      )
+    : '<p>No hints.</p>'
+}
 ${table(`memcheck-${run.tool}-stats`, [{ head: 'statistic' }, { head: 'all ranks', right: true }], stats)}
 </section>`;
-  }).join('\n');
+    })
+    .join('\n');
 }
 
 export const report: ToolReport = {

@@ -23,9 +23,9 @@
 #include "memcheck_blocks.h"
 
 extern uint64_t *mc_stats;
-extern int mc_strict;     /* pending send/origin buffers are NOACCESS (reads are errors too) */
-extern int mc_fatal;      /* stop the job at the first finding */
-extern int mc_valgrind;   /* running under Valgrind: client requests instead of page protection */
+extern int mc_strict;   /* pending send/origin buffers are NOACCESS (reads are errors too) */
+extern int mc_fatal;    /* stop the job at the first finding */
+extern int mc_valgrind; /* running under Valgrind: client requests instead of page protection */
 extern int mc_tool;
 /* > 0 while this thread runs inside an MPI call that may move data (memcheck.c): a fault then is
  * the library's access, never the program's */
@@ -36,20 +36,20 @@ enum { MC_OWNER_P2P, MC_OWNER_COLL, MC_OWNER_RMA };
 
 /* A buffer of an operation (pending.c guards it, valgrind.c marks it). */
 typedef struct {
-    uintptr_t lo, hi;        /* the bytes the operation's elements span */
-    uint8_t dir, kind;       /* MC_DIR_*, MPII_GUARD_* (0xff: not guarded) */
-    uint16_t elem;           /* element size when elements are small and contiguous, else 0 */
-    uint8_t contiguous;      /* the elements fill [lo, hi) without gaps (unread tracking needs it) */
-    uint8_t open;            /* its pages are open around an MPI call (mc_pending_lift) */
-    uint8_t undefined;       /* a receive whose result the standard leaves undefined (MPI_Exscan's at
+    uintptr_t lo, hi;   /* the bytes the operation's elements span */
+    uint8_t dir, kind;  /* MC_DIR_*, MPII_GUARD_* (0xff: not guarded) */
+    uint16_t elem;      /* element size when elements are small and contiguous, else 0 */
+    uint8_t contiguous; /* the elements fill [lo, hi) without gaps (unread tracking needs it) */
+    uint8_t open;       /* its pages are open around an MPI call (mc_pending_lift) */
+    uint8_t undefined;  /* a receive whose result the standard leaves undefined (MPI_Exscan's at
                                 rank 0): nothing arrives, so it is not watched after completion */
     mpii_block_t *block;
-    uintptr_t plo, phi;      /* guarded pages */
+    uintptr_t plo, phi; /* guarded pages */
 } mc_range_t;
 
 /* Context of the call that started an operation: where and which function. */
 typedef struct {
-    void *site;              /* the program's calling address */
-    int fn;                  /* QMPI function id */
+    void *site; /* the program's calling address */
+    int fn;     /* QMPI function id */
 } mc_origin_t;
 #endif

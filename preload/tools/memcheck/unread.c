@@ -29,17 +29,17 @@
 #define MC_PRECISE_STEPS 256
 
 typedef struct {
-    uintptr_t lo, hi;          /* received bytes covered by this record */
-    uintptr_t plo;             /* first guarded page */
+    uintptr_t lo, hi; /* received bytes covered by this record */
+    uintptr_t plo;    /* first guarded page */
     mpii_block_t *block;
-    uint64_t guarded;          /* pages (bit i = plo + i pages) still guarded = never touched */
+    uint64_t guarded; /* pages (bit i = plo + i pages) still guarded = never touched */
     uint32_t steps;
     mc_origin_t origin;
     int used;
-    unsigned elem, nelem;      /* precise records: element size and count (nelem 0: per page) */
-    int at;                    /* index in active[] */
-    uint64_t decided;          /* precise: elements read or written since the receive */
-    uint64_t overwritten;      /* bytes the library overwrote unread (library_fault), reported at finish */
+    unsigned elem, nelem; /* precise records: element size and count (nelem 0: per page) */
+    int at;               /* index in active[] */
+    uint64_t decided;     /* precise: elements read or written since the receive */
+    uint64_t overwritten; /* bytes the library overwrote unread (library_fault), reported at finish */
 } mc_record_t;
 
 volatile int mc_tracked;
@@ -63,8 +63,8 @@ static int free_records[MC_RECORDS], n_free = -1;
 static int active[MC_RECORDS]; /* records in use: mc_tracked of them (scans touch only these) */
 
 /* Every record in use, last first (finish() may remove the current one). */
-#define FOR_ACTIVE(r)                                                                               \
-    for (int n_ = mc_tracked - 1; n_ >= 0; n_--)                                                    \
+#define FOR_ACTIVE(r)                            \
+    for (int n_ = mc_tracked - 1; n_ >= 0; n_--) \
         for (mc_record_t *r = n_ < mc_tracked ? &records[active[n_]] : NULL; r; r = NULL)
 
 static uintptr_t page_at(const mc_record_t *r, int i)
@@ -90,7 +90,9 @@ static void open_page(mc_record_t *r, int i)
 static void report_unread(const mc_origin_t *origin, uintptr_t lo, uintptr_t len, uint64_t unread, int kind)
 {
     mc_stats[MS_UNREAD_BYTES] += unread;
-    mc_finding_t f = { .kind = kind, .origin = origin, .addr = lo, .base = lo, .len = len, .bytes = unread, .access = -1 };
+    mc_finding_t f = {
+        .kind = kind, .origin = origin, .addr = lo, .base = lo, .len = len, .bytes = unread, .access = -1
+    };
     mc_report(&f);
 }
 
@@ -160,9 +162,14 @@ static void precise_access(mc_record_t *r, uintptr_t a, int write)
             e = (unsigned) __builtin_ctzll(fresh);
             a = r->lo + (uintptr_t) e * r->elem;
             if (write) { /* bytes: the received elements the write lost */
-                mc_finding_t f = { .kind = MC_WRITE_BEFORE_READ, .origin = &r->origin, .addr = a, .base = r->lo,
-                                   .len = r->hi - r->lo, .bytes = (uint64_t) __builtin_popcountll(fresh) * r->elem,
-                                   .access = 1, .ucontext = mpii_fault_context };
+                mc_finding_t f = { .kind = MC_WRITE_BEFORE_READ,
+                                   .origin = &r->origin,
+                                   .addr = a,
+                                   .base = r->lo,
+                                   .len = r->hi - r->lo,
+                                   .bytes = (uint64_t) __builtin_popcountll(fresh) * r->elem,
+                                   .access = 1,
+                                   .ucontext = mpii_fault_context };
                 mc_report(&f);
             }
         }
@@ -218,7 +225,12 @@ void mc_unread_received(const mc_origin_t *o, uintptr_t lo, size_t n, unsigned e
         }
         mc_record_t *r = &records[free_records[--n_free]];
         int pages = (int) ((phi - plo) / mpii_page_size);
-        *r = (mc_record_t){ .lo = lo, .hi = hi, .plo = plo, .block = b, .origin = *o, .used = 1,
+        *r = (mc_record_t){ .lo = lo,
+                            .hi = hi,
+                            .plo = plo,
+                            .block = b,
+                            .origin = *o,
+                            .used = 1,
                             .guarded = pages >= 64 ? ~0ull : (1ull << pages) - 1 };
         if (k == 0 && hi == end && elem && (hi - lo) / elem <= MC_PRECISE_ELEMS) {
             r->elem = elem;
@@ -240,7 +252,8 @@ void mc_unread_received(const mc_origin_t *o, uintptr_t lo, size_t n, unsigned e
  * small receive, and its bytes never read were counted as used). */
 static int overlaps(const mc_record_t *r, uintptr_t lo, uintptr_t hi)
 {
-    uintptr_t end = mpii_page_up(r->hi) < page_at(r, MC_RECORD_PAGES) ? mpii_page_up(r->hi) : page_at(r, MC_RECORD_PAGES);
+    uintptr_t end =
+        mpii_page_up(r->hi) < page_at(r, MC_RECORD_PAGES) ? mpii_page_up(r->hi) : page_at(r, MC_RECORD_PAGES);
     return r->used && r->guarded && r->plo < mpii_page_up(hi) && mpii_page_down(lo) < end;
 }
 
@@ -280,7 +293,8 @@ static void received_again(mc_record_t *r, uintptr_t lo, uintptr_t hi)
 
 void mc_unread_library_uses(uintptr_t lo, uintptr_t hi, int dir)
 {
-    FOR_ACTIVE(r) {
+    FOR_ACTIVE(r)
+    {
         if (!overlaps(r, lo, hi)) continue;
         if (dir == MC_DIR_RECV) {
             received_again(r, lo, hi);
@@ -308,7 +322,8 @@ void mc_unread_library_uses(uintptr_t lo, uintptr_t hi, int dir)
 static int library_fault(uintptr_t a, int write)
 {
     int mine = 0;
-    FOR_ACTIVE(r) {
+    FOR_ACTIVE(r)
+    {
         if (a < r->plo || a >= page_at(r, MC_RECORD_PAGES)) continue;
         int p = (int) ((a - r->plo) / mpii_page_size);
         if (!(r->guarded >> p & 1)) continue;
@@ -345,7 +360,8 @@ int mc_unread_fault(void *addr, int write)
     uintptr_t a = (uintptr_t) addr;
     int mine = 0;
     if (mc_in_library) return library_fault(a, write);
-    FOR_ACTIVE(r) {
+    FOR_ACTIVE(r)
+    {
         if (a < r->plo || a >= page_at(r, MC_RECORD_PAGES)) continue;
         int p = (int) ((a - r->plo) / mpii_page_size);
         if (!(r->guarded >> p & 1)) continue;
@@ -358,9 +374,14 @@ int mc_unread_fault(void *addr, int write)
         if (a >= r->lo && a < r->hi) {
             if (write) { /* bytes: what the instruction wrote (0: not decoded) */
                 unsigned width = mc_access_width(mpii_fault_context);
-                mc_finding_t f = { .kind = MC_WRITE_BEFORE_READ, .origin = &r->origin, .addr = a, .base = r->lo,
-                                   .len = r->hi - r->lo, .bytes = a + width <= r->hi ? width : r->hi - a,
-                                   .access = 1, .ucontext = mpii_fault_context };
+                mc_finding_t f = { .kind = MC_WRITE_BEFORE_READ,
+                                   .origin = &r->origin,
+                                   .addr = a,
+                                   .base = r->lo,
+                                   .len = r->hi - r->lo,
+                                   .bytes = a + width <= r->hi ? width : r->hi - a,
+                                   .access = 1,
+                                   .ucontext = mpii_fault_context };
                 mc_report(&f);
             }
             open_page(r, p);
@@ -376,7 +397,8 @@ int mc_unread_fault(void *addr, int write)
 void mc_unread_access(uintptr_t lo, uintptr_t hi)
 {
     /* a system call moves the data (direction unknown): its pages count as used */
-    FOR_ACTIVE(r) {
+    FOR_ACTIVE(r)
+    {
         if (!r->guarded || r->plo >= hi || page_at(r, MC_RECORD_PAGES) <= lo) continue;
         for (int p = 0; p < MC_RECORD_PAGES; p++)
             if (r->guarded >> p & 1 && page_at(r, p) < hi && lo < page_at(r, p) + mpii_page_size) open_page(r, p);
@@ -387,7 +409,7 @@ void mc_unread_access(uintptr_t lo, uintptr_t hi)
 void mc_unread_block_released(mpii_block_t *b)
 {
     FOR_ACTIVE(r)
-        if (r->block == b) finish(r);
+    if (r->block == b) finish(r);
 }
 
 void mc_unread_finalize(void)

@@ -62,7 +62,8 @@ void mc_vg_check(const void *p, size_t n, int defined)
 {
     if (!n) return;
     if (defined) (void) VALGRIND_CHECK_MEM_IS_DEFINED(p, n);
-    else (void) VALGRIND_CHECK_MEM_IS_ADDRESSABLE(p, n);
+    else
+        (void) VALGRIND_CHECK_MEM_IS_ADDRESSABLE(p, n);
 }
 
 void mc_vg_status_error(MPI_Status *st)

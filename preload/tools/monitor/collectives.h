@@ -45,7 +45,7 @@ COLL_INLINE sizes_t sizes_of(int kind, const mpii_args_t *a)
 
 /* The peers of a collective: the remote group of an inter-communicator, else the local one. */
 typedef struct {
-    int n, me;          /* me = -1 when the peers are the other group */
+    int n, me; /* me = -1 when the peers are the other group */
     const int *world;
 } peer_set_t;
 
@@ -73,12 +73,14 @@ COLL_INLINE uint64_t a2a_bytes(const mpii_args_t *a, const sizes_t *z, int i, in
                         : times(at(a->send_counts, a->send_counts_c, i), z->send);
     if (a->send_datatype || a->recv_datatype) { /* allgather[v], alltoall */
         if (!in_place) return times(a->send_count, z->send);
-        if (a->recv_counts || a->recv_counts_c) return times(at(a->recv_counts, a->recv_counts_c, me < 0 ? 0 : me), z->recv);
+        if (a->recv_counts || a->recv_counts_c)
+            return times(at(a->recv_counts, a->recv_counts_c, me < 0 ? 0 : me), z->recv);
         return times(a->recv_count, z->recv);
     }
-    if (a->recv_counts || a->recv_counts_c) return times(at(a->recv_counts, a->recv_counts_c, i), z->data); /* reduce_scatter */
-    if (a->recv_count) return times(a->recv_count, z->data); /* reduce_scatter_block */
-    return times(a->count, z->data);                        /* allreduce, scans */
+    if (a->recv_counts || a->recv_counts_c)
+        return times(at(a->recv_counts, a->recv_counts_c, i), z->data); /* reduce_scatter */
+    if (a->recv_count) return times(a->recv_count, z->data);            /* reduce_scatter_block */
+    return times(a->count, z->data);                                    /* allreduce, scans */
 }
 
 /* What the root of a one-to-all sends to peer i, or receives from it in an all-to-one. */
@@ -125,14 +127,14 @@ COLL_INLINE void mon_collective(int kind, const mpii_args_t *a)
         for (int k = 0; k < n; k++) {
             if (g->neighbors[k] < 0) continue;
             uint64_t b = a->send_datatypes ? bytes_of(at(a->send_counts, a->send_counts_c, k), a->send_datatypes[k])
-                       : (a->send_counts || a->send_counts_c) ? times(at(a->send_counts, a->send_counts_c, k), z.send)
-                       : times(a->send_count, z.send);
+                         : (a->send_counts || a->send_counts_c) ? times(at(a->send_counts, a->send_counts_c, k), z.send)
+                                                                : times(a->send_count, z.send);
             if (b) mon_count(g->neighbors[k], MON_COLL_COUNT, b);
             total += b;
         }
     } else {
         int first = kind == MPII_KIND_COLL_SCAN && ps.me >= 0 ? ps.me + 1 : 0; /* prefix: to higher ranks */
-        if (ps.n - (ps.me >= 0) <= 0) return; /* nobody to talk to */
+        if (ps.n - (ps.me >= 0) <= 0) return;                                  /* nobody to talk to */
         sizes_t z = sizes_of(kind, a);
         for (int i = first; i < ps.n; i++) {
             if (i == ps.me) continue;

@@ -15,18 +15,18 @@
 #define P(name, id) MPII_PMPI(name, id)
 
 typedef struct {
-    char *name;    /* current name */
-    char *labeled; /* the name written into the profile when the record was made */
+    char *name;      /* current name */
+    char *labeled;   /* the name written into the profile when the record was made */
     uint64_t *stats; /* MON_COMM_FIELDS, in the profile (outlive the communicator) */
-    char *procs;   /* member world ranks, "0,1,2" */
-    int freed;     /* the communicator is gone (its record stays) */
+    char *procs;     /* member world ranks, "0,1,2" */
+    int freed;       /* the communicator is gone (its record stays) */
 } record_name_t;
 
 static int tool;
 static MPI_Group world_group; /* valid once world_group_set (MPI_GROUP_NULL is no constant on Open MPI) */
 static int world_group_set;
 static handle_map_t comms, wins;
-static mon_group_t *world; /* MPI_COMM_WORLD, without a hash lookup */
+static mon_group_t *world;   /* MPI_COMM_WORLD, without a hash lookup */
 static record_name_t *names; /* by record index */
 static int nrecords;
 
@@ -145,7 +145,8 @@ void mon_comm_created(MPI_Comm comm, MPI_Comm parent, const char *how)
     const mon_group_t *p = parent != MPI_COMM_NULL ? handle_map_get(&comms, MON_KEY(parent)) : NULL;
     char origin[MPI_MAX_OBJECT_NAME + 64];
     if (p && p->record >= 0) snprintf(origin, sizeof origin, "%s of %s", how, names[p->record].name);
-    else snprintf(origin, sizeof origin, "%s", how);
+    else
+        snprintf(origin, sizeof origin, "%s", how);
     describe_comm(comm, origin);
 }
 
@@ -213,7 +214,10 @@ void mon_comm_renamed(MPI_Comm comm)
     if (g) refresh_name(g, comm);
 }
 
-int mon_records(void) { return nrecords; }
+int mon_records(void)
+{
+    return nrecords;
+}
 
 const char *mon_record(int i, const char **procs, const uint64_t **stats, int *freed)
 {
@@ -279,7 +283,8 @@ int mon_neighbors(MPI_Comm comm, mon_group_t *g)
     }
     if (!slots) n = 0;
     /* -1 for MPI_PROC_NULL and for this process itself (a periodic dimension of size 1) */
-    for (int k = 0; k < n; k++) slots[k] = slots[k] >= 0 && slots[k] < g->size && slots[k] != g->rank ? g->world[slots[k]] : -1;
+    for (int k = 0; k < n; k++)
+        slots[k] = slots[k] >= 0 && slots[k] < g->size && slots[k] != g->rank ? g->world[slots[k]] : -1;
     g->neighbors = slots;
     g->nneighbors = n;
     g->neighbors_known = 1;

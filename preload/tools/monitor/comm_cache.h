@@ -16,26 +16,26 @@
 
 /* One communicator (or window) as the tool knows it: the world rank of each member. */
 typedef struct {
-    int size, rank;     /* local group size, this process's rank in it */
-    int remote_size;    /* > 0 for an inter-communicator */
-    int *world;         /* local group -> MPI_COMM_WORLD rank */
-    int *remote_world;  /* remote group -> MPI_COMM_WORLD rank (inter-communicators) */
-    uint64_t *stats;    /* MON_COMM_FIELDS in the profile, NULL for windows */
-    int record;         /* index of this communicator's "comm" section, -1 for windows */
+    int size, rank;                  /* local group size, this process's rank in it */
+    int remote_size;                 /* > 0 for an inter-communicator */
+    int *world;                      /* local group -> MPI_COMM_WORLD rank */
+    int *remote_world;               /* remote group -> MPI_COMM_WORLD rank (inter-communicators) */
+    uint64_t *stats;                 /* MON_COMM_FIELDS in the profile, NULL for windows */
+    int record;                      /* index of this communicator's "comm" section, -1 for windows */
     int neighbors_known, nneighbors; /* topology destinations (neighbourhood collectives) */
-    int *neighbors;     /* world ranks in send-buffer order, -1 for MPI_PROC_NULL */
+    int *neighbors;                  /* world ranks in send-buffer order, -1 for MPI_PROC_NULL */
 } mon_group_t;
 
-int mon_cache_init(int tool_id);                  /* after MPI_Init; 0 or -1 */
-mon_group_t *mon_comm(MPI_Comm comm);            /* created on first use; NULL if not usable */
+int mon_cache_init(int tool_id);                                        /* after MPI_Init; 0 or -1 */
+mon_group_t *mon_comm(MPI_Comm comm);                                   /* created on first use; NULL if not usable */
 void mon_comm_created(MPI_Comm comm, MPI_Comm parent, const char *how); /* after a constructor */
 const mon_group_t *mon_win(MPI_Win win);
-void mon_comm_freeing(MPI_Comm comm);            /* before MPI_Comm_free: its last name, while it has one */
-void mon_comm_forget(uintptr_t key);             /* after it succeeded: the handle may be reused */
+void mon_comm_freeing(MPI_Comm comm); /* before MPI_Comm_free: its last name, while it has one */
+void mon_comm_forget(uintptr_t key);  /* after it succeeded: the handle may be reused */
 void mon_win_forget(uintptr_t key);
-void mon_comm_renamed(MPI_Comm comm);            /* after MPI_Comm_set_name */
-void mon_cache_finish(void);                     /* at MPI_Finalize: final names into the profile */
-int mon_records(void);                           /* per-communicator records made so far */
+void mon_comm_renamed(MPI_Comm comm); /* after MPI_Comm_set_name */
+void mon_cache_finish(void);          /* at MPI_Finalize: final names into the profile */
+int mon_records(void);                /* per-communicator records made so far */
 /* record i: its current name (NULL past the end), member world ranks, O2A/A2O/A2A fields, and
  * whether its communicator was freed */
 const char *mon_record(int i, const char **procs, const uint64_t **stats, int *freed);

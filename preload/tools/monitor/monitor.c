@@ -20,7 +20,7 @@
 #include "pvars.h"
 
 static int tool;
-static handle_map_t persistent;    /* persistent send request -> mon_persistent_t */
+static handle_map_t persistent; /* persistent send request -> mon_persistent_t */
 
 typedef struct {
     int peer;
@@ -84,7 +84,8 @@ MON_INLINE void before(mpii_kind_t kind, int id, const mpii_args_t *a)
     case MPII_KIND_SENDRECV: on_send(a); break;
     case MPII_KIND_START:
         if (a->requests) on_started(a->requests, (int) a->count);
-        else if (a->request) on_started(a->request, 1);
+        else if (a->request)
+            on_started(a->request, 1);
         break;
     case MPII_KIND_RMA_PUT:
     case MPII_KIND_RMA_GET:
@@ -95,7 +96,9 @@ MON_INLINE void before(mpii_kind_t kind, int id, const mpii_args_t *a)
     case MPII_KIND_COLL_SCAN:
     case MPII_KIND_COLL_BARRIER:
     case MPII_KIND_COLL_NEIGHBOR: mon_collective(kind, a); break;
-    case MPII_KIND_COMM_FREE: if (a->comm_ref) mon_comm_freeing(*a->comm_ref); break;
+    case MPII_KIND_COMM_FREE:
+        if (a->comm_ref) mon_comm_freeing(*a->comm_ref);
+        break;
     default: break; /* a freed type: the core forgets its cached size (extent.h) */
     }
 }
@@ -114,12 +117,16 @@ MON_INLINE void after(mpii_kind_t kind, int id, const mpii_args_t *a, int rc, ui
 {
     if (rc != MPI_SUCCESS) return;
     if (kind == MPII_KIND_COMM_FREE) mon_comm_forget(freed);
-    else if (kind == MPII_KIND_WIN_FREE) mon_win_forget(freed);
-    else if (id == MPI_REQUEST_FREE_T) free(handle_map_take(&persistent, freed));
-    else if (kind == MPII_KIND_SEND_INIT) on_send_init(a);
+    else if (kind == MPII_KIND_WIN_FREE)
+        mon_win_forget(freed);
+    else if (id == MPI_REQUEST_FREE_T)
+        free(handle_map_take(&persistent, freed));
+    else if (kind == MPII_KIND_SEND_INIT)
+        on_send_init(a);
     else if (kind == MPII_KIND_COMM_CREATE && a->new_comm && id != MPI_COMM_IDUP_T && *a->new_comm != MPI_COMM_NULL)
         mon_comm_created(*a->new_comm, a->comm, mpii_fn_info[id].name); /* its record exists even without traffic */
-    else if (id == MPI_COMM_SET_NAME_T) mon_comm_renamed(a->comm);
+    else if (id == MPI_COMM_SET_NAME_T)
+        mon_comm_renamed(a->comm);
 }
 
 static void start_recording(void)
@@ -164,29 +171,29 @@ static void stop_recording(void)
     mon_cache_finish();
 }
 
-#define MON_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                         \
-    MPII_HOOK RET mon_##NAME QPARAMS                                                       \
-    {                                                                                      \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                  \
-        (void) a;                                                                          \
-        if (ID == MPI_FINALIZE_T) stop_recording();                                        \
-        uintptr_t freed = freed_key(KIND, ID, &a);                                         \
-        (void) freed;                                                                      \
-        if (MPII_LIKELY(mon_recording)) {                                                      \
-            if (mon_threaded) pthread_mutex_lock(&mon_lock);                                       \
-            before(KIND, ID, &a);                                                          \
-            if (mon_threaded) pthread_mutex_unlock(&mon_lock);                                     \
-        }                                                                                  \
-        RET rc = MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);                        \
-        if (KIND == MPII_KIND_INIT && rc == MPI_SUCCESS) start_recording();                \
-        else if (mon_recording && (KIND == MPII_KIND_SEND_INIT || KIND == MPII_KIND_COMM_CREATE || \
-                               KIND == MPII_KIND_COMM_FREE || KIND == MPII_KIND_WIN_FREE ||  \
-                               ID == MPI_COMM_SET_NAME_T || ID == MPI_REQUEST_FREE_T)) {   \
-            if (mon_threaded) pthread_mutex_lock(&mon_lock);                                       \
-            after(KIND, ID, &a, (int) (intptr_t) rc, freed);                               \
-            if (mon_threaded) pthread_mutex_unlock(&mon_lock);                                     \
-        }                                                                                  \
-        return rc;                                                                         \
+#define MON_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                               \
+    MPII_HOOK RET mon_##NAME QPARAMS                                                                             \
+    {                                                                                                            \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                                        \
+        (void) a;                                                                                                \
+        if (ID == MPI_FINALIZE_T) stop_recording();                                                              \
+        uintptr_t freed = freed_key(KIND, ID, &a);                                                               \
+        (void) freed;                                                                                            \
+        if (MPII_LIKELY(mon_recording)) {                                                                        \
+            if (mon_threaded) pthread_mutex_lock(&mon_lock);                                                     \
+            before(KIND, ID, &a);                                                                                \
+            if (mon_threaded) pthread_mutex_unlock(&mon_lock);                                                   \
+        }                                                                                                        \
+        RET rc = MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);                                              \
+        if (KIND == MPII_KIND_INIT && rc == MPI_SUCCESS) start_recording();                                      \
+        else if (mon_recording &&                                                                                \
+                 (KIND == MPII_KIND_SEND_INIT || KIND == MPII_KIND_COMM_CREATE || KIND == MPII_KIND_COMM_FREE || \
+                  KIND == MPII_KIND_WIN_FREE || ID == MPI_COMM_SET_NAME_T || ID == MPI_REQUEST_FREE_T)) {        \
+            if (mon_threaded) pthread_mutex_lock(&mon_lock);                                                     \
+            after(KIND, ID, &a, (int) (intptr_t) rc, freed);                                                     \
+            if (mon_threaded) pthread_mutex_unlock(&mon_lock);                                                   \
+        }                                                                                                        \
+        return rc;                                                                                               \
     }
 MPII_FOREACH_FUNC(MON_WRAPPER)
 
@@ -195,13 +202,24 @@ MPII_FOREACH_FUNC(MON_WRAPPER)
 static inline int mpii_monitor_wraps(int id)
 {
     switch (mpii_fn_kind[id]) {
-    case MPII_KIND_INIT: case MPII_KIND_SEND: case MPII_KIND_SENDRECV:
-    case MPII_KIND_SEND_INIT: case MPII_KIND_START: case MPII_KIND_RMA_PUT: case MPII_KIND_RMA_GET:
-    case MPII_KIND_RMA_ACC: case MPII_KIND_COLL_O2A: case MPII_KIND_COLL_A2O: case MPII_KIND_COLL_A2A:
-    case MPII_KIND_COLL_SCAN: case MPII_KIND_COLL_BARRIER: case MPII_KIND_COLL_NEIGHBOR: case MPII_KIND_COMM_CREATE:
-    case MPII_KIND_COMM_FREE: case MPII_KIND_WIN_FREE: return 1;
-    default:
-        return id == MPI_FINALIZE_T || id == MPI_REQUEST_FREE_T || id == MPI_COMM_SET_NAME_T;
+    case MPII_KIND_INIT:
+    case MPII_KIND_SEND:
+    case MPII_KIND_SENDRECV:
+    case MPII_KIND_SEND_INIT:
+    case MPII_KIND_START:
+    case MPII_KIND_RMA_PUT:
+    case MPII_KIND_RMA_GET:
+    case MPII_KIND_RMA_ACC:
+    case MPII_KIND_COLL_O2A:
+    case MPII_KIND_COLL_A2O:
+    case MPII_KIND_COLL_A2A:
+    case MPII_KIND_COLL_SCAN:
+    case MPII_KIND_COLL_BARRIER:
+    case MPII_KIND_COLL_NEIGHBOR:
+    case MPII_KIND_COMM_CREATE:
+    case MPII_KIND_COMM_FREE:
+    case MPII_KIND_WIN_FREE: return 1;
+    default: return id == MPI_FINALIZE_T || id == MPI_REQUEST_FREE_T || id == MPI_COMM_SET_NAME_T;
     }
 }
 #define MON_HOOK(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) [ID] = (void (*)(void)) mon_##NAME,

@@ -23,21 +23,21 @@
 #include <string.h>
 #include "mpii_core.h"
 #include "mpii_tool.h"
-#include "profile_file.h" /* mpii_json_string */
+#include "profile_file.h"         /* mpii_json_string */
 #include "mpii_options_monitor.h" /* generated from tool.yaml */
-#include "comm_cache.h" /* the communicator records */
-#include "state.h" /* the per-peer table */
+#include "comm_cache.h"           /* the communicator records */
+#include "state.h"                /* the per-peer table */
 #include "pvars.h"
 
 static int tool;
-static int state_on = 1;         /* Open MPI's mca_common_monitoring_current_state */
-static int final_off;            /* a flush handle was started: no finalize output */
-static char *flush_name;         /* the file name prefix written through the flush variable */
-static uint64_t *base, *snap;    /* per-peer table: subtracted; the values when turned off */
-static uint64_t *rbase, *rsnap;  /* the same for the per-communicator records */
-static char *gone;               /* records whose communicator was freed before the last flush */
+static int state_on = 1;        /* Open MPI's mca_common_monitoring_current_state */
+static int final_off;           /* a flush handle was started: no finalize output */
+static char *flush_name;        /* the file name prefix written through the flush variable */
+static uint64_t *base, *snap;   /* per-peer table: subtracted; the values when turned off */
+static uint64_t *rbase, *rsnap; /* the same for the per-communicator records */
+static char *gone;              /* records whose communicator was freed before the last flush */
 static int rcap;
-static char *flushed;            /* JSON array of the prefixes written, for the profile */
+static char *flushed; /* JSON array of the prefixes written, for the profile */
 
 /* ---- the window onto the counters ---- */
 
@@ -154,7 +154,7 @@ static int write_prof(const char *prefix)
         mpii_error("monitor: cannot write %s: %s", path, strerror(errno));
         return -1;
     }
-#define V(p, field) peer_view(peers, (size_t) (p) * MON_ROW + (field))
+#define V(p, field) peer_view(peers, (size_t) (p) *MON_ROW + (field))
     fprintf(f, "# POINT TO POINT\n");
     for (int p = 0; p < size; p++) {
         if (!V(p, MON_PML_COUNT)) continue;
@@ -293,8 +293,10 @@ static int counts_notify(const mpii_pvar_t *v, const void *obj, int event)
     (void) v;
     (void) obj;
     if (event == MPII_PVAR_BIND) reset_view();
-    else if (event == MPII_PVAR_START) set_state(1);
-    else if (event == MPII_PVAR_STOP) set_state(0);
+    else if (event == MPII_PVAR_START)
+        set_state(1);
+    else if (event == MPII_PVAR_STOP)
+        set_state(0);
     return view_error();
 }
 
@@ -401,13 +403,16 @@ static mpii_pvar_t counts_var(size_t i)
 {
     int per_peer = VARS[i].kind == 0;
     return (mpii_pvar_t){ .desc = VARS[i].desc,
-                          .var_class = per_peer ? MPI_T_PVAR_CLASS_SIZE
+                          .var_class = per_peer            ? MPI_T_PVAR_CLASS_SIZE
                                        : VARS[i].kind == 1 ? MPI_T_PVAR_CLASS_COUNTER
                                                            : MPI_T_PVAR_CLASS_AGGREGATE,
-                          .type = MPII_PVAR_U64, .bind = MPI_T_BIND_MPI_COMM,
+                          .type = MPII_PVAR_U64,
+                          .bind = MPI_T_BIND_MPI_COMM,
                           .flags = MPII_PVAR_READONLY | MPII_PVAR_OWN_STATE,
-                          .count = per_peer ? peers_count : record_count, .read = per_peer ? peers_read : record_read,
-                          .notify = counts_notify, .data = &var_data[i] };
+                          .count = per_peer ? peers_count : record_count,
+                          .read = per_peer ? peers_read : record_read,
+                          .notify = counts_notify,
+                          .data = &var_data[i] };
 }
 
 void mon_pvars_register(int tool_id)
@@ -415,9 +420,14 @@ void mon_pvars_register(int tool_id)
     tool = tool_id;
     mpii_pvar_t flushv = { .desc = "Write a file name prefix; stopping a started handle writes <prefix>.<rank>.prof "
                                    "(Open MPI's format) and resets the monitoring counters",
-                           .var_class = MPI_T_PVAR_CLASS_GENERIC, .type = MPII_PVAR_CHAR,
-                           .bind = MPI_T_BIND_NO_OBJECT, .flags = MPII_PVAR_OWN_STATE, .count = flush_count,
-                           .read = flush_read, .write = flush_write, .notify = flush_notify };
+                           .var_class = MPI_T_PVAR_CLASS_GENERIC,
+                           .type = MPII_PVAR_CHAR,
+                           .bind = MPI_T_BIND_NO_OBJECT,
+                           .flags = MPII_PVAR_OWN_STATE,
+                           .count = flush_count,
+                           .read = flush_read,
+                           .write = flush_write,
+                           .notify = flush_notify };
     register_as(flushv, "mpii_monitor_flush", 0);
     for (size_t i = 0; i < NVARS; i++) {
         var_data[i].field = VARS[i].field;

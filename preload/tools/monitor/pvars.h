@@ -3,5 +3,5 @@
 #ifndef MPII_MONITOR_PVARS_H
 #define MPII_MONITOR_PVARS_H
 void mon_pvars_register(int tool_id);
-void mon_pvars_finish(void);                     /* at MPI_Finalize: the finalize .prof output */
+void mon_pvars_finish(void); /* at MPI_Finalize: the finalize .prof output */
 #endif

@@ -8,14 +8,14 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "mpii_gen.h" /* mpi.h, mpii_args_t */
-#include "extent.h" /* mpii_type_size: the core's datatype cache */
+#include "extent.h"   /* mpii_type_size: the core's datatype cache */
 #include "comm_cache.h"
 
 #define MON_HIDDEN __attribute__((visibility("hidden")))
 extern int mon_world_rank MON_HIDDEN, mon_world_size MON_HIDDEN;
-extern uint64_t *mon_peers MON_HIDDEN;     /* world_size rows of MON_ROW, in the profile */
+extern uint64_t *mon_peers MON_HIDDEN;        /* world_size rows of MON_ROW, in the profile */
 extern volatile int mon_recording MON_HIDDEN; /* between MPI_Init and MPI_Finalize */
-extern int mon_threaded MON_HIDDEN;        /* MPI_THREAD_MULTIPLE: serialise the bookkeeping */
+extern int mon_threaded MON_HIDDEN;           /* MPI_THREAD_MULTIPLE: serialise the bookkeeping */
 extern pthread_mutex_t mon_lock MON_HIDDEN;
 
 /* the per-peer table (world_size rows of MON_ROW), NULL before MPI_Init */
@@ -23,7 +23,7 @@ const uint64_t *mon_peer_table(int *rank, int *size);
 /* the communicator's peers as world ranks (remote group of an inter-communicator), or NULL;
  * for MPI_T (pvars.c), which may run on any thread: takes the lock when threaded */
 const int *mon_comm_peers(MPI_Comm comm, int *n);
-int mon_comm_record(MPI_Comm comm);              /* its record index, or -1 */
+int mon_comm_record(MPI_Comm comm); /* its record index, or -1 */
 
 static inline int hist_bin(uint64_t bytes)
 {

@@ -3,10 +3,10 @@
  * only the next-layer lookup is QMPI_Get_function inlined (mpii_next), since it lives in the shim. */
 #include "mpii_core.h" /* mpii_next: QMPI_Get_function inlined */
 
-#define NOOP_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                 \
-    MPII_HOOK RET noop_##NAME QPARAMS                                               \
-    {                                                                               \
-        return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);                   \
+#define NOOP_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) \
+    MPII_HOOK RET noop_##NAME QPARAMS                               \
+    {                                                               \
+        return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);   \
     }
 MPII_FOREACH_FUNC(NOOP_WRAPPER)
 

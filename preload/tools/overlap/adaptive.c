@@ -19,10 +19,10 @@
 #include "stats.h"
 #include "adaptive.h"
 
-#define OV_BLOCK 4        /* calls per exploration block; the modes take turns */
-#define OV_SAMPLES 12     /* periods per mode before a decision (4 blocks each) */
-#define OV_EARLY 3        /* periods per mode after which a clear loser is dropped at once */
-#define OV_MAX_PERIOD 1000000000ull /* a period above 1 s is a stall, not the method's doing */
+#define OV_BLOCK 4                    /* calls per exploration block; the modes take turns */
+#define OV_SAMPLES 12                 /* periods per mode before a decision (4 blocks each) */
+#define OV_EARLY 3                    /* periods per mode after which a clear loser is dropped at once */
+#define OV_MAX_PERIOD 1000000000ull   /* a period above 1 s is a stall, not the method's doing */
 #define OV_EARLY_MIN_PERIOD 100000ull /* 1.25x decides early only where exploring is long */
 enum { EXPLORE, EXPLOIT };
 
@@ -30,7 +30,8 @@ static ov_site_t sites[OV_SITES];
 
 ov_site_t *ov_site_of(void *addr)
 {
-    for (unsigned i = 0, h = (unsigned) ((uintptr_t) addr >> 2) & (OV_SITES - 1); i < OV_SITES; i++, h = (h + 1) & (OV_SITES - 1)) {
+    for (unsigned i = 0, h = (unsigned) ((uintptr_t) addr >> 2) & (OV_SITES - 1); i < OV_SITES;
+         i++, h = (h + 1) & (OV_SITES - 1)) {
         if (sites[h].addr == addr) return &sites[h];
         if (!sites[h].addr) {
             sites[h] = (ov_site_t){ .addr = addr, .state = EXPLORE, .on = 1, .backoff = 256 };
@@ -73,7 +74,7 @@ int ov_site_on(ov_site_t *s, uint64_t (*now)(void))
         memset(s->block, 0, sizeof s->block);
         s->n[0] = s->n[1] = 0;
         s->unhidden = s->hidden = 0;
-        s->t_last = 0; /* the period since the last decided call is not charged, */
+        s->t_last = 0;    /* the period since the last decided call is not charged, */
         s->mode_prev = 2; /* nor the one after the first call of the new exploration */
         s->phase = 0;
     }

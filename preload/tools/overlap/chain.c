@@ -37,12 +37,13 @@ typedef struct {
 static ov_record_t records[OV_RECORDS];
 static int last = -1;    /* the record of the latest converted call, until a fault or wait */
 static int probing = -1; /* an end whose wait was skipped to check it */
-static uint64_t last_ns;  /* adaptive: when `last` was called */
+static uint64_t last_ns; /* adaptive: when `last` was called */
 
 static int record_of(uint64_t sig)
 {
     sig |= 1; /* 0 marks empty slots */
-    for (unsigned i = 0, h = (unsigned) (sig ^ sig >> 29) & (OV_RECORDS - 1); i < OV_RECORDS; i++, h = (h + 1) & (OV_RECORDS - 1)) {
+    for (unsigned i = 0, h = (unsigned) (sig ^ sig >> 29) & (OV_RECORDS - 1); i < OV_RECORDS;
+         i++, h = (h + 1) & (OV_RECORDS - 1)) {
         if (records[h].sig == sig) return (int) h;
         if (!records[h].sig) {
             records[h] = (ov_record_t){ .sig = sig, .next = -1 };

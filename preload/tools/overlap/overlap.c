@@ -25,7 +25,7 @@
 #include "requests.h"
 
 static size_t heap_min; /* the option (tool.yaml); the others are in stats.c and state.c */
-static int live; /* between a single-threaded MPI_Init and MPI_Finalize */
+static int live;        /* between a single-threaded MPI_Init and MPI_Finalize */
 static uint64_t dummy_stats[ST_COUNT];
 
 /* What the generic wrapper must look at, per function id (from the spec's roles). F_EVERY: even
@@ -40,7 +40,9 @@ static inline __attribute__((always_inline)) int ov_role_flags(int id)
 {
     unsigned long long r = mpii_fn_roles[id];
     int k = mpii_fn_kind[id], v = 0;
-    if (r & (MPII_ROLE_BIT(MPII_ROLE_BUFFER) | MPII_ROLE_BIT(MPII_ROLE_SEND_BUFFER) | MPII_ROLE_BIT(MPII_ROLE_RECV_BUFFER))) v |= F_BUF;
+    if (r &
+        (MPII_ROLE_BIT(MPII_ROLE_BUFFER) | MPII_ROLE_BIT(MPII_ROLE_SEND_BUFFER) | MPII_ROLE_BIT(MPII_ROLE_RECV_BUFFER)))
+        v |= F_BUF;
     if ((r & MPII_ROLE_BIT(MPII_ROLE_REQUEST)) || k == MPII_KIND_SEND_INIT || k == MPII_KIND_RECV_INIT) v |= F_REQ;
     if (r & MPII_ROLE_BIT(MPII_ROLE_PINNED_BUFFER)) v |= F_PIN;
     if (r & (MPII_ROLE_BIT(MPII_ROLE_STATUS) | MPII_ROLE_BIT(MPII_ROLE_STATUSES))) v |= F_STATUS;
@@ -71,7 +73,8 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
     return h;
 }
 
-static uint64_t signature(void *site, int dir, const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm)
+static uint64_t signature(void *site, int dir, const void *buf, int count, MPI_Datatype type, int peer, int tag,
+                          MPI_Comm comm)
 {
     uint64_t h = mix((uint64_t) (uintptr_t) site, (uint64_t) dir);
     h = mix(h, (uint64_t) (uintptr_t) buf);
@@ -83,7 +86,8 @@ static uint64_t signature(void *site, int dir, const void *buf, int count, MPI_D
 
 static void *call_site(QMPI_Context context)
 {
-    return context.storage_stack ? (void *) (uintptr_t) mpii_calling_address(context) : NULL; /* Python: the line's key */
+    return context.storage_stack ? (void *) (uintptr_t) mpii_calling_address(context)
+                                 : NULL; /* Python: the line's key */
 }
 
 /* A converted call, for chain learning; at a learned chain end every request completes. */
@@ -175,7 +179,8 @@ static int sendrecv_async(QMPI_Context context, int dir, const void *sbuf, int s
     return done;
 }
 
-static int ov_MPI_Send(QMPI_Context context, int tool_id, const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+static int ov_MPI_Send(QMPI_Context context, int tool_id, const void *buf, int count, MPI_Datatype type, int dest,
+                       int tag, MPI_Comm comm)
 {
     if (send_async(context, buf, count, type, dest, tag, comm) == 1) return MPI_SUCCESS;
     return NEXT(MPI_SEND_T, QMPI_Send_t, buf, count, type, dest, tag, comm);
@@ -188,14 +193,16 @@ static int ov_MPI_Recv(QMPI_Context context, int tool_id, void *buf, int count, 
     return NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, tag, comm, status);
 }
 
-static int ov_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, int scount, MPI_Datatype stype, int dest,
-                           int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
-                           MPI_Status *status)
+static int ov_MPI_Sendrecv(QMPI_Context context, int tool_id, const void *sbuf, int scount, MPI_Datatype stype,
+                           int dest, int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+                           MPI_Comm comm, MPI_Status *status)
 {
-    int done = sendrecv_async(context, 2, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
+    int done =
+        sendrecv_async(context, 2, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
     if (done == 1) return MPI_SUCCESS;
     if (done == 0) return NEXT(MPI_RECV_T, QMPI_Recv_t, rbuf, rcount, rtype, source, rtag, comm, status);
-    return NEXT(MPI_SENDRECV_T, QMPI_Sendrecv_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
+    return NEXT(MPI_SENDRECV_T, QMPI_Sendrecv_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+                comm, status);
 }
 
 static int ov_MPI_Sendrecv_replace(QMPI_Context context, int tool_id, void *buf, int count, MPI_Datatype type, int dest,
@@ -204,7 +211,8 @@ static int ov_MPI_Sendrecv_replace(QMPI_Context context, int tool_id, void *buf,
     int done = sendrecv_async(context, 3, buf, count, type, dest, stag, buf, count, type, source, rtag, comm, status);
     if (done == 1) return MPI_SUCCESS;
     if (done == 0) return NEXT(MPI_RECV_T, QMPI_Recv_t, buf, count, type, source, rtag, comm, status);
-    return NEXT(MPI_SENDRECV_REPLACE_T, QMPI_Sendrecv_replace_t, buf, count, type, dest, stag, source, rtag, comm, status);
+    return NEXT(MPI_SENDRECV_REPLACE_T, QMPI_Sendrecv_replace_t, buf, count, type, dest, stag, source, rtag, comm,
+                status);
 }
 
 #if MPI_VERSION >= 4
@@ -229,10 +237,9 @@ static int ov_MPI_Sendrecv_c(QMPI_Context context, int tool_id, const void *sbuf
                              int dest, int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
                              MPI_Comm comm, MPI_Status *status)
 {
-    int done = FITS(scount) && FITS(rcount)
-                   ? sendrecv_async(context, 2, sbuf, (int) scount, stype, dest, stag, rbuf, (int) rcount, rtype,
-                                    source, rtag, comm, status)
-                   : -1;
+    int done = FITS(scount) && FITS(rcount) ? sendrecv_async(context, 2, sbuf, (int) scount, stype, dest, stag, rbuf,
+                                                             (int) rcount, rtype, source, rtag, comm, status)
+                                            : -1;
     if (done == 1) return MPI_SUCCESS;
     if (done == 0) return NEXT(MPI_RECV_C_T, QMPI_Recv_c_t, rbuf, rcount, rtype, source, rtag, comm, status);
     return NEXT(MPI_SENDRECV_C_T, QMPI_Sendrecv_c_t, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
@@ -242,10 +249,9 @@ static int ov_MPI_Sendrecv_c(QMPI_Context context, int tool_id, const void *sbuf
 static int ov_MPI_Sendrecv_replace_c(QMPI_Context context, int tool_id, void *buf, MPI_Count count, MPI_Datatype type,
                                      int dest, int stag, int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
-    int done = FITS(count)
-                   ? sendrecv_async(context, 3, buf, (int) count, type, dest, stag, buf, (int) count, type, source, rtag,
-                                    comm, status)
-                   : -1;
+    int done = FITS(count) ? sendrecv_async(context, 3, buf, (int) count, type, dest, stag, buf, (int) count, type,
+                                            source, rtag, comm, status)
+                           : -1;
     if (done == 1) return MPI_SUCCESS;
     if (done == 0) return NEXT(MPI_RECV_C_T, QMPI_Recv_c_t, buf, count, type, source, rtag, comm, status);
     return NEXT(MPI_SENDRECV_REPLACE_C_T, QMPI_Sendrecv_replace_c_t, buf, count, type, dest, stag, source, rtag, comm,
@@ -259,7 +265,9 @@ static void read_options(void)
 {
     mpii_overlap_options_t o;
     mpii_overlap_options(ov_tool, &o);
-    ov_mode = o.mode == MPII_OVERLAP_MODE_PAGING ? OV_PAGING : o.mode == MPII_OVERLAP_MODE_CHAINING ? OV_CHAINING : OV_ADAPTIVE;
+    ov_mode = o.mode == MPII_OVERLAP_MODE_PAGING     ? OV_PAGING
+              : o.mode == MPII_OVERLAP_MODE_CHAINING ? OV_CHAINING
+                                                     : OV_ADAPTIVE;
     ov_threshold = (int) o.chain_threshold;
     ov_max_bytes = (uint64_t) o.max_bytes;
     heap_min = (size_t) o.heap_min;
@@ -267,8 +275,11 @@ static void read_options(void)
 
 static const char *level_name(int level)
 {
-    return level == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" : level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
-         : level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED" : level == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "?";
+    return level == MPI_THREAD_SINGLE       ? "MPI_THREAD_SINGLE"
+           : level == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
+           : level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+           : level == MPI_THREAD_MULTIPLE   ? "MPI_THREAD_MULTIPLE"
+                                            : "?";
 }
 
 /* Why overlap is off at this thread level, naming the call and the fix for this program: mpi4py
@@ -286,9 +297,11 @@ static void say_thread_level(int required, int provided, uint64_t caller)
                                     : "ask for MPI_THREAD_SINGLE there (or call MPI_Init) to use overlap")
                           : "the MPI library gave more than was asked for (its default thread level setting)";
     char text[1024];
-    snprintf(text, sizeof text, "MPI_Init_thread%s%s%s asked for thread level %s and got %s; the method supports "
-             "MPI_THREAD_SINGLE only (a fault on another thread would call MPI from it): %s", *base ? ", called from " : "",
-             base, mpi4py ? " (mpi4py)" : "", level_name(required), level_name(provided), fix);
+    snprintf(text, sizeof text,
+             "MPI_Init_thread%s%s%s asked for thread level %s and got %s; the method supports "
+             "MPI_THREAD_SINGLE only (a fault on another thread would call MPI from it): %s",
+             *base ? ", called from " : "", base, mpi4py ? " (mpi4py)" : "", level_name(required), level_name(provided),
+             fix);
     mpii_profile_text(ov_tool, "disabled", text);
 }
 
@@ -312,7 +325,10 @@ static void start(int required, int provided, uint64_t caller)
     mpii_heap_start(heap_min);
     live = 1;
     mpii_debug("overlap: on (mode %s, heap pages for allocations >= %zu bytes)",
-               ov_mode == OV_PAGING ? "paging" : ov_mode == OV_CHAINING ? "chaining" : "adaptive", heap_min);
+               ov_mode == OV_PAGING     ? "paging"
+               : ov_mode == OV_CHAINING ? "chaining"
+                                        : "adaptive",
+               heap_min);
 }
 
 static void stop(void)
@@ -385,9 +401,11 @@ static void before_call(int id, const mpii_args_t *a)
         int sv = !a->send_counts && !a->send_counts_c, rv = !a->recv_counts && !a->recv_counts_c;
         library_uses(a->buffer, a->count, a->datatype, common, pin);
         if (given(a->send_datatype)) library_uses(a->send_buffer, a->send_count, a->send_datatype, sv, pin);
-        else library_uses(a->send_buffer, a->count, a->datatype, common && sv, pin);
+        else
+            library_uses(a->send_buffer, a->count, a->datatype, common && sv, pin);
         if (given(a->recv_datatype)) library_uses(a->recv_buffer, a->recv_count, a->recv_datatype, rv, pin);
-        else library_uses(a->recv_buffer, a->count, a->datatype, common && rv, pin);
+        else
+            library_uses(a->recv_buffer, a->count, a->datatype, common && rv, pin);
     }
     if (f & F_PIN) library_uses(a->pinned_buffer, 0, MPI_DATATYPE_NULL, 0, 1);
 }
@@ -403,24 +421,23 @@ static void before_call(int id, const mpii_args_t *a)
 #else /* a hook of the chain has its frame anyway: out of line would only add a call */
 #define OV_CHECK_INLINE inline __attribute__((always_inline))
 #endif
-#define OV_CHECK(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                          \
-    static OV_CHECK_INLINE void ovc_##NAME QPARAMS                                      \
-    {                                                                                   \
-        (void) context;                                                                 \
-        (void) tool_id;                                                                 \
-        mpii_args_t a = MPII_ARGS_##NAME;                                               \
-        ov_stats[ST_CHECKED]++;                                                         \
-        before_call(ID, &a);                                                            \
+#define OV_CHECK(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) \
+    static OV_CHECK_INLINE void ovc_##NAME QPARAMS              \
+    {                                                           \
+        (void) context;                                         \
+        (void) tool_id;                                         \
+        mpii_args_t a = MPII_ARGS_##NAME;                       \
+        ov_stats[ST_CHECKED]++;                                 \
+        before_call(ID, &a);                                    \
     }
-#define OV_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                       \
-    MPII_HOOK RET ovg_##NAME QPARAMS                                                    \
-    {                                                                                   \
-        int next_id;                                                                    \
-        void (*next_)(void) = mpii_next(tool_id, ID, &next_id);                         \
-        if (MPII_UNLIKELY((ov_role_flags(ID) & F_EVERY) ? live : ov_watching()))      \
-            ovc_##NAME NEXTARGS;                                                        \
-        if (ID == MPI_FINALIZE_T) stop();                                               \
-        return ((QTYPE *) next_) NEXTARGS;                                              \
+#define OV_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                     \
+    MPII_HOOK RET ovg_##NAME QPARAMS                                                                  \
+    {                                                                                                 \
+        int next_id;                                                                                  \
+        void (*next_)(void) = mpii_next(tool_id, ID, &next_id);                                       \
+        if (MPII_UNLIKELY((ov_role_flags(ID) & F_EVERY) ? live : ov_watching())) ovc_##NAME NEXTARGS; \
+        if (ID == MPI_FINALIZE_T) stop();                                                             \
+        return ((QTYPE *) next_) NEXTARGS;                                                            \
     }
 MPII_FOREACH_FUNC(OV_CHECK)
 MPII_FOREACH_FUNC(OV_WRAPPER)
@@ -444,25 +461,37 @@ static void classify(void)
 static inline int mpii_overlap_wraps(int id)
 {
     switch (id) {
-    case MPI_FINALIZE_T: case MPI_INIT_T: case MPI_INIT_THREAD_T: case MPI_SEND_T: case MPI_RECV_T:
-    case MPI_SENDRECV_T: case MPI_SENDRECV_REPLACE_T:
+    case MPI_FINALIZE_T:
+    case MPI_INIT_T:
+    case MPI_INIT_THREAD_T:
+    case MPI_SEND_T:
+    case MPI_RECV_T:
+    case MPI_SENDRECV_T:
+    case MPI_SENDRECV_REPLACE_T:
 #if MPI_VERSION >= 4
-    case MPI_SEND_C_T: case MPI_RECV_C_T: case MPI_SENDRECV_C_T: case MPI_SENDRECV_REPLACE_C_T:
+    case MPI_SEND_C_T:
+    case MPI_RECV_C_T:
+    case MPI_SENDRECV_C_T:
+    case MPI_SENDRECV_REPLACE_C_T:
 #endif
         return 1;
-    default:
-        return ov_role_flags(id) != 0;
+    default: return ov_role_flags(id) != 0;
     }
 }
 #define OV_HOOK(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) [ID] = (void (*)(void)) ovg_##NAME,
 static void (*const mpii_overlap_hooks[MPII_NFUNCS])(void) = {
     MPII_FOREACH_FUNC(OV_HOOK) /* then the converting hooks in the place of theirs (C99 6.7.8: the last wins) */
-    [MPI_INIT_T] = (void (*)(void)) ov_MPI_Init, [MPI_INIT_THREAD_T] = (void (*)(void)) ov_MPI_Init_thread,
-    [MPI_SEND_T] = (void (*)(void)) ov_MPI_Send, [MPI_RECV_T] = (void (*)(void)) ov_MPI_Recv,
-    [MPI_SENDRECV_T] = (void (*)(void)) ov_MPI_Sendrecv, [MPI_SENDRECV_REPLACE_T] = (void (*)(void)) ov_MPI_Sendrecv_replace,
+        [MPI_INIT_T] = (void (*)(void)) ov_MPI_Init,
+    [MPI_INIT_THREAD_T] = (void (*)(void)) ov_MPI_Init_thread,
+    [MPI_SEND_T] = (void (*)(void)) ov_MPI_Send,
+    [MPI_RECV_T] = (void (*)(void)) ov_MPI_Recv,
+    [MPI_SENDRECV_T] = (void (*)(void)) ov_MPI_Sendrecv,
+    [MPI_SENDRECV_REPLACE_T] = (void (*)(void)) ov_MPI_Sendrecv_replace,
 #if MPI_VERSION >= 4
-    [MPI_SEND_C_T] = (void (*)(void)) ov_MPI_Send_c, [MPI_RECV_C_T] = (void (*)(void)) ov_MPI_Recv_c,
-    [MPI_SENDRECV_C_T] = (void (*)(void)) ov_MPI_Sendrecv_c, [MPI_SENDRECV_REPLACE_C_T] = (void (*)(void)) ov_MPI_Sendrecv_replace_c,
+    [MPI_SEND_C_T] = (void (*)(void)) ov_MPI_Send_c,
+    [MPI_RECV_C_T] = (void (*)(void)) ov_MPI_Recv_c,
+    [MPI_SENDRECV_C_T] = (void (*)(void)) ov_MPI_Sendrecv_c,
+    [MPI_SENDRECV_REPLACE_C_T] = (void (*)(void)) ov_MPI_Sendrecv_replace_c,
 #endif
 };
 

@@ -59,25 +59,35 @@ export function formatOverlap(p: Profile): string[] {
     out.push(`overlap (tool ${run.tool}): ${n} rank${n === 1 ? '' : 's'}`);
     out.push(...disabledLines(run.disabled, run.ranks.length));
     const converted = (t['sends converted'] ?? 0) + (t['receives converted'] ?? 0);
-    out.push(`  converted   ${t['sends converted'] ?? 0} sends (${bytes(t['bytes sent'] ?? 0)}), `
-      + `${t['receives converted'] ?? 0} receives (${bytes(t['bytes received'] ?? 0)}), `
-      + `${t['sendrecvs converted'] ?? 0} of them Sendrecv`);
+    out.push(
+      `  converted   ${t['sends converted'] ?? 0} sends (${bytes(t['bytes sent'] ?? 0)}), ` +
+        `${t['receives converted'] ?? 0} receives (${bytes(t['bytes received'] ?? 0)}), ` +
+        `${t['sendrecvs converted'] ?? 0} of them Sendrecv`,
+    );
     const passed = [...run.stats.keys()].filter((k) => k.startsWith('passed: ') && t[k]);
     out.push(`  passed      ${passed.length ? passed.map((k) => `${t[k]} ${k.slice(8)}`).join(', ') : 'none'}`);
     const waits = [...run.stats.keys()].filter((k) => k.startsWith('waits: ') && t[k]);
     out.push(`  waits       ${waits.length ? waits.map((k) => `${t[k]} ${k.slice(7)}`).join(', ') : 'none'}`);
     const waitMs = (t['wait time ns'] ?? 0) / 1e6;
-    out.push(`  faults      ${t.faults ?? 0} (page touches that finished a receive); time waiting ${waitMs.toFixed(3)} ms`
-      + (n > 1 ? ` (max ${(Math.max(...(run.stats.get('wait time ns') ?? [0])) / 1e6).toFixed(3)} ms on one rank)` : ''));
-    out.push(`  chains      ${t['chain records'] ?? 0} call signatures, ${t['chain ends learned'] ?? 0} chain ends learned, `
-      + `${t['waits: chain end'] ?? 0} requests finished at a chain end`);
+    out.push(
+      `  faults      ${t.faults ?? 0} (page touches that finished a receive); time waiting ${waitMs.toFixed(3)} ms` +
+        (n > 1 ? ` (max ${(Math.max(...(run.stats.get('wait time ns') ?? [0])) / 1e6).toFixed(3)} ms on one rank)` : ''),
+    );
+    out.push(
+      `  chains      ${t['chain records'] ?? 0} call signatures, ${t['chain ends learned'] ?? 0} chain ends learned, ` +
+        `${t['waits: chain end'] ?? 0} requests finished at a chain end`,
+    );
     if (t['calls checked']) {
-      out.push(`  checked     ${t['calls checked']} other MPI calls (a buffer or status argument while a receive was `
-        + 'in flight or a status remembered, or a buffer the library keeps)');
+      out.push(
+        `  checked     ${t['calls checked']} other MPI calls (a buffer or status argument while a receive was ` +
+          'in flight or a status remembered, or a buffer the library keeps)',
+      );
     }
     if (t['call sites']) {
-      out.push(`  adaptive    ${t['call sites']} call sites, ${t['adaptive decisions'] ?? 0} decisions, `
-        + `${t['call sites switched off'] ?? 0} switched off (not faster in the background)`);
+      out.push(
+        `  adaptive    ${t['call sites']} call sites, ${t['adaptive decisions'] ?? 0} decisions, ` +
+          `${t['call sites switched off'] ?? 0} switched off (not faster in the background)`,
+      );
     }
     if (!converted && !run.disabled.length) out.push('  nothing was converted: see "passed" for why');
   }
@@ -87,27 +97,30 @@ export function formatOverlap(p: Profile): string[] {
 // ---------------------------------------------------------------- --html
 
 function overlapSection(p: Profile): string {
-  return overlapRuns(p).map((run) => {
-    const t = overlapTotals(run);
-    const rows = [...run.stats.entries()].map(([k, v]) => {
-      const isTime = k.endsWith(' ns');
-      const fmt = (x: number) => (isTime ? humanTime(x / 1e9) : k.startsWith('bytes') ? humanBytes(x) : num(x));
-      return [cell(isTime ? k.slice(0, -3) : k), cell(fmt(t[k]), t[k]), cell(fmt(Math.min(...v)), Math.min(...v)), cell(fmt(Math.max(...v)), Math.max(...v))];
-    });
-    return `<section id="overlap-${run.tool}"><h2>Overlap statistics <small>overlap, tool ${run.tool}: ${run.ranks.length} ranks</small></h2>
+  return overlapRuns(p)
+    .map((run) => {
+      const t = overlapTotals(run);
+      const rows = [...run.stats.entries()].map(([k, v]) => {
+        const isTime = k.endsWith(' ns');
+        const fmt = (x: number) => (isTime ? humanTime(x / 1e9) : k.startsWith('bytes') ? humanBytes(x) : num(x));
+        return [cell(isTime ? k.slice(0, -3) : k), cell(fmt(t[k]), t[k]), cell(fmt(Math.min(...v)), Math.min(...v)), cell(fmt(Math.max(...v)), Math.max(...v))];
+      });
+      return `<section id="overlap-${run.tool}"><h2>Overlap statistics <small>overlap, tool ${run.tool}: ${run.ranks.length} ranks</small></h2>
 ${run.disabled.map((d) => `<p class="warn">rank ${d.rank}: off (${esc(d.reason)})</p>`).join('\n')}
 ${table(`overlap-${run.tool}-stats`, [{ head: 'statistic' }, { head: 'all ranks', right: true }, { head: 'min / rank', right: true }, { head: 'max / rank', right: true }], rows)}
 </section>`;
-  }).join('\n');
+    })
+    .join('\n');
 }
 
 export const report: ToolReport = {
   text: (p) => formatOverlap(p),
-  json: (p) => overlapRuns(p).map((run) => ({
-    tool: run.tool,
-    totals: overlapTotals(run),
-    disabled: run.disabled,
-    ranks: run.ranks.map((rank, i) => ({ rank, ...Object.fromEntries([...run.stats.entries()].map(([k, v]) => [k, v[i]])) })),
-  })),
+  json: (p) =>
+    overlapRuns(p).map((run) => ({
+      tool: run.tool,
+      totals: overlapTotals(run),
+      disabled: run.disabled,
+      ranks: run.ranks.map((rank, i) => ({ rank, ...Object.fromEntries([...run.stats.entries()].map(([k, v]) => [k, v[i]])) })),
+    })),
   html: (p) => overlapSection(p),
 };

@@ -22,18 +22,18 @@
 
 typedef struct {
     MPI_Request req;
-    int recv;                 /* 0: send */
-    uintptr_t lo, hi;         /* bytes the program's elements span (receives) */
-    uintptr_t plo, phi;       /* the pages guarded */
+    int recv;           /* 0: send */
+    uintptr_t lo, hi;   /* bytes the program's elements span (receives) */
+    uintptr_t plo, phi; /* the pages guarded */
     mpii_block_t *block;
-    char *pack;               /* private buffer, kept for the next request in this slot */
+    char *pack; /* private buffer, kept for the next request in this slot */
     size_t cap;
     void *buf;
     int count;
     MPI_Datatype type;
     MPI_Comm comm;
-    int status_entry;         /* index in statuses[], or -1 */
-    ov_site_t *site;          /* adaptive: the receive's call site, told what it hid */
+    int status_entry; /* index in statuses[], or -1 */
+    ov_site_t *site;  /* adaptive: the receive's call site, told what it hid */
     uint64_t t_post, calls_post;
 } ov_req_t;
 
@@ -41,12 +41,12 @@ typedef struct {
  * ask about (MPI_Get_count & co.; settle_status). */
 typedef struct {
     MPI_Status *addr;
-    int owner;                /* slot of the receive still in flight, or -1 when `saved` is final */
+    int owner; /* slot of the receive still in flight, or -1 when `saved` is final */
     MPI_Status saved;
 } ov_status_t;
 
 volatile int ov_guarded_recvs; /* receives in flight, their pages guarded (a fault may finish one) */
-int ov_statuses_live; /* entries of statuses[] in use: 0 lets MPI calls skip the status checks */
+int ov_statuses_live;          /* entries of statuses[] in use: 0 lets MPI calls skip the status checks */
 static ov_req_t slots[OV_SLOTS];
 static int active[OV_SLOTS], n_active; /* slots in flight, in posting order */
 static int free_slots[OV_SLOTS], n_free;
@@ -99,8 +99,8 @@ static void unpack(ov_req_t *r, MPI_Status *st)
         /* a partial last element (legal for a short message): only the library's receive path
          * knows how to place it, so let it receive the packed bytes from ourselves */
         MPI_Status self;
-        MPII_PMPI(MPI_Sendrecv, MPI_SENDRECV_T)(r->pack, bytes, MPI_PACKED, 0, 0, r->buf, r->count, r->type, 0, 0,
-                                               MPI_COMM_SELF, &self);
+        MPII_PMPI(MPI_Sendrecv, MPI_SENDRECV_T)
+        (r->pack, bytes, MPI_PACKED, 0, 0, r->buf, r->count, r->type, 0, 0, MPI_COMM_SELF, &self);
     }
     if (closed) mpii_guard_close(r->block, r->plo, r->phi);
 }
@@ -161,20 +161,20 @@ static void complete(const int *which, int n, ov_cause_t cause)
 
 /* Complete the pending receives for which `cond` holds, and the sends posted before the last
  * of them (almost always done by then: reaping them keeps slots and private buffers free). */
-#define COMPLETE_WHERE(cond, cause)                                       \
-    do {                                                                  \
-        int last_ = -1;                                                   \
-        for (int i_ = 0; i_ < n_active; i_++) {                           \
-            const ov_req_t *r = &slots[active[i_]];                       \
-            if (r->recv && (cond)) last_ = i_;                            \
-        }                                                                 \
-        if (last_ < 0) break;                                             \
-        int which_[OV_SLOTS], n_ = 0;                                     \
-        for (int i_ = 0; i_ <= last_; i_++) {                             \
-            const ov_req_t *r = &slots[active[i_]];                       \
-            if (!r->recv || (cond)) which_[n_++] = active[i_];            \
-        }                                                                 \
-        complete(which_, n_, cause);                                      \
+#define COMPLETE_WHERE(cond, cause)                            \
+    do {                                                       \
+        int last_ = -1;                                        \
+        for (int i_ = 0; i_ < n_active; i_++) {                \
+            const ov_req_t *r = &slots[active[i_]];            \
+            if (r->recv && (cond)) last_ = i_;                 \
+        }                                                      \
+        if (last_ < 0) break;                                  \
+        int which_[OV_SLOTS], n_ = 0;                          \
+        for (int i_ = 0; i_ <= last_; i_++) {                  \
+            const ov_req_t *r = &slots[active[i_]];            \
+            if (!r->recv || (cond)) which_[n_++] = active[i_]; \
+        }                                                      \
+        complete(which_, n_, cause);                           \
     } while (0)
 
 void ov_complete_all(ov_cause_t cause)
@@ -279,7 +279,8 @@ int ov_recv_target(const void *buf, int count, MPI_Datatype type, int source, in
     if (source == MPI_PROC_NULL || absolute(buf, count)) return 0;
     /* only a block of the page-exclusive heap, not shared with the library, and wholly inside it */
     mpii_block_t *b = NULL;
-    if (count > 0 && mpii_extent(buf, count, type, &t->lo, &t->hi) == 0 && t->lo < t->hi) b = mpii_heap_find((void *) t->lo);
+    if (count > 0 && mpii_extent(buf, count, type, &t->lo, &t->hi) == 0 && t->lo < t->hi)
+        b = mpii_heap_find((void *) t->lo);
     if (!b || b->pins || t->hi > b->start + b->pages * mpii_page_size) {
         ov_stats[ST_PASS_BUFFER]++;
         return 0;
@@ -322,9 +323,21 @@ int ov_recv(const ov_target_t *t, void *buf, int count, MPI_Datatype type, int s
         drop_active(s);
         return 0;
     }
-    *r = (ov_req_t){ .recv = 1, .lo = lo, .hi = hi, .plo = mpii_page_down(lo), .phi = mpii_page_up(hi), .block = b,
-                     .pack = r->pack, .cap = r->cap, .buf = buf, .count = count, .type = type, .comm = comm,
-                     .status_entry = -1, .site = ov_current_site, .calls_post = ov_p2p_calls,
+    *r = (ov_req_t){ .recv = 1,
+                     .lo = lo,
+                     .hi = hi,
+                     .plo = mpii_page_down(lo),
+                     .phi = mpii_page_up(hi),
+                     .block = b,
+                     .pack = r->pack,
+                     .cap = r->cap,
+                     .buf = buf,
+                     .count = count,
+                     .type = type,
+                     .comm = comm,
+                     .status_entry = -1,
+                     .site = ov_current_site,
+                     .calls_post = ov_p2p_calls,
                      .t_post = ov_current_site ? mpii_now_ns() : 0 };
     /* A message that is already here gives its exact status at once: a program that copies
      * the status struct (instead of asking MPI_Get_count) then sees the real count. */
@@ -336,13 +349,15 @@ int ov_recv(const ov_target_t *t, void *buf, int count, MPI_Datatype type, int s
         if (here) OV_NEXT(MPI_IMRECV_T, QMPI_Imrecv_t, r->pack, size, MPI_PACKED, &msg, &r->req);
     }
     /* likewise a receive MPI refuses: not converted, the blocking call returns the error */
-    if (!here && OV_NEXT(MPI_IRECV_T, QMPI_Irecv_t, r->pack, size, MPI_PACKED, source, tag, comm, &r->req) != MPI_SUCCESS) {
+    if (!here &&
+        OV_NEXT(MPI_IRECV_T, QMPI_Irecv_t, r->pack, size, MPI_PACKED, source, tag, comm, &r->req) != MPI_SUCCESS) {
         drop_active(s);
         return 0;
     }
     int guarded = mpii_guard_add(b, r->plo, r->phi, MPII_GUARD_NOACCESS) == 0;
     if (guarded) ov_guarded_recvs++;
-    else r->block = NULL;
+    else
+        r->block = NULL;
     if (status != MPI_STATUS_IGNORE) {
         if (here) {
             *status = probed; /* exact: its byte count is the message's, whatever type asks */

@@ -22,8 +22,8 @@ extern int ov_statuses_live __attribute__((visibility("hidden")));
  * ov_stop (conversions set it, ov_stop clears it), so it needs no test of its own. */
 #define ov_watching() (ov_guarded_recvs | ov_statuses_live)
 
-int ov_start(void);  /* after MPI_Init: guards, heap; 0 or -1 */
-void ov_stop(void);  /* before MPI_Finalize: everything completes, no status stays remembered */
+int ov_start(void); /* after MPI_Init: guards, heap; 0 or -1 */
+void ov_stop(void); /* before MPI_Finalize: everything completes, no status stays remembered */
 
 /* Background versions: return 1 when converted, 0 when the caller must call the library itself
  * (after ov_release_range on the buffers). */

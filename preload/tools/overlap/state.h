@@ -8,8 +8,8 @@
 #include "adaptive.h"
 
 extern int ov_tool;           /* this instance's tool id (overlap runs once per process) */
-extern int ov_threshold;       /* chain confidence */
-extern uint64_t ov_max_bytes;  /* larger messages pass through */
+extern int ov_threshold;      /* chain confidence */
+extern uint64_t ov_max_bytes; /* larger messages pass through */
 
 /* Adaptive bookkeeping of the call being converted: its site (NULL unless adaptive) and the
  * count of the program's Send/Recv/Sendrecv calls so far, this one included. */

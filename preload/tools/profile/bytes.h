@@ -27,7 +27,10 @@ static inline MPI_Count pf_at(const int *c, const MPI_Count *cc, int i)
     return cc ? cc[i] : c ? c[i] : 0;
 }
 
-static inline int pf_has_counts(const int *c, const MPI_Count *cc) { return c || cc; }
+static inline int pf_has_counts(const int *c, const MPI_Count *cc)
+{
+    return c || cc;
+}
 
 static uint64_t pf_sum(const int *c, const MPI_Count *cc, int n, uint64_t size)
 {
@@ -55,7 +58,8 @@ static pf_group_t pf_group(MPI_Comm comm)
     if (comm == MPI_COMM_NULL) return g;
     PB(MPI_Comm_test_inter, MPI_COMM_TEST_INTER_T)(comm, &g.inter);
     if (g.inter) PB(MPI_Comm_remote_size, MPI_COMM_REMOTE_SIZE_T)(comm, &g.n);
-    else PB(MPI_Comm_size, MPI_COMM_SIZE_T)(comm, &g.n);
+    else
+        PB(MPI_Comm_size, MPI_COMM_SIZE_T)(comm, &g.n);
     PB(MPI_Comm_rank, MPI_COMM_RANK_T)(comm, &g.me);
     return g;
 }
@@ -92,16 +96,20 @@ static __attribute__((noinline)) pf_bytes_t pf_collective(int kind, int alltoall
     uint64_t ds = a->datatype ? mpii_type_size(a->datatype) : 0;
     int root = g.inter ? a->root == MPI_ROOT : a->root == g.me;
     int leaf = !g.inter || (a->root != MPI_ROOT && a->root != MPI_PROC_NULL); /* not the root's group */
-    int v_send = pf_has_counts(a->send_counts, a->send_counts_c), v_recv = pf_has_counts(a->recv_counts, a->recv_counts_c);
+    int v_send = pf_has_counts(a->send_counts, a->send_counts_c),
+        v_recv = pf_has_counts(a->recv_counts, a->recv_counts_c);
 
     switch (kind) {
     case MPII_KIND_COLL_O2A:
         if (!a->send_datatype && !a->recv_datatype) { /* bcast */
             if (root) b.sent = pf_times(a->count, ds);
-            else if (leaf) b.recv = pf_times(a->count, ds);
+            else if (leaf)
+                b.recv = pf_times(a->count, ds);
             break;
         }
-        if (root) b.sent = v_send ? pf_sum(a->send_counts, a->send_counts_c, g.n, ss) : pf_times(a->send_count, ss) * (uint64_t) g.n;
+        if (root)
+            b.sent = v_send ? pf_sum(a->send_counts, a->send_counts_c, g.n, ss)
+                            : pf_times(a->send_count, ss) * (uint64_t) g.n;
         if (leaf && !(root && a->recv_buffer == MPI_IN_PLACE)) b.recv = pf_times(a->recv_count, rs);
         break;
     case MPII_KIND_COLL_A2O:
@@ -111,7 +119,9 @@ static __attribute__((noinline)) pf_bytes_t pf_collective(int kind, int alltoall
             break;
         }
         if (leaf && !in_place) b.sent = pf_times(a->send_count, ss);
-        if (root) b.recv = v_recv ? pf_sum(a->recv_counts, a->recv_counts_c, g.n, rs) : pf_times(a->recv_count, rs) * (uint64_t) g.n;
+        if (root)
+            b.recv = v_recv ? pf_sum(a->recv_counts, a->recv_counts_c, g.n, rs)
+                            : pf_times(a->recv_count, rs) * (uint64_t) g.n;
         break;
     case MPII_KIND_COLL_A2A:
         if (a->send_datatypes || a->recv_datatypes) { /* alltoallw */
@@ -122,7 +132,8 @@ static __attribute__((noinline)) pf_bytes_t pf_collective(int kind, int alltoall
             b.recv = pf_sum(a->recv_counts, a->recv_counts_c, g.n, rs);
         } else if (a->send_datatype || a->recv_datatype) { /* allgather[v], alltoall */
             if (!in_place) b.sent = pf_times(a->send_count, ss) * (uint64_t) (alltoall ? g.n : 1);
-            b.recv = v_recv ? pf_sum(a->recv_counts, a->recv_counts_c, g.n, rs) : pf_times(a->recv_count, rs) * (uint64_t) g.n;
+            b.recv = v_recv ? pf_sum(a->recv_counts, a->recv_counts_c, g.n, rs)
+                            : pf_times(a->recv_count, rs) * (uint64_t) g.n;
         } else if (v_recv) { /* reduce_scatter */
             if (!in_place) b.sent = pf_sum(a->recv_counts, a->recv_counts_c, g.n, ds);
             b.recv = g.me < g.n ? pf_times(pf_at(a->recv_counts, a->recv_counts_c, g.me), ds) : 0;
@@ -147,7 +158,8 @@ static __attribute__((noinline)) pf_bytes_t pf_collective(int kind, int alltoall
         } else {
             b.sent = v_send ? pf_sum(a->send_counts, a->send_counts_c, out, ss)
                             : pf_times(a->send_count, ss) * (uint64_t) (alltoall ? out : 1);
-            b.recv = v_recv ? pf_sum(a->recv_counts, a->recv_counts_c, in, rs) : pf_times(a->recv_count, rs) * (uint64_t) in;
+            b.recv =
+                v_recv ? pf_sum(a->recv_counts, a->recv_counts_c, in, rs) : pf_times(a->recv_count, rs) * (uint64_t) in;
         }
         break;
     }

@@ -24,7 +24,7 @@
 #endif
 #include "mpii_core.h"
 #include "mpii_tool.h"
-#include "mpii_options_profile.h" /* generated from tool.yaml */
+#include "mpii_options_profile.h"  /* generated from tool.yaml */
 #include "../monitor/handle_map.h" /* persistent requests, as the monitor keeps them */
 #include "profile.h"
 #include "process_barrier.h"
@@ -60,21 +60,23 @@ typedef struct {
     uint64_t *clock;    /* PF_CLOCK_FIELDS */
     size_t mask, row_len, used, limit;
     int depth, tool, started, stopped;
-    int threaded;      /* MPI granted MPI_THREAD_MULTIPLE */
-    int errors_return; /* an MPI error may return instead of aborting: count from how calls end */
-    int no_tail;       /* threaded or errors_return: every call takes pf_full_NAME (see PF_WRAPPER) */
+    int threaded;        /* MPI granted MPI_THREAD_MULTIPLE */
+    int errors_return;   /* an MPI error may return instead of aborting: count from how calls end */
+    int no_tail;         /* threaded or errors_return: every call takes pf_full_NAME (see PF_WRAPPER) */
     volatile int shared; /* a thread other than MPI_Init's has called MPI: the general path, locked */
     volatile int busy;   /* MPI_Init's thread is in a fast-path segment (pf_fast_enter) */
-    uint64_t sample; /* time one call in `sample` on average after a site's first PF_ALWAYS_TIMED */
-    uint64_t rng;    /* xorshift state for the gaps between timed calls */
+    uint64_t sample;     /* time one call in `sample` on average after a site's first PF_ALWAYS_TIMED */
+    uint64_t rng;        /* xorshift state for the gaps between timed calls */
     /* PF_OFF before MPI_Init, after MPI_Finalize and after Pcontrol(0); else how the wrappers
      * record: PF_FAST (with the tail path) or PF_GENERAL (set_recording) */
     volatile int path;
-    pthread_mutex_t lock;   /* MPI_THREAD_MULTIPLE only */
+    pthread_mutex_t lock;    /* MPI_THREAD_MULTIPLE only */
     handle_map_t persistent; /* persistent request -> pf_bytes_t moved by each MPI_Start */
-    struct { uintptr_t lo, hi; } modules[PF_MAX_MODULES]; /* code already described in the profile */
+    struct {
+        uintptr_t lo, hi;
+    } modules[PF_MAX_MODULES]; /* code already described in the profile */
     int nmodules;
-    unsigned char named[MPII_NFUNCS]; /* function names already in the profile */
+    unsigned char named[MPII_NFUNCS];                             /* function names already in the profile */
     pf_latest_t latest[MPII_NFUNCS] __attribute__((aligned(64))); /* fast path only */
 } pf_state_t;
 
@@ -116,7 +118,7 @@ static __attribute__((noinline)) void pf_forget_types(pf_state_t *s)
     for (int i = 0; i < MPII_NFUNCS; i++) s->latest[i].sig_type = 0;
 }
 
-static unsigned char pf_alltoall[MPII_NFUNCS]; /* send buffer holds one block per peer */
+static unsigned char pf_alltoall[MPII_NFUNCS];        /* send buffer holds one block per peer */
 static unsigned char pf_sets_errhandler[MPII_NFUNCS]; /* may give a communicator or window a handler that returns */
 
 /* ---- call sites ---- */
@@ -271,13 +273,20 @@ PF_INLINE uint64_t pf_calling_address(QMPI_Context context)
 PF_INLINE int moves_data(int kind)
 {
     switch (kind) {
-    case MPII_KIND_SEND: case MPII_KIND_RECV: case MPII_KIND_SENDRECV: case MPII_KIND_START:
-    case MPII_KIND_COLL_O2A: case MPII_KIND_COLL_A2O: case MPII_KIND_COLL_A2A: case MPII_KIND_COLL_SCAN:
-    case MPII_KIND_COLL_BARRIER: case MPII_KIND_COLL_NEIGHBOR:
-    case MPII_KIND_RMA_PUT: case MPII_KIND_RMA_GET: case MPII_KIND_RMA_ACC:
-        return 1;
-    default:
-        return 0;
+    case MPII_KIND_SEND:
+    case MPII_KIND_RECV:
+    case MPII_KIND_SENDRECV:
+    case MPII_KIND_START:
+    case MPII_KIND_COLL_O2A:
+    case MPII_KIND_COLL_A2O:
+    case MPII_KIND_COLL_A2A:
+    case MPII_KIND_COLL_SCAN:
+    case MPII_KIND_COLL_BARRIER:
+    case MPII_KIND_COLL_NEIGHBOR:
+    case MPII_KIND_RMA_PUT:
+    case MPII_KIND_RMA_GET:
+    case MPII_KIND_RMA_ACC: return 1;
+    default: return 0;
     }
 }
 
@@ -322,14 +331,11 @@ PF_INLINE pf_bytes_t pf_bytes(pf_state_t *s, int kind, int id, const mpii_args_t
         break;
     case MPII_KIND_START:
         if (a->requests) started(s, a->requests, (int) a->count, &b);
-        else if (a->request) started(s, a->request, 1, &b);
+        else if (a->request)
+            started(s, a->request, 1, &b);
         break;
-    case MPII_KIND_RMA_PUT:
-        b.sent = pf_times(a->send_count, mpii_type_size(a->send_datatype));
-        break;
-    case MPII_KIND_RMA_GET:
-        b.recv = pf_times(a->recv_count, mpii_type_size(a->recv_datatype));
-        break;
+    case MPII_KIND_RMA_PUT: b.sent = pf_times(a->send_count, mpii_type_size(a->send_datatype)); break;
+    case MPII_KIND_RMA_GET: b.recv = pf_times(a->recv_count, mpii_type_size(a->recv_datatype)); break;
     case MPII_KIND_RMA_ACC:
         if (a->send_datatype) { /* Accumulate, Get_accumulate */
             b.sent = pf_times(a->send_count, mpii_type_size(a->send_datatype));
@@ -340,12 +346,12 @@ PF_INLINE pf_bytes_t pf_bytes(pf_state_t *s, int kind, int id, const mpii_args_t
             b.recv = z;
         }
         break;
-    case MPII_KIND_COLL_O2A: case MPII_KIND_COLL_A2O: case MPII_KIND_COLL_A2A:
-    case MPII_KIND_COLL_SCAN: case MPII_KIND_COLL_NEIGHBOR:
-        b = pf_collective(kind, pf_alltoall[id], a);
-        break;
-    default:
-        break;
+    case MPII_KIND_COLL_O2A:
+    case MPII_KIND_COLL_A2O:
+    case MPII_KIND_COLL_A2A:
+    case MPII_KIND_COLL_SCAN:
+    case MPII_KIND_COLL_NEIGHBOR: b = pf_collective(kind, pf_alltoall[id], a); break;
+    default: break;
     }
     return b;
 }
@@ -378,8 +384,8 @@ static __attribute__((noinline)) void pf_switch_site(pf_state_t *s, pf_latest_t 
     l->row = pf_row1(s, id, addr);
     l->addr = addr;
     l->next = mpii_next(s->tool, id, &l->next_id); /* fixed once MPI runs */
-    l->gap = s->no_tail ? 0 : l->row[PF_GAP]; /* no_tail: the row counts down, and 0 keeps the tail path shut */
-    l->sig_type = 0; /* the signature's size may be new to this row, and 0 bytes too */
+    l->gap = s->no_tail ? 0 : l->row[PF_GAP];      /* no_tail: the row counts down, and 0 keeps the tail path shut */
+    l->sig_type = 0;                               /* the signature's size may be new to this row, and 0 bytes too */
     l->null_seen = 0;
 }
 
@@ -393,7 +399,8 @@ PF_INLINE uint64_t *pf_site_fast(pf_state_t *s, int id, uint64_t addr, int *time
 
 /* The call's count and bytes (rc: how it ended; an early count assumes success). Returns the
  * bytes counted. */
-PF_INLINE uint64_t pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a, int rc, MPI_Request freed)
+PF_INLINE uint64_t pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a, int rc,
+                            MPI_Request freed)
 {
     pf_bytes_t b = { 0, 0 };
     if (moves_data(kind) && rc == MPI_SUCCESS) b = pf_bytes(s, kind, id, a);
@@ -401,10 +408,12 @@ PF_INLINE uint64_t pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const 
         pf_bytes_t p = { 0, 0 };
         uint64_t n = a->peer != MPI_PROC_NULL ? pf_times(a->count, mpii_type_size(a->datatype)) : 0;
         if (kind == MPII_KIND_SEND_INIT) p.sent = n;
-        else p.recv = n;
+        else
+            p.recv = n;
         remember(s, *a->request, p);
     }
-    if (MPII_UNLIKELY(id == MPI_REQUEST_FREE_T) && freed != MPI_REQUEST_NULL) free(handle_map_take(&s->persistent, MON_KEY(freed)));
+    if (MPII_UNLIKELY(id == MPI_REQUEST_FREE_T) && freed != MPI_REQUEST_NULL)
+        free(handle_map_take(&s->persistent, MON_KEY(freed)));
     if (MPII_UNLIKELY(id == MPI_TYPE_FREE_T)) pf_forget_types(s);
 
     uint64_t size = b.sent + b.recv;
@@ -499,12 +508,14 @@ static __attribute__((noinline)) uint64_t *pf_enter_general(pf_state_t *s, int i
     return f;
 }
 
-static __attribute__((noinline)) void pf_exit_general(pf_state_t *s, uint64_t *f, int id, int kind, const mpii_args_t *a,
-                                                      int rc, MPI_Request freed, int timed, uint64_t t0, uint64_t t1)
+static __attribute__((noinline)) void pf_exit_general(pf_state_t *s, uint64_t *f, int id, int kind,
+                                                      const mpii_args_t *a, int rc, MPI_Request freed, int timed,
+                                                      uint64_t t0, uint64_t t1)
 {
     if (s->threaded) pthread_mutex_lock(&s->lock);
     if (!PF_EARLY(kind)) pf_count(s, f, id, kind, a, rc, freed);
-    else if (rc != MPI_SUCCESS) pf_uncount(s, f, id, kind, a);
+    else if (rc != MPI_SUCCESS)
+        pf_uncount(s, f, id, kind, a);
     if (timed) pf_time(s, f, t0, t1);
     if (s->threaded) pthread_mutex_unlock(&s->lock);
 }
@@ -609,7 +620,8 @@ static int errors_abort(MPI_Comm comm)
 #ifdef MPI_ERRORS_ABORT
     fatal = fatal || eh == MPI_ERRORS_ABORT;
 #endif
-    if (eh != MPI_ERRHANDLER_NULL) MPII_PMPI(MPI_Errhandler_free, MPI_ERRHANDLER_FREE_T)(&eh); /* get took a reference */
+    if (eh != MPI_ERRHANDLER_NULL)
+        MPII_PMPI(MPI_Errhandler_free, MPI_ERRHANDLER_FREE_T)(&eh); /* get took a reference */
     return fatal;
 }
 
@@ -684,8 +696,9 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
  * the tool, MPI_Finalize stops it, persistent inits read the request they made, MPI_Request_free
  * reads the request it frees). A function that sets an error handler reaches pf_full_NAME on its
  * first call (no latest site yet), which switches the tail path off before it runs. */
-#define PF_TAILABLE(ID, KIND) ((KIND) != MPII_KIND_INIT && (ID) != MPI_FINALIZE_T && (KIND) != MPII_KIND_SEND_INIT && \
-                               (KIND) != MPII_KIND_RECV_INIT && (ID) != MPI_REQUEST_FREE_T)
+#define PF_TAILABLE(ID, KIND)                                                               \
+    ((KIND) != MPII_KIND_INIT && (ID) != MPI_FINALIZE_T && (KIND) != MPII_KIND_SEND_INIT && \
+     (KIND) != MPII_KIND_RECV_INIT && (ID) != MPI_REQUEST_FREE_T)
 
 /* The wrapper of every MPI function, in two parts; KIND and ID are constants in each, so each
  * keeps only its own cases.
@@ -709,67 +722,68 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
 #else
 #define PF_LATEST_NEXT(l, ID) (next_id = (l)->next_id, (l)->next)
 #endif
-#define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                  \
-    static __attribute__((noinline)) RET pf_full_##NAME QPARAMS;                                    \
-    MPII_HOOK RET pf_##NAME QPARAMS                                                                 \
-    {                                                                                               \
-        pf_state_t *s = mpii_tool_storage(tool_id);                                                 \
-        int next_id = tool_id; /* NEXTARGS pass it: to pf_full_NAME unchanged */                    \
-        if (PF_TAILABLE(ID, KIND)) {                                                                \
-            pf_latest_t *l = &s->latest[ID];                                                        \
-            mpii_args_t a = MPII_ARGS_##NAME;                                                       \
-            if (MPII_LIKELY(l->addr == pf_calling_address(context) && l->gap > 1 &&                 \
-                            pf_count_quick(l, ID, KIND, &a))) {                                     \
-                l->gap--;                                                                           \
-                void (*pf_next_)(void) = PF_LATEST_NEXT(l, ID); /* sets next_id first */           \
-                return ((QTYPE *) pf_next_) NEXTARGS;                                               \
-            }                                                                                       \
-        }                                                                                           \
-        return pf_full_##NAME NEXTARGS;                                                             \
-    }                                                                                               \
-    static RET pf_full_##NAME QPARAMS                                                               \
-    {                                                                                               \
-        pf_state_t *s = mpii_tool_storage(tool_id);                                                 \
-        int next_id, timed;                                                                         \
-        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                                      \
-        pf_check_thread(s);                                                                         \
-        if (ID == MPI_FINALIZE_T) pf_stop(s);                                                       \
-        if (MPII_UNLIKELY(pf_sets_errhandler[ID])) pf_errors_may_return(s);                         \
-        int path = s->path;                                                                         \
+#define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                           \
+    static __attribute__((noinline)) RET pf_full_##NAME QPARAMS;                                            \
+    MPII_HOOK RET pf_##NAME QPARAMS                                                                         \
+    {                                                                                                       \
+        pf_state_t *s = mpii_tool_storage(tool_id);                                                         \
+        int next_id = tool_id; /* NEXTARGS pass it: to pf_full_NAME unchanged */                            \
+        if (PF_TAILABLE(ID, KIND)) {                                                                        \
+            pf_latest_t *l = &s->latest[ID];                                                                \
+            mpii_args_t a = MPII_ARGS_##NAME;                                                               \
+            if (MPII_LIKELY(l->addr == pf_calling_address(context) && l->gap > 1 &&                         \
+                            pf_count_quick(l, ID, KIND, &a))) {                                             \
+                l->gap--;                                                                                   \
+                void (*pf_next_)(void) = PF_LATEST_NEXT(l, ID); /* sets next_id first */                    \
+                return ((QTYPE *) pf_next_) NEXTARGS;                                                       \
+            }                                                                                               \
+        }                                                                                                   \
+        return pf_full_##NAME NEXTARGS;                                                                     \
+    }                                                                                                       \
+    static RET pf_full_##NAME QPARAMS                                                                       \
+    {                                                                                                       \
+        pf_state_t *s = mpii_tool_storage(tool_id);                                                         \
+        int next_id, timed;                                                                                 \
+        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                                              \
+        pf_check_thread(s);                                                                                 \
+        if (ID == MPI_FINALIZE_T) pf_stop(s);                                                               \
+        if (MPII_UNLIKELY(pf_sets_errhandler[ID])) pf_errors_may_return(s);                                 \
+        int path = s->path;                                                                                 \
         if (MPII_UNLIKELY(path != PF_FAST) || KIND == MPII_KIND_INIT || MPII_UNLIKELY(!pf_fast_enter(s))) { \
-            if (path == PF_OFF || KIND == MPII_KIND_INIT) {                                         \
-                RET rc = ((QTYPE *) next) NEXTARGS;                                                 \
-                if (KIND == MPII_KIND_INIT && (int) (intptr_t) rc == MPI_SUCCESS) pf_start(s);      \
-                return rc;                                                                          \
-            }                                                                                       \
-            mpii_args_t ga = MPII_ARGS_##NAME;                                                      \
-            MPI_Request gfreed = ID == MPI_REQUEST_FREE_T && ga.request ? *ga.request : MPI_REQUEST_NULL; \
-            uint64_t *gf = pf_enter_general(s, ID, KIND, context, &ga, gfreed, &timed);             \
-            uint64_t t0 = timed ? pf_ticks() : 0;                                                   \
-            RET rc = ((QTYPE *) next) NEXTARGS;                                                     \
-            uint64_t t1 = timed ? pf_ticks() : 0;                                                   \
-            pf_exit_general(s, gf, ID, KIND, &ga, (int) (intptr_t) rc, gfreed, timed, t0, t1);      \
-            return rc;                                                                              \
-        }                                                                                           \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                           \
-        MPI_Request freed = ID == MPI_REQUEST_FREE_T && a.request ? *a.request : MPI_REQUEST_NULL;  \
-        uint64_t *f = pf_site_fast(s, ID, pf_calling_address(context), &timed);                      \
-        uint64_t bytes = PF_EARLY(KIND) ? pf_count(s, f, ID, KIND, &a, MPI_SUCCESS, freed) : 0;     \
-        pf_fast_leave(s);                                                                           \
-        uint64_t t0 = timed ? pf_ticks() : 0;                                                       \
-        RET rc = ((QTYPE *) next) NEXTARGS;                                                         \
-        uint64_t t1 = timed ? pf_ticks() : 0;                                                       \
-        if (MPII_UNLIKELY(!pf_fast_enter(s))) { /* another thread called MPI meanwhile */           \
-            mpii_args_t ga = MPII_ARGS_##NAME;                                                      \
-            pf_exit_general(s, f, ID, KIND, &ga, (int) (intptr_t) rc, freed, timed, t0, t1);        \
-            return rc;                                                                              \
-        }                                                                                           \
-        if (!PF_EARLY(KIND)) bytes = pf_count(s, f, ID, KIND, &a, (int) (intptr_t) rc, freed);      \
-        else if (MPII_UNLIKELY((int) (intptr_t) rc != MPI_SUCCESS)) pf_uncount(s, f, ID, KIND, &a);  \
-        pf_remember_signature(&s->latest[ID], KIND, &a, (int) (intptr_t) rc, bytes);                \
-        if (timed) pf_time(s, f, t0, t1);                                                           \
-        pf_fast_leave(s);                                                                           \
-        return rc;                                                                                  \
+            if (path == PF_OFF || KIND == MPII_KIND_INIT) {                                                 \
+                RET rc = ((QTYPE *) next) NEXTARGS;                                                         \
+                if (KIND == MPII_KIND_INIT && (int) (intptr_t) rc == MPI_SUCCESS) pf_start(s);              \
+                return rc;                                                                                  \
+            }                                                                                               \
+            mpii_args_t ga = MPII_ARGS_##NAME;                                                              \
+            MPI_Request gfreed = ID == MPI_REQUEST_FREE_T && ga.request ? *ga.request : MPI_REQUEST_NULL;   \
+            uint64_t *gf = pf_enter_general(s, ID, KIND, context, &ga, gfreed, &timed);                     \
+            uint64_t t0 = timed ? pf_ticks() : 0;                                                           \
+            RET rc = ((QTYPE *) next) NEXTARGS;                                                             \
+            uint64_t t1 = timed ? pf_ticks() : 0;                                                           \
+            pf_exit_general(s, gf, ID, KIND, &ga, (int) (intptr_t) rc, gfreed, timed, t0, t1);              \
+            return rc;                                                                                      \
+        }                                                                                                   \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                                   \
+        MPI_Request freed = ID == MPI_REQUEST_FREE_T && a.request ? *a.request : MPI_REQUEST_NULL;          \
+        uint64_t *f = pf_site_fast(s, ID, pf_calling_address(context), &timed);                             \
+        uint64_t bytes = PF_EARLY(KIND) ? pf_count(s, f, ID, KIND, &a, MPI_SUCCESS, freed) : 0;             \
+        pf_fast_leave(s);                                                                                   \
+        uint64_t t0 = timed ? pf_ticks() : 0;                                                               \
+        RET rc = ((QTYPE *) next) NEXTARGS;                                                                 \
+        uint64_t t1 = timed ? pf_ticks() : 0;                                                               \
+        if (MPII_UNLIKELY(!pf_fast_enter(s))) { /* another thread called MPI meanwhile */                   \
+            mpii_args_t ga = MPII_ARGS_##NAME;                                                              \
+            pf_exit_general(s, f, ID, KIND, &ga, (int) (intptr_t) rc, freed, timed, t0, t1);                \
+            return rc;                                                                                      \
+        }                                                                                                   \
+        if (!PF_EARLY(KIND)) bytes = pf_count(s, f, ID, KIND, &a, (int) (intptr_t) rc, freed);              \
+        else if (MPII_UNLIKELY((int) (intptr_t) rc != MPI_SUCCESS))                                         \
+            pf_uncount(s, f, ID, KIND, &a);                                                                 \
+        pf_remember_signature(&s->latest[ID], KIND, &a, (int) (intptr_t) rc, bytes);                        \
+        if (timed) pf_time(s, f, t0, t1);                                                                   \
+        pf_fast_leave(s);                                                                                   \
+        return rc;                                                                                          \
     }
 MPII_FOREACH_FUNC(PF_WRAPPER)
 

@@ -4,7 +4,13 @@ import { cell, table } from '../../../src/report/html-kit.js';
 import type { ToolDiff, ToolReport } from '../../../src/report/tool-report.js';
 import { signedCount } from '../../../src/report/units.js';
 
-export interface CallRow { fn: string; total: bigint; min: bigint; max: bigint; ranks: number }
+export interface CallRow {
+  fn: string;
+  total: bigint;
+  min: bigint;
+  max: bigint;
+  ranks: number;
+}
 
 /** One table per trace-count instance (a tool listed twice reports twice). */
 export function traceCountTables(p: Profile): { tool: number; rows: CallRow[] }[] {
@@ -26,16 +32,18 @@ export function traceCountTables(p: Profile): { tool: number; rows: CallRow[] }[
   const nranks = p.ranks.length;
   return [...byTool.entries()].map(([tool, table]) => ({
     tool,
-    rows: [...table.entries()].map(([fn, vals]) => {
-      const all = [...vals, ...new Array<bigint>(nranks - vals.length).fill(0n)];
-      return {
-        fn,
-        total: all.reduce((a, b) => a + b, 0n),
-        min: all.reduce((a, b) => (b < a ? b : a)),
-        max: all.reduce((a, b) => (b > a ? b : a)),
-        ranks: vals.length,
-      };
-    }).sort((a, b) => (b.total > a.total ? 1 : b.total < a.total ? -1 : a.fn.localeCompare(b.fn))),
+    rows: [...table.entries()]
+      .map(([fn, vals]) => {
+        const all = [...vals, ...new Array<bigint>(nranks - vals.length).fill(0n)];
+        return {
+          fn,
+          total: all.reduce((a, b) => a + b, 0n),
+          min: all.reduce((a, b) => (b < a ? b : a)),
+          max: all.reduce((a, b) => (b > a ? b : a)),
+          ranks: vals.length,
+        };
+      })
+      .sort((a, b) => (b.total > a.total ? 1 : b.total < a.total ? -1 : a.fn.localeCompare(b.fn))),
   }));
 }
 
@@ -57,13 +65,25 @@ export function formatTraceCount(p: Profile, top = 15): string[] {
 // ---------------------------------------------------------------- --html
 
 function traceCountSection(p: Profile, top: number): string {
-  return traceCountTables(p).map(({ tool, rows }) => `<section id="trace-count-${tool}"><h2>MPI calls <small>trace-count, tool ${tool}</small></h2>
-${table(`trace-count-${tool}-calls`, [{ head: 'function' }, { head: 'total', right: true }, { head: 'min / rank', right: true }, { head: 'max / rank', right: true }],
-    rows.slice(0, top).map((r) => [cell(r.fn), cell(Number(r.total)), cell(Number(r.min)), cell(Number(r.max))]))}
-</section>`).join('\n');
+  return traceCountTables(p)
+    .map(
+      ({ tool, rows }) => `<section id="trace-count-${tool}"><h2>MPI calls <small>trace-count, tool ${tool}</small></h2>
+${table(
+  `trace-count-${tool}-calls`,
+  [{ head: 'function' }, { head: 'total', right: true }, { head: 'min / rank', right: true }, { head: 'max / rank', right: true }],
+  rows.slice(0, top).map((r) => [cell(r.fn), cell(Number(r.total)), cell(Number(r.min)), cell(Number(r.max))]),
+)}
+</section>`,
+    )
+    .join('\n');
 }
 
-export interface CallChange { fn: string; a: number; b: number; change: number }
+export interface CallChange {
+  fn: string;
+  a: number;
+  b: number;
+  change: number;
+}
 
 /** `mpii report A B`: the MPI functions whose call count changed, largest change first. */
 const traceCountDiff: ToolDiff<CallChange[]> = {
@@ -74,15 +94,27 @@ const traceCountDiff: ToolDiff<CallChange[]> = {
     const m = new Map<string, CallChange>();
     for (const r of ca.rows) m.set(r.fn, { fn: r.fn, a: Number(r.total), b: 0, change: 0 });
     for (const r of cb.rows) m.set(r.fn, { ...(m.get(r.fn) ?? { fn: r.fn, a: 0, b: 0, change: 0 }), b: Number(r.total) });
-    return [...m.values()].map((x) => ({ ...x, change: x.b - x.a })).filter((x) => x.change !== 0)
+    return [...m.values()]
+      .map((x) => ({ ...x, change: x.b - x.a }))
+      .filter((x) => x.change !== 0)
       .sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || x.fn.localeCompare(y.fn));
   },
-  text: (d, o) => [o.bold('trace-count:'), ...(d.length ? o.table(['function', 'calls A', 'calls B', 'change'],
-    d.slice(0, o.top).map((x) => [x.fn, String(x.a), String(x.b), signedCount(x.change)]), [false, true, true, true])
-    : ['  the same number of calls of every MPI function'])],
+  text: (d, o) => [
+    o.bold('trace-count:'),
+    ...(d.length
+      ? o.table(
+          ['function', 'calls A', 'calls B', 'change'],
+          d.slice(0, o.top).map((x) => [x.fn, String(x.a), String(x.b), signedCount(x.change)]),
+          [false, true, true, true],
+        )
+      : ['  the same number of calls of every MPI function']),
+  ],
   html: (d, top) => `<section id="trace-count"><h2>MPI calls <small>trace-count</small></h2>
-${table('diff-calls', [{ head: 'function' }, { head: 'calls A', right: true }, { head: 'calls B', right: true }, { head: 'change', right: true }],
-    d.slice(0, top).map((x) => [cell(x.fn), cell(x.a), cell(x.b), cell(x.change)]))}
+${table(
+  'diff-calls',
+  [{ head: 'function' }, { head: 'calls A', right: true }, { head: 'calls B', right: true }, { head: 'change', right: true }],
+  d.slice(0, top).map((x) => [cell(x.fn), cell(x.a), cell(x.b), cell(x.change)]),
+)}
 </section>`,
   json: (d, top) => d.slice(0, top),
 };
@@ -92,8 +124,8 @@ const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
 export const report: ToolReport = {
   // after mpii run the tool's own `top`; mpii report's --top
   text: (p, o) => formatTraceCount(p, o.top ?? num(o.options?.top)),
-  json: (p) => traceCountTables(p).map((t) => ({ tool: t.tool,
-    rows: t.rows.map((r) => ({ fn: r.fn, total: Number(r.total), min: Number(r.min), max: Number(r.max) })) })),
+  json: (p) =>
+    traceCountTables(p).map((t) => ({ tool: t.tool, rows: t.rows.map((r) => ({ fn: r.fn, total: Number(r.total), min: Number(r.min), max: Number(r.max) })) })),
   html: (p, o) => traceCountSection(p, o.top),
   diff: traceCountDiff,
 };

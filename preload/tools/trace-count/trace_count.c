@@ -5,12 +5,12 @@
 #include "mpii_core.h" /* mpii_next: QMPI_Get_function inlined */
 #include "mpii_tool.h"
 
-#define TC_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                   \
-    MPII_HOOK RET tc_##NAME QPARAMS                                                 \
-    {                                                                               \
-        (void) context;                                                             \
-        ((uint64_t *) mpii_tool_storage(tool_id))[ID]++;                            \
-        return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);                   \
+#define TC_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) \
+    MPII_HOOK RET tc_##NAME QPARAMS                               \
+    {                                                             \
+        (void) context;                                           \
+        ((uint64_t *) mpii_tool_storage(tool_id))[ID]++;          \
+        return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS); \
     }
 MPII_FOREACH_FUNC(TC_WRAPPER)
 

@@ -20,14 +20,35 @@ export const CLASSES: { name: ClassName; field: number; label: string; letter: s
   { name: 'coll', field: PEERS.index.coll_count, label: 'collective', letter: 'C' },
 ];
 
-export interface Flow { count: number; bytes: number }
-export interface PeerStats { p2p: Flow; osc_sent: Flow; osc_recv: Flow; coll: Flow; hist: number[] }
-export interface CommRecord { name: string; procs: string; o2a: Flow; a2o: Flow; a2a: Flow }
+export interface Flow {
+  count: number;
+  bytes: number;
+}
+export interface PeerStats {
+  p2p: Flow;
+  osc_sent: Flow;
+  osc_recv: Flow;
+  coll: Flow;
+  hist: number[];
+}
+export interface CommRecord {
+  name: string;
+  procs: string;
+  o2a: Flow;
+  a2o: Flow;
+  a2a: Flow;
+}
 /** table_bytes: the per-peer table's size; resident_bytes: the part that became memory. */
-export interface MemoryUse { table_bytes: number; resident_bytes: number }
+export interface MemoryUse {
+  table_bytes: number;
+  resident_bytes: number;
+}
 /** The peers of one rank column-wise: ids ascending, 8 values per peer (the count and bytes of
  *  each class, in CLASSES order). What the report's big loops read: no object per peer. */
-export interface PeerFlows { ids: Int32Array; values: Float64Array }
+export interface PeerFlows {
+  ids: Int32Array;
+  values: Float64Array;
+}
 export interface RankMonitor {
   rank: number;
   /** per peer, with the size histogram (made on first use from `flows` where there is one) */
@@ -36,11 +57,18 @@ export interface RankMonitor {
   memory?: MemoryUse;
   flows?: PeerFlows;
 }
-export interface MonitorRun { tool: number; size: number; ranks: RankMonitor[] }
+export interface MonitorRun {
+  tool: number;
+  size: number;
+  ranks: RankMonitor[];
+}
 
 const emptyPeer = (): PeerStats => ({
-  p2p: { count: 0, bytes: 0 }, osc_sent: { count: 0, bytes: 0 }, osc_recv: { count: 0, bytes: 0 },
-  coll: { count: 0, bytes: 0 }, hist: new Array<number>(HIST_BINS).fill(0),
+  p2p: { count: 0, bytes: 0 },
+  osc_sent: { count: 0, bytes: 0 },
+  osc_recv: { count: 0, bytes: 0 },
+  coll: { count: 0, bytes: 0 },
+  hist: new Array<number>(HIST_BINS).fill(0),
 });
 
 /** Peers of one rank, read from its "peers" section where it is (the file's bytes) each time a
@@ -54,7 +82,12 @@ export class RankData implements RankMonitor {
   sums?: Float64Array;
   /** what monitorDigest took from the section while the file was read */
   digest?: Digest;
-  constructor(public rank: number, private section: CounterSection | undefined, public comms: CommRecord[], public memory?: MemoryUse) {
+  constructor(
+    public rank: number,
+    private section: CounterSection | undefined,
+    public comms: CommRecord[],
+    public memory?: MemoryUse,
+  ) {
     this.digest = section && digests.get(section);
     this.sums = this.digest?.sums;
   }
@@ -67,12 +100,32 @@ export class RankData implements RankMonitor {
     if (!this.sums) {
       const sum = new Float64Array(8);
       const { values } = f;
-      let a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+      let a0 = 0,
+        a1 = 0,
+        a2 = 0,
+        a3 = 0,
+        a4 = 0,
+        a5 = 0,
+        a6 = 0,
+        a7 = 0;
       for (let k = 0; k < values.length; k += 8) {
-        a0 += values[k]; a1 += values[k + 1]; a2 += values[k + 2]; a3 += values[k + 3];
-        a4 += values[k + 4]; a5 += values[k + 5]; a6 += values[k + 6]; a7 += values[k + 7];
+        a0 += values[k];
+        a1 += values[k + 1];
+        a2 += values[k + 2];
+        a3 += values[k + 3];
+        a4 += values[k + 4];
+        a5 += values[k + 5];
+        a6 += values[k + 6];
+        a7 += values[k + 7];
       }
-      sum[0] = a0; sum[1] = a1; sum[2] = a2; sum[3] = a3; sum[4] = a4; sum[5] = a5; sum[6] = a6; sum[7] = a7;
+      sum[0] = a0;
+      sum[1] = a1;
+      sum[2] = a2;
+      sum[3] = a3;
+      sum[4] = a4;
+      sum[5] = a5;
+      sum[6] = a6;
+      sum[7] = a7;
       this.sums = sum;
     }
     return f;
@@ -135,8 +188,14 @@ function readFlows(c: CounterSection): PeerFlows {
       rowStart = peer * ROW;
       rowEnd = rowStart + ROW;
       at += 8;
-      values[at] = 0; values[at + 1] = 0; values[at + 2] = 0; values[at + 3] = 0; // the last rank's
-      values[at + 4] = 0; values[at + 5] = 0; values[at + 6] = 0; values[at + 7] = 0;
+      values[at] = 0;
+      values[at + 1] = 0;
+      values[at + 2] = 0;
+      values[at + 3] = 0; // the last rank's
+      values[at + 4] = 0;
+      values[at + 5] = 0;
+      values[at + 6] = 0;
+      values[at + 7] = 0;
     }
     const f = i - rowStart;
     if (f < HIST) values[at + f] = w[q + 3] === 0 ? w[q + 2] : w[q + 3] * 4294967296 + w[q + 2];
@@ -149,7 +208,16 @@ function readFlows(c: CounterSection): PeerFlows {
  *  values, its `top` busiest point-to-point peers (to, bytes, messages; best first) and how many
  *  it has, its row of the matrix of all bytes binned into `cells` blocks (and the column its
  *  one-sided reads go to), for a job of `n` ranks. */
-export interface Digest { n: number; cells: number; top: number; sums: Float64Array; pairs: Float64Array; pairCount: number; row: Float64Array; col: Float64Array }
+export interface Digest {
+  n: number;
+  cells: number;
+  top: number;
+  sums: Float64Array;
+  pairs: Float64Array;
+  pairCount: number;
+  row: Float64Array;
+  col: Float64Array;
+}
 const digests = new WeakMap<CounterSection, Digest>();
 
 /** busiest-pair order: more bytes, then more messages, then lower sender, then lower receiver */
@@ -162,14 +230,17 @@ export function monitorDigest(o: { top: number; cells: number }): (r: RankProfil
   let top = o.top;
   let recorded = false;
   return (r) => {
-    if (!recorded) { // the run's own monitor `top` (mpii run --monitor-top), in the first rank that has it
+    if (!recorded) {
+      // the run's own monitor `top` (mpii run --monitor-top), in the first rank that has it
       const t = r.texts.find((x) => x.tool === 0 && x.name === 'report-options');
       if (t) {
         recorded = true;
         try {
           const v = (JSON.parse(t.text) as { monitor?: { top?: unknown } }).monitor?.top;
           if (typeof v === 'number' && Number.isFinite(v)) top = Math.max(top, v);
-        } catch { /* the report reads it and says nothing either */ }
+        } catch {
+          /* the report reads it and says nothing either */
+        }
       }
     }
     if (!Number.isFinite(top) || r.size <= 0) return;
@@ -196,7 +267,8 @@ function digest(c: CounterSection, rank: number, n: number, top: number, cells: 
   const size = Math.ceil(c.length / ROW);
   const { sparse, words: w, entries } = c.words();
   let ordered = sparse && c.length < 2 ** 31;
-  if (ordered) { // readFlows's loop, each entry added where it goes: no table in between
+  if (ordered) {
+    // readFlows's loop, each entry added where it goes: no table in between
     const { sums, row, col } = d;
     let last = -1;
     let rowStart = 0;
@@ -209,7 +281,8 @@ function digest(c: CounterSection, rank: number, n: number, top: number, cells: 
       const i = w[q];
       if (i >= rowEnd || i < rowStart) {
         const peer = (i / ROW) | 0;
-        if (peer <= last || peer >= size || w[q + 1] !== 0) { // not mpii's order: the slow way
+        if (peer <= last || peer >= size || w[q + 1] !== 0) {
+          // not mpii's order: the slow way
           ordered = false;
           break;
         }
@@ -229,7 +302,8 @@ function digest(c: CounterSection, rank: number, n: number, top: number, cells: 
       if (f === 0) count = v;
       else if (f & 1) {
         if (f === 1) bytes = v;
-        if (inMatrix && v !== 0) { // binnedMatrix's cells of all bytes (one-sided reads: the column)
+        if (inMatrix && v !== 0) {
+          // binnedMatrix's cells of all bytes (one-sided reads: the column)
           if (f === 5) col[cell] += v;
           else row[cell] += v;
         }
@@ -237,8 +311,11 @@ function digest(c: CounterSection, rank: number, n: number, top: number, cells: 
     }
     if (ordered && count !== 0) pair(st, last, count, bytes);
   }
-  if (!ordered) { // start again from the table readFlows makes
-    d.sums.fill(0); d.row.fill(0); d.col.fill(0);
+  if (!ordered) {
+    // start again from the table readFlows makes
+    d.sums.fill(0);
+    d.row.fill(0);
+    d.col.fill(0);
     d.pairCount = 0;
     st.best.length = 0;
     st.worstBytes = -1;
@@ -266,18 +343,29 @@ function sortPairs(best: number[], rank: number): void {
   const order = Array.from({ length: best.length / 3 }, (_, i) => 3 * i);
   order.sort((a, b) => (pairBefore(best[a + 1], best[a + 2], rank, best[a], best[b + 1], best[b + 2], rank, best[b]) ? -1 : 1));
   const copy = best.slice();
-  order.forEach((from, i) => { best[3 * i] = copy[from]; best[3 * i + 1] = copy[from + 1]; best[3 * i + 2] = copy[from + 2]; });
+  order.forEach((from, i) => {
+    best[3 * i] = copy[from];
+    best[3 * i + 1] = copy[from + 1];
+    best[3 * i + 2] = copy[from + 2];
+  });
 }
 
 /** A rank's busiest pairs while digested: to, bytes, count, best first; while full, the last one's bytes. */
-interface PairState { d: Digest; rank: number; top: number; best: number[]; worstBytes: number }
+interface PairState {
+  d: Digest;
+  rank: number;
+  top: number;
+  best: number[];
+  worstBytes: number;
+}
 
 /** A peer with point-to-point messages: among the rank's busiest? (most are below the last one's bytes) */
 function pair(st: PairState, peer: number, count: number, bytes: number): void {
   st.d.pairCount++;
   const { best, top, rank } = st;
   if (bytes < st.worstBytes || top <= 0) return;
-  if (!Number.isFinite(top)) { // every pair (--top 0): kept in arrival order, sorted once at the end
+  if (!Number.isFinite(top)) {
+    // every pair (--top 0): kept in arrival order, sorted once at the end
     best.push(peer, bytes, count);
     return;
   }
@@ -320,10 +408,12 @@ export function flowsOf(r: RankMonitor): PeerFlows {
   if (!f) {
     const peers = [...r.peers.entries()].sort((a, b) => a[0] - b[0]);
     f = { ids: Int32Array.from(peers.map(([p]) => p)), values: new Float64Array(peers.length * 8) };
-    peers.forEach(([, s], k) => CLASSES.forEach((c, j) => {
-      f!.values[k * 8 + 2 * j] = s[c.name].count;
-      f!.values[k * 8 + 2 * j + 1] = s[c.name].bytes;
-    }));
+    peers.forEach(([, s], k) =>
+      CLASSES.forEach((c, j) => {
+        f!.values[k * 8 + 2 * j] = s[c.name].count;
+        f!.values[k * 8 + 2 * j + 1] = s[c.name].bytes;
+      }),
+    );
     derived.set(r, f);
   }
   return f;
@@ -336,16 +426,25 @@ function rankMonitor(r: RankProfile, tool: number, size: number): RankMonitor {
     if (c.tool !== tool) continue;
     if (c.name === 'peers') {
       if (c.length !== size * ROW) {
-        throw new MpiiError(`rank ${r.rank}: monitor table has ${c.length} entries, expected ${size} peers × ${ROW}`,
-          'the profile was written by a different mpii version; re-run the job');
+        throw new MpiiError(
+          `rank ${r.rank}: monitor table has ${c.length} entries, expected ${size} peers × ${ROW}`,
+          'the profile was written by a different mpii version; re-run the job',
+        );
       }
       section = c;
     } else if (c.name === 'comm') {
       const v = new Array<number>(COMM.size).fill(0);
-      c.forEach((k, x) => { if (k < COMM.size) v[k] = x; });
+      c.forEach((k, x) => {
+        if (k < COMM.size) v[k] = x;
+      });
       const i = COMM.index;
-      comms.push({ name: c.labels[0] ?? '', procs: c.labels[1] ?? '', o2a: { bytes: v[i.o2a_bytes], count: v[i.o2a_count] },
-        a2o: { bytes: v[i.a2o_bytes], count: v[i.a2o_count] }, a2a: { bytes: v[i.a2a_bytes], count: v[i.a2a_count] } });
+      comms.push({
+        name: c.labels[0] ?? '',
+        procs: c.labels[1] ?? '',
+        o2a: { bytes: v[i.o2a_bytes], count: v[i.o2a_count] },
+        a2o: { bytes: v[i.a2o_bytes], count: v[i.a2o_count] },
+        a2a: { bytes: v[i.a2a_bytes], count: v[i.a2a_count] },
+      });
     }
   }
   let memory: MemoryUse | undefined;
@@ -398,14 +497,36 @@ export function totals(run: MonitorRun): Record<ClassName, Flow> {
       continue;
     }
     const { values } = flowsOf(r);
-    let a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+    let a0 = 0,
+      a1 = 0,
+      a2 = 0,
+      a3 = 0,
+      a4 = 0,
+      a5 = 0,
+      a6 = 0,
+      a7 = 0;
     for (let k = 0; k < values.length; k += 8) {
-      a0 += values[k]; a1 += values[k + 1]; a2 += values[k + 2]; a3 += values[k + 3];
-      a4 += values[k + 4]; a5 += values[k + 5]; a6 += values[k + 6]; a7 += values[k + 7];
+      a0 += values[k];
+      a1 += values[k + 1];
+      a2 += values[k + 2];
+      a3 += values[k + 3];
+      a4 += values[k + 4];
+      a5 += values[k + 5];
+      a6 += values[k + 6];
+      a7 += values[k + 7];
     }
-    sum[0] += a0; sum[1] += a1; sum[2] += a2; sum[3] += a3; sum[4] += a4; sum[5] += a5; sum[6] += a6; sum[7] += a7;
+    sum[0] += a0;
+    sum[1] += a1;
+    sum[2] += a2;
+    sum[3] += a3;
+    sum[4] += a4;
+    sum[5] += a5;
+    sum[6] += a6;
+    sum[7] += a7;
   }
-  CLASSES.forEach((c, j) => { t[c.name] = { count: sum[2 * j], bytes: sum[2 * j + 1] }; });
+  CLASSES.forEach((c, j) => {
+    t[c.name] = { count: sum[2 * j], bytes: sum[2 * j + 1] };
+  });
   totalsOf.set(run, t);
   return structuredClone(t);
 }
@@ -416,7 +537,10 @@ export function histogramSums(run: MonitorRun): Float64Array {
   const sum = new Float64Array(HIST_BINS);
   for (const r of run.ranks) {
     if (r instanceof RankData && r.addHistograms(sum)) continue;
-    for (const s of r.peers.values()) s.hist.forEach((v, b) => { if (v) sum[b] += v; });
+    for (const s of r.peers.values())
+      s.hist.forEach((v, b) => {
+        if (v) sum[b] += v;
+      });
   }
   return sum;
 }
@@ -479,13 +603,20 @@ export function eachCell(run: MonitorRun, cls: ClassName | 'all', what: 'bytes' 
 /** Rank × peer matrix (see eachCell), dense. */
 export function matrix(run: MonitorRun, cls: ClassName | 'all', what: 'bytes' | 'count'): number[][] {
   const m = Array.from({ length: run.size }, () => new Array<number>(run.size).fill(0));
-  eachCell(run, cls, what, (i, j, v) => { m[i][j] += v; });
+  eachCell(run, cls, what, (i, j, v) => {
+    m[i][j] += v;
+  });
   return m;
 }
 
 /** The matrix summed into blocks of `block` ranks per side (at most `cells` blocks per side):
  *  what a terminal or a page can show of a big job, made without the dense matrix. */
-export interface Binned { n: number; block: number; side: number; cells: Float64Array }
+export interface Binned {
+  n: number;
+  block: number;
+  side: number;
+  cells: Float64Array;
+}
 export function binnedMatrix(run: MonitorRun, cls: ClassName | 'all', what: 'bytes' | 'count', cells: number): Binned {
   const n = run.size;
   const block = Math.max(1, Math.ceil(n / Math.max(1, cells)));
@@ -495,7 +626,8 @@ export function binnedMatrix(run: MonitorRun, cls: ClassName | 'all', what: 'byt
   const recv = CLASSES.findIndex((c) => c.name === 'osc_recv');
   const on = CLASSES.map((c) => cls === 'all' || cls === c.name);
   if (cls === 'all' && what === 'bytes' && run.ranks.every((r) => r instanceof RankData && r.digest?.cells === cells && r.digest.n === n)) {
-    for (const r of run.ranks) { // the digests' rows (and the columns one-sided reads go to)
+    for (const r of run.ranks) {
+      // the digests' rows (and the columns one-sided reads go to)
       const d = (r as RankData).digest!;
       const row = Math.floor(r.rank / block);
       for (let col = 0; col < side; col++) {
@@ -507,7 +639,8 @@ export function binnedMatrix(run: MonitorRun, cls: ClassName | 'all', what: 'byt
   }
   const [on0, on1, on2, on3] = on;
   const flip = cls === 'all' && recv === 2; // osc_recv, in CLASSES order
-  for (const r of run.ranks) { // as eachCell, in plain loops: a big job has millions of cells
+  for (const r of run.ranks) {
+    // as eachCell, in plain loops: a big job has millions of cells
     const { ids, values } = flowsOf(r);
     const row = Math.floor(r.rank / block);
     const rowAt = row * side;
@@ -530,7 +663,10 @@ export function binnedMatrix(run: MonitorRun, cls: ClassName | 'all', what: 'byt
 }
 
 /** Every class (and 'all') binned at once, counts and bytes: one pass over the peers. */
-export function binnedMatrices(run: MonitorRun, cells: number): { n: number; block: number; side: number; cells: Record<ClassName | 'all', { bytes: Float64Array; count: Float64Array }> } {
+export function binnedMatrices(
+  run: MonitorRun,
+  cells: number,
+): { n: number; block: number; side: number; cells: Record<ClassName | 'all', { bytes: Float64Array; count: Float64Array }> } {
   const n = run.size;
   const block = Math.max(1, Math.ceil(n / Math.max(1, cells)));
   const side = Math.ceil(n / block);

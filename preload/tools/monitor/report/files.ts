@@ -12,8 +12,7 @@ import { CLASSES, matrix, type MonitorRun, type RankMonitor } from './data.js';
 export function profText(r: RankMonitor): string {
   const out: string[] = ['# POINT TO POINT'];
   const peers = [...r.peers.keys()].sort((a, b) => a - b);
-  const line = (tag: string, peer: number, f: { bytes: number; count: number }) =>
-    `${tag}\t${r.rank}\t${peer}\t${f.bytes} bytes\t${f.count} msgs sent`;
+  const line = (tag: string, peer: number, f: { bytes: number; count: number }) => `${tag}\t${r.rank}\t${peer}\t${f.bytes} bytes\t${f.count} msgs sent`;
   for (const p of peers) {
     const s = r.peers.get(p)!;
     if (s.p2p.count > 0) out.push(`${line('E', p, s.p2p)}\t${s.hist.join(',')}`);

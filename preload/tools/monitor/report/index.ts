@@ -15,17 +15,18 @@ export const report: ToolReport = {
   digest: (o) => monitorDigest({ top: o.top ?? 10, cells: TEXT_CELLS }),
   // its own `top` and `matrix` (as the run was told, or mpii report's --top, --matrix, --no-matrix)
   text: (p, o) => formatMonitor(p, { top: num(o.options?.top) ?? o.top, matrix: o.options?.matrix !== false, color: o.color }),
-  json: (p) => monitorRuns(p).map((run) => ({
-    tool: run.tool,
-    size: run.size,
-    totals: totals(run),
-    communicators: communicators(run),
-    // made rank by rank as --json is written (src/report/json-stream.ts): a big job's peers are
-    // millions of rows, never all in memory at once
-    ranks: new JsonStream(function* () {
-      for (const r of run.ranks) yield { rank: r.rank, peers: peerRows(r), communicators: r.comms };
-    }),
-  })),
+  json: (p) =>
+    monitorRuns(p).map((run) => ({
+      tool: run.tool,
+      size: run.size,
+      totals: totals(run),
+      communicators: communicators(run),
+      // made rank by rank as --json is written (src/report/json-stream.ts): a big job's peers are
+      // millions of rows, never all in memory at once
+      ranks: new JsonStream(function* () {
+        for (const r of run.ranks) yield { rank: r.rank, peers: peerRows(r), communicators: r.comms };
+      }),
+    })),
   html: (p, o) => monitorRuns(p).map((run) => monitorSection(run, o.pairsTop, o.data)),
   files: (p) => {
     const runs = monitorRuns(p);
@@ -35,10 +36,11 @@ export const report: ToolReport = {
       has: { csv: runs.length > 0, prof: runs.length > 0 },
       provides: ['csv', 'prof'],
       planned: (o) => runs.flatMap((run, i) => [...(o.csv ? csvPaths(o.csv + suffix(i)) : []), ...(o.prof ? profPaths(run, o.prof + suffix(i)) : [])]),
-      write: (o) => runs.flatMap((run, i) => [
-        ...(o.csv ? writeCsv(run, o.csv + suffix(i)).map((f) => `wrote ${f}`) : []),
-        ...(o.prof ? [`wrote ${writeProf(run, o.prof + suffix(i)).length} .prof file(s): ${o.prof + suffix(i)}.<rank>.prof`] : []),
-      ]),
+      write: (o) =>
+        runs.flatMap((run, i) => [
+          ...(o.csv ? writeCsv(run, o.csv + suffix(i)).map((f) => `wrote ${f}`) : []),
+          ...(o.prof ? [`wrote ${writeProf(run, o.prof + suffix(i)).length} .prof file(s): ${o.prof + suffix(i)}.<rank>.prof`] : []),
+        ]),
     };
   },
   diff: monitorDiffReport,

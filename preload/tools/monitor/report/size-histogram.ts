@@ -3,7 +3,12 @@
 // empty messages, bin b ≥ 1 the sizes 2^(b-1) … 2^b − 1 bytes (preload/tools/monitor/monitor.c).
 import { histogramSums, type MonitorRun } from './data.js';
 
-export interface SizeBin { bin: number; lo: number; hi: number; count: number }
+export interface SizeBin {
+  bin: number;
+  lo: number;
+  hi: number;
+  count: number;
+}
 
 export function sizeHistogram(run: MonitorRun): SizeBin[] {
   const sum = histogramSums(run);

@@ -8,7 +8,12 @@ import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, pairBefore,
 import { humanBytes } from '../../../../src/report/units.js';
 export { humanBytes };
 
-export interface MonitorTextOptions { top?: number; matrix?: boolean; color?: boolean; width?: number }
+export interface MonitorTextOptions {
+  top?: number;
+  matrix?: boolean;
+  color?: boolean;
+  width?: number;
+}
 
 const SHADES = [' ', '░', '▒', '▓', '█'];
 
@@ -73,7 +78,8 @@ function findPairs(run: MonitorRun, top: number): Pairs {
   let total = 0;
   for (const r of run.ranks) {
     const d = r instanceof RankData ? r.digest : undefined;
-    if (d && d.top >= top) { // its busiest, taken while the file was read (monitorDigest)
+    if (d && d.top >= top) {
+      // its busiest, taken while the file was read (monitorDigest)
       total += d.pairCount;
       const q = d.pairs;
       for (let k = 0; k < q.length; k += 3) {
@@ -142,15 +148,23 @@ function formatRun(run: MonitorRun, o: Required<MonitorTextOptions>): string[] {
     for (const c of comms.slice(0, o.top)) {
       const f = (k: 'o2a' | 'a2o' | 'a2a') => `${k} ${c[k].count} op${c[k].count === 1 ? '' : 's'} ${humanBytes(c[k].bytes)}`;
       const members = c.procs.split(',').length;
-      out.push(...wrap(`${c.name} (${members} proc${members === 1 ? '' : 's'}): ${f('o2a')}, ${f('a2o')}, ${f('a2a')}`, WIDTH - 6)
-        .map((l, i) => `${i ? '      ' : '    '}${l}`));
+      out.push(
+        ...wrap(`${c.name} (${members} proc${members === 1 ? '' : 's'}): ${f('o2a')}, ${f('a2o')}, ${f('a2a')}`, WIDTH - 6).map(
+          (l, i) => `${i ? '      ' : '    '}${l}`,
+        ),
+      );
     }
   }
   const mem = run.ranks.map((r) => r.memory).filter((m) => m !== undefined);
   if (mem.length) {
     const resident = Math.max(...mem.map((m) => m.resident_bytes));
-    out.push(...wrap(`memory per rank: per-peer table ${humanBytes(mem[0].table_bytes)} (≤ (10+66)·N·8 = ${humanBytes(76 * 8 * run.size)}), `
-      + `pages touched ≤ ${humanBytes(resident)}`, WIDTH - 4).map((l, i) => `${i ? '    ' : '  '}${l}`));
+    out.push(
+      ...wrap(
+        `memory per rank: per-peer table ${humanBytes(mem[0].table_bytes)} (≤ (10+66)·N·8 = ${humanBytes(76 * 8 * run.size)}), ` +
+          `pages touched ≤ ${humanBytes(resident)}`,
+        WIDTH - 4,
+      ).map((l, i) => `${i ? '    ' : '  '}${l}`),
+    );
   }
   if (o.matrix && run.size > 1) {
     out.push(`  bytes sent, all classes:`);

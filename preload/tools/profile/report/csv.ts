@@ -17,8 +17,29 @@ export const csvField = (v: string | number) => {
 };
 const csv = (rows: (string | number)[][]) => `${rows.map((r) => r.map(csvField).join(',')).join('\n')}\n`;
 
-export const SITE_COLUMNS = ['site', 'call', 'location', 'file', 'line', 'function', 'calls', 'timed', 'time_s', 'min_s', 'mean_s', 'max_s',
-  'app_percent', 'mpi_percent', 'cov', 'ranks', 'sent_bytes', 'sent_percent', 'recv_bytes', 'size_min', 'size_max'];
+export const SITE_COLUMNS = [
+  'site',
+  'call',
+  'location',
+  'file',
+  'line',
+  'function',
+  'calls',
+  'timed',
+  'time_s',
+  'min_s',
+  'mean_s',
+  'max_s',
+  'app_percent',
+  'mpi_percent',
+  'cov',
+  'ranks',
+  'sent_bytes',
+  'sent_percent',
+  'recv_bytes',
+  'size_min',
+  'size_max',
+];
 export const SITE_RANK_COLUMNS = ['site', 'call', 'rank', 'calls', 'max_s', 'mean_s', 'min_s', 'app_percent', 'mpi_percent', 'sent_bytes', 'recv_bytes'];
 
 export function profileCsv(run: ProfileRun, f: ReportFilter): { sites: string; ranks: string } {
@@ -26,11 +47,45 @@ export function profileCsv(run: ProfileRun, f: ReportFilter): { sites: string; r
   const rankIdx = Array.isArray(f.ranks) ? chooseRanks(run, f) : run.ranks.map((_, i) => i);
   const s = sites.map((t) => {
     const fr = t.site.frames[0];
-    return [t.site.id + 1, t.site.fn, t.site.location, fr?.file ?? '', fr?.line ?? '', fr?.func ?? '', t.count, t.timed, t.time, t.tmin, t.mean, t.tmax,
-      t.appPercent, t.mpiPercent, t.cov, t.ranks, t.sent, t.sentPercent, t.recv, Math.max(0, t.smin), t.smax];
+    return [
+      t.site.id + 1,
+      t.site.fn,
+      t.site.location,
+      fr?.file ?? '',
+      fr?.line ?? '',
+      fr?.func ?? '',
+      t.count,
+      t.timed,
+      t.time,
+      t.tmin,
+      t.mean,
+      t.tmax,
+      t.appPercent,
+      t.mpiPercent,
+      t.cov,
+      t.ranks,
+      t.sent,
+      t.sentPercent,
+      t.recv,
+      Math.max(0, t.smin),
+      t.smax,
+    ];
   });
-  const r = sites.flatMap((t) => siteRankRows(run, t.site.id, rankIdx).map((x) =>
-    [t.site.id + 1, t.site.fn, x.rank, x.count, x.tmax, x.mean, x.tmin, x.appPercent, x.mpiPercent, x.sent, x.recv]));
+  const r = sites.flatMap((t) =>
+    siteRankRows(run, t.site.id, rankIdx).map((x) => [
+      t.site.id + 1,
+      t.site.fn,
+      x.rank,
+      x.count,
+      x.tmax,
+      x.mean,
+      x.tmin,
+      x.appPercent,
+      x.mpiPercent,
+      x.sent,
+      x.recv,
+    ]),
+  );
   return { sites: csv([SITE_COLUMNS, ...s]), ranks: csv([SITE_RANK_COLUMNS, ...r]) };
 }
 

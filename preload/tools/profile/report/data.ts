@@ -74,7 +74,10 @@ function readRuns(p: Profile): ProfileRun[] {
   return toolInstances(p, 'profile').map((tool) => {
     const places = new PlaceTable();
     const reader = new RankReader(places);
-    const raw = p.ranks.map((r) => reader.read(r, tool)).filter((x): x is RawRank => !!x).sort((a, b) => a.times.rank - b.times.rank);
+    const raw = p.ranks
+      .map((r) => reader.read(r, tool))
+      .filter((x): x is RawRank => !!x)
+      .sort((a, b) => a.times.rank - b.times.rank);
     const sym = new Symbolizer();
     for (const rr of raw) for (const row of rr.rows) for (const id of row.places) sym.add(places.list[id]);
     sym.resolve();
@@ -109,8 +112,13 @@ function readRuns(p: Profile): ProfileRun[] {
         if (id < 0) {
           id = node.id = sites.length;
           const frameList = row.places.map((p) => frames[p]);
-          sites.push({ id, fn: row.fn, frames: frameList, overflow: row.overflow,
-            location: row.overflow ? '(sites beyond the table)' : frameList.length ? frameList.map(describe).join(' ← ') : '?' });
+          sites.push({
+            id,
+            fn: row.fn,
+            frames: frameList,
+            overflow: row.overflow,
+            location: row.overflow ? '(sites beyond the table)' : frameList.length ? frameList.map(describe).join(' ← ') : '?',
+          });
           stats.push(new Map());
         }
         const s = row.stats;
@@ -120,19 +128,33 @@ function readRuns(p: Profile): ProfileRun[] {
       }
     });
     // number the sites by their total time, as they are listed: site 1 takes the most
-    const time = (id: number) => { let t = 0; for (const s of stats[id].values()) t += s.time; return t; };
-    const order = sites.map((x) => ({ id: x.id, t: time(x.id) })).sort((a, b) => b.t - a.t || a.id - b.id).map((x) => x.id);
+    const time = (id: number) => {
+      let t = 0;
+      for (const s of stats[id].values()) t += s.time;
+      return t;
+    };
+    const order = sites
+      .map((x) => ({ id: x.id, t: time(x.id) }))
+      .sort((a, b) => b.t - a.t || a.id - b.id)
+      .map((x) => x.id);
     const tsc = raw.some((rr) => rr.timer === 1);
     return {
-      tool, depth: Math.max(1, ...raw.map((rr) => rr.depth)), timer: tsc ? 'TSC' : 'CLOCK_MONOTONIC',
-      ranks: raw.map((rr) => rr.times), sites: order.map((old, id) => ({ ...sites[old], id })), stats: order.map((old) => stats[old]),
+      tool,
+      depth: Math.max(1, ...raw.map((rr) => rr.depth)),
+      timer: tsc ? 'TSC' : 'CLOCK_MONOTONIC',
+      ranks: raw.map((rr) => rr.times),
+      sites: order.map((old, id) => ({ ...sites[old], id })),
+      stats: order.map((old) => stats[old]),
       problems: sym.problems,
     };
   });
 }
 
 /** A node of the sites' tree: the site of the path to it (-1: none), the next frames' lines. */
-interface SiteNode { id: number; next?: Map<number, SiteNode> }
+interface SiteNode {
+  id: number;
+  next?: Map<number, SiteNode>;
+}
 
 function step(node: SiteNode, line: number): SiteNode {
   node.next ??= new Map();
@@ -146,8 +168,15 @@ const minSize = (x: number, y: number) => (x < 0 ? y : y < 0 ? x : Math.min(x, y
 
 function merge(a: SiteStats, b: SiteStats): SiteStats {
   return {
-    count: a.count + b.count, timed: a.timed + b.timed, time: a.time + b.time, tmin: Math.min(a.tmin, b.tmin), tmax: Math.max(a.tmax, b.tmax),
-    sent: a.sent + b.sent, recv: a.recv + b.recv, smin: minSize(a.smin, b.smin), smax: Math.max(a.smax, b.smax),
+    count: a.count + b.count,
+    timed: a.timed + b.timed,
+    time: a.time + b.time,
+    tmin: Math.min(a.tmin, b.tmin),
+    tmax: Math.max(a.tmax, b.tmax),
+    sent: a.sent + b.sent,
+    recv: a.recv + b.recv,
+    smin: minSize(a.smin, b.smin),
+    smax: Math.max(a.smax, b.smax),
   };
 }
 
@@ -165,36 +194,60 @@ export interface SiteTotal extends SiteStats {
 /** Every call site summed over ranks, most time first. */
 export function siteTotals(run: ProfileRun): SiteTotal[] {
   const n = run.ranks.length;
-  return run.sites.map((site) => {
-    // merge()'s sums, in the same order, into plain variables: one object per site, not per rank
-    let count = 0, timed = 0, time = 0, tmin = 0, tmax = 0, sent = 0, recv = 0, smin = 0, smax = 0;
-    let first = true;
-    let sum = 0;
-    let sq = 0;
-    let maxRank = -1;
-    let maxRankTime = -1;
-    run.stats[site.id].forEach((s, ri) => {
-      if (first) {
-        ({ count, timed, time, tmin, tmax, sent, recv, smin, smax } = s);
-        first = false;
-      } else {
-        count += s.count; timed += s.timed; time += s.time; tmin = Math.min(tmin, s.tmin); tmax = Math.max(tmax, s.tmax);
-        sent += s.sent; recv += s.recv; smin = minSize(smin, s.smin); smax = Math.max(smax, s.smax);
-      }
-      sum += s.time;
-      sq += s.time * s.time;
-      if (s.time > maxRankTime) {
-        maxRankTime = s.time;
-        maxRank = run.ranks[ri].rank;
-      }
-    });
-    const mean = n ? sum / n : 0;
-    const cov = mean > 0 && n > 1 ? Math.sqrt(Math.max(0, sq / n - mean * mean)) / mean : 0;
-    return { count, timed, time, tmin, tmax, sent, recv, smin, smax, site, ranks: run.stats[site.id].size, cov, maxRank, maxRankTime };
-  }).sort((a, b) => b.time - a.time || b.count - a.count || a.site.id - b.site.id);
+  return run.sites
+    .map((site) => {
+      // merge()'s sums, in the same order, into plain variables: one object per site, not per rank
+      let count = 0,
+        timed = 0,
+        time = 0,
+        tmin = 0,
+        tmax = 0,
+        sent = 0,
+        recv = 0,
+        smin = 0,
+        smax = 0;
+      let first = true;
+      let sum = 0;
+      let sq = 0;
+      let maxRank = -1;
+      let maxRankTime = -1;
+      run.stats[site.id].forEach((s, ri) => {
+        if (first) {
+          ({ count, timed, time, tmin, tmax, sent, recv, smin, smax } = s);
+          first = false;
+        } else {
+          count += s.count;
+          timed += s.timed;
+          time += s.time;
+          tmin = Math.min(tmin, s.tmin);
+          tmax = Math.max(tmax, s.tmax);
+          sent += s.sent;
+          recv += s.recv;
+          smin = minSize(smin, s.smin);
+          smax = Math.max(smax, s.smax);
+        }
+        sum += s.time;
+        sq += s.time * s.time;
+        if (s.time > maxRankTime) {
+          maxRankTime = s.time;
+          maxRank = run.ranks[ri].rank;
+        }
+      });
+      const mean = n ? sum / n : 0;
+      const cov = mean > 0 && n > 1 ? Math.sqrt(Math.max(0, sq / n - mean * mean)) / mean : 0;
+      return { count, timed, time, tmin, tmax, sent, recv, smin, smax, site, ranks: run.stats[site.id].size, cov, maxRank, maxRankTime };
+    })
+    .sort((a, b) => b.time - a.time || b.count - a.count || a.site.id - b.site.id);
 }
 
-export interface Imbalance { min: number; minRank: number; max: number; maxRank: number; mean: number; ratio: number }
+export interface Imbalance {
+  min: number;
+  minRank: number;
+  max: number;
+  maxRank: number;
+  mean: number;
+  ratio: number;
+}
 
 /** MPI time across ranks: the spread an HPC user looks at first. */
 export function imbalance(run: ProfileRun): Imbalance {
@@ -231,16 +284,41 @@ export function profileJson(p: Profile, f: ReportFilter = {}): unknown {
     const total = runTotals(run);
     const rankIdx = Array.isArray(f.ranks) ? chooseRanks(run, f) : run.ranks.map((_, i) => i);
     return {
-      tool: run.tool, depth: run.depth, timer: run.timer, totals: total, imbalance: imbalance(run), problems: run.problems,
+      tool: run.tool,
+      depth: run.depth,
+      timer: run.timer,
+      totals: total,
+      imbalance: imbalance(run),
+      problems: run.problems,
       ranks: rankIdx.map((i) => run.ranks[i]),
       sitesTotal: f.sites ? siteRows(run).filter((t) => siteMatches(t, f.sites!)).length : siteRows(run).length,
       sites: chooseSites(siteRows(run), f).map((t) => ({
-        id: t.site.id, call: t.site.fn, location: t.site.location, overflow: t.site.overflow,
-        frames: t.site.frames.map((fr) => (fr.python
-          ? { language: 'python', function: fr.func, file: fr.file, line: fr.line, cFrame: fr.python.cframe }
-          : { function: fr.func, file: fr.file, line: fr.line, object: fr.path, offset: fr.offset })),
-        total: { count: t.count, timed: t.timed, time: t.time, tmin: t.tmin, mean: t.mean, tmax: t.tmax, sent: t.sent, recv: t.recv, smin: t.smin, smax: t.smax,
-          ranks: t.ranks, cov: t.cov, appPercent: t.appPercent, mpiPercent: t.mpiPercent, sentPercent: t.sentPercent },
+        id: t.site.id,
+        call: t.site.fn,
+        location: t.site.location,
+        overflow: t.site.overflow,
+        frames: t.site.frames.map((fr) =>
+          fr.python
+            ? { language: 'python', function: fr.func, file: fr.file, line: fr.line, cFrame: fr.python.cframe }
+            : { function: fr.func, file: fr.file, line: fr.line, object: fr.path, offset: fr.offset },
+        ),
+        total: {
+          count: t.count,
+          timed: t.timed,
+          time: t.time,
+          tmin: t.tmin,
+          mean: t.mean,
+          tmax: t.tmax,
+          sent: t.sent,
+          recv: t.recv,
+          smin: t.smin,
+          smax: t.smax,
+          ranks: t.ranks,
+          cov: t.cov,
+          appPercent: t.appPercent,
+          mpiPercent: t.mpiPercent,
+          sentPercent: t.sentPercent,
+        },
         ranks: siteRankRows(run, t.site.id, rankIdx),
       })),
     };

@@ -15,7 +15,11 @@ export const report: ToolReport = {
   text: (p, o) => formatProfile(p, { top: o.filter?.top ?? num(o.options?.top) ?? o.top, color: o.color, filter: o.filter }),
   json: (p, filter) => profileJson(p, filter),
   html: (p, o) => profileRuns(p).map((run) => profileSection(run, o.top, o.data, o.filter)),
-  checkFilter: (p, filter) => checkFilter(profileRuns(p).map((run) => ({ run, sites: siteTotals(run) })), filter),
+  checkFilter: (p, filter) =>
+    checkFilter(
+      profileRuns(p).map((run) => ({ run, sites: siteTotals(run) })),
+      filter,
+    ),
   files: (p) => {
     const runs = profileRuns(p);
     return {

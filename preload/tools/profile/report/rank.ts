@@ -84,16 +84,35 @@ export class PlaceTable {
 interface Fields {
   /** the labels name any field at all (an overflow table's own serve when the sites have none) */
   any: boolean;
-  count: number; timed: number; ticks: number; ticksFirst: number; ticksMin: number; ticksMax: number;
-  sent: number; recv: number; sizeMin: number; sizeMax: number;
+  count: number;
+  timed: number;
+  ticks: number;
+  ticksFirst: number;
+  ticksMin: number;
+  ticksMax: number;
+  sent: number;
+  recv: number;
+  sizeMin: number;
+  sizeMax: number;
 }
 
 function fieldsOf(labels: string[], first: number): Fields {
   const at = new Map<string, number>();
   for (let f = first; f < labels.length; f++) at.set(labels[f], f - first);
   const i = (k: string) => at.get(k) ?? -1;
-  return { any: at.size > 0, count: i('count'), timed: i('timed'), ticks: i('ticks'), ticksFirst: i('ticks_first'), ticksMin: i('ticks_min'),
-    ticksMax: i('ticks_max'), sent: i('bytes_sent'), recv: i('bytes_recv'), sizeMin: i('size_min'), sizeMax: i('size_max') };
+  return {
+    any: at.size > 0,
+    count: i('count'),
+    timed: i('timed'),
+    ticks: i('ticks'),
+    ticksFirst: i('ticks_first'),
+    ticksMin: i('ticks_min'),
+    ticksMax: i('ticks_max'),
+    sent: i('bytes_sent'),
+    recv: i('bytes_recv'),
+    sizeMin: i('size_min'),
+    sizeMax: i('size_max'),
+  };
 }
 
 /** The labels of the sites table (the reader shares one list among the ranks that repeat it):
@@ -128,7 +147,10 @@ export class RankReader {
     const at = clockSection ? clockLayout(clockSection.labels) : undefined;
     const v = clock.values;
     const on = clock.count > 0;
-    const g = (k: string) => { const i = at?.get(k); return on && i !== undefined ? v[i] : 0; };
+    const g = (k: string) => {
+      const i = at?.get(k);
+      return on && i !== undefined ? v[i] : 0;
+    };
     const timer = g('timer');
     if (!timer) return undefined; // the tool never started (no MPI_Init)
     const t0 = g('t0_ticks');
@@ -142,8 +164,12 @@ export class RankReader {
     const end = g('end_ticks') || g('last_ticks') || t0;
     const onSince = g('on_since');
     const times: RankTimes = {
-      rank: r.rank, app: Math.max(0, end - t0) / rate, recorded: (g('on_ticks') + (onSince ? Math.max(0, end - onSince) : 0)) / rate,
-      mpi: 0, pcontrol: g('pcontrol'), finished: g('end_ticks') > 0,
+      rank: r.rank,
+      app: Math.max(0, end - t0) / rate,
+      recorded: (g('on_ticks') + (onSince ? Math.max(0, end - onSince) : 0)) / rate,
+      mpi: 0,
+      pcontrol: g('pcontrol'),
+      finished: g('end_ticks') > 0,
     };
     const depth = g('depth') || 1;
 
@@ -204,7 +230,9 @@ function clockLayout(labels: string[]): Map<string, number> {
   let at = clockLayouts.get(labels);
   if (!at) {
     at = new Map();
-    labels.forEach((l, i) => { if (l) at!.set(l, i); });
+    labels.forEach((l, i) => {
+      if (l) at!.set(l, i);
+    });
     clockLayouts.set(labels, at);
   }
   return at;
@@ -215,7 +243,10 @@ function sitesLayout(rank: number, labels: string[]): { depth: number; fields: F
   if (l) return l;
   const depth = labels.filter((x) => x.startsWith('address')).length;
   if (!depth || labels[0] !== 'function' || labels.length < depth + 2) {
-    throw new MpiiError(`rank ${rank}: the profile tool's call-site table has an unknown layout`, 'the profile was written by a different mpii version; re-run the job');
+    throw new MpiiError(
+      `rank ${rank}: the profile tool's call-site table has an unknown layout`,
+      'the profile was written by a different mpii version; re-run the job',
+    );
   }
   l = { depth, fields: fieldsOf(labels, depth + 1) };
   layouts.set(labels, l);
@@ -236,8 +267,14 @@ function stats(w: Float64Array, a: number, n: number, f: Fields, rate: number): 
   const tmin = g(f.ticksMin);
   const smin = g(f.sizeMin);
   return {
-    count, timed, time: scaledTicks(count, timed, g(f.ticks), f.ticksFirst >= 0 ? g(f.ticksFirst) : undefined) / rate,
-    tmin: tmin >= NONE ? 0 : tmin / rate, tmax: g(f.ticksMax) / rate,
-    sent: g(f.sent), recv: g(f.recv), smin: smin >= NONE ? -1 : smin, smax: g(f.sizeMax),
+    count,
+    timed,
+    time: scaledTicks(count, timed, g(f.ticks), f.ticksFirst >= 0 ? g(f.ticksFirst) : undefined) / rate,
+    tmin: tmin >= NONE ? 0 : tmin / rate,
+    tmax: g(f.ticksMax) / rate,
+    sent: g(f.sent),
+    recv: g(f.recv),
+    smin: smin >= NONE ? -1 : smin,
+    smax: g(f.sizeMax),
   };
 }

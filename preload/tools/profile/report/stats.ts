@@ -17,8 +17,13 @@ export function siteRows(run: ProfileRun): SiteRow[] {
   const total = runTotals(run);
   const sites = siteTotals(run);
   const sent = sites.reduce((a, t) => a + t.sent, 0);
-  return sites.map((t) => ({ ...t, appPercent: pct(t.time, total.recorded), mpiPercent: pct(t.time, total.mpi),
-    sentPercent: pct(t.sent, sent), mean: t.count ? t.time / t.count : 0 }));
+  return sites.map((t) => ({
+    ...t,
+    appPercent: pct(t.time, total.recorded),
+    mpiPercent: pct(t.time, total.mpi),
+    sentPercent: pct(t.sent, sent),
+    mean: t.count ? t.time / t.count : 0,
+  }));
 }
 
 export interface SiteRankRow extends SiteStats {
