@@ -1,8 +1,8 @@
 // Applications nobody here wrote, from the distribution: LAMMPS (Debian's lammps, built for Open
 // MPI) runs a Lennard-Jones liquid (test/apps/in.lj, an input written here) the same under the
-// tools as plain. Under memcheck, Open MPI's single-copy transfers (process_vm_readv into and out of guarded pages) must not fail:
-// they used to print "Read -1, expected N, errno = 14" when a message landed on the last page of
-// an earlier one that was not read yet.
+// tools as plain. Under memcheck, Open MPI's single-copy transfers (process_vm_readv into and out
+// of guarded pages) must not fail: they used to print "Read -1, expected N, errno = 14" when a
+// message landed on the last page of an earlier one that was not read yet.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
