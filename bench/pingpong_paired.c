@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "quantile.h"
 
 typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 typedef int (*recv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
@@ -36,21 +37,6 @@ static double bounce(int rank, char *buf, int size, long n, send_fn send, recv_f
         }
     }
     return PMPI_Wtime() - t0;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
-/* The q-quantile of xs[0..n) (sorts xs), linear between neighbours. */
-static double quantile(double *xs, int n, double q)
-{
-    qsort(xs, (size_t) n, sizeof *xs, by_value);
-    double at = q * (n - 1);
-    int i = (int) at;
-    return i + 1 < n ? xs[i] + (at - i) * (xs[i + 1] - xs[i]) : xs[i];
 }
 
 int main(int argc, char **argv)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "quantile.h"
 
 static double chunk_mpi(int rank, char *buf, int size, long n)
 {
@@ -46,20 +47,6 @@ static double chunk_pmpi(int rank, char *buf, int size, long n)
         }
     }
     return PMPI_Wtime() - t0;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
-static double quantile(double *xs, int n, double q)
-{
-    qsort(xs, (size_t) n, sizeof *xs, by_value);
-    double at = q * (n - 1);
-    int i = (int) at;
-    return i + 1 < n ? xs[i] + (at - i) * (xs[i + 1] - xs[i]) : xs[i];
 }
 
 int main(int argc, char **argv)
