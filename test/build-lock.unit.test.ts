@@ -1,5 +1,5 @@
-// The lock that lets one process build a stack's compiled-in shim at a time (src/build/build-lock.ts),
-// and the run's choice of what to do while it is not built (src/build/background.ts): tested with
+// The lock that lets one process build a stack's compiled-in shim at a time (src/shim/build-lock.ts),
+// and the run's choice of what to do while it is not built (src/shim/background.ts): tested with
 // real processes (a live holder, a dead one) and files, no compiler, no MPI.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,8 +7,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, handOverLock, lockHolder, lockPath, releaseLock, removeDeadWork, waitForLock } from '../src/build/build-lock.js';
-import { backgroundNotice, buildMode } from '../src/build/background.js';
+import { acquireLock, handOverLock, lockHolder, lockPath, releaseLock, removeDeadWork, waitForLock } from '../src/shim/build-lock.js';
+import { backgroundNotice, buildMode } from '../src/shim/background.js';
 import { MpiiError } from '../src/errors.js';
 
 const roots: string[] = [];

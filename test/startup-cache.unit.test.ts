@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { cacheRoot, fileIdentity, memoized } from '../src/memo.js';
 import { lddPaths, linkedLibraries } from '../src/mpi/detect.js';
-import { cacheKey, type Probe } from '../src/build/shim.js';
+import { cacheKey, type Probe } from '../src/shim/shim.js';
 import { LOADER_FILES, loadConfigFileCached } from '../src/config/cache.js';
 import { programIdentity } from '../src/report/run-info.js';
 

@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import chalk from 'chalk';
 import { colorLevel } from '../color.js';
 import { makeDirs } from '../fsdirs.js';
-import { cacheRoot, ROOT } from '../build/shim.js';
+import { cacheRoot, ROOT } from '../shim/shim.js';
 import { listStacks, listTools, resolveStack } from '../config/resolve.js';
 import { unspecialisable } from '../tools/gen-spec.js';
 import type { ToolManifest } from '../tools/manifest.js';

@@ -3,13 +3,13 @@ import { mkdirSync, readdirSync, readlinkSync, renameSync, rmdirSync, rmSync, sy
 import { hostname } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
-import { buildShim, cacheRoot, ROOT, type BuildReason, type Shim } from '../build/shim.js';
+import { buildShim, cacheRoot, ROOT, type BuildReason, type Shim } from '../shim/shim.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
 import { builtinManifests, type ToolManifest } from '../tools/manifest.js';
 import { stackName, unspecialisable } from '../tools/gen-spec.js';
-import { cachedSpecialised, ensureSpecialised } from '../build/specialise.js';
-import { backgroundNotice, buildMode, startBackground } from '../build/background.js';
-import { buildNotice, lastBuildSeconds, recordBuildSeconds } from '../build/build-times.js';
+import { cachedSpecialised, ensureSpecialised } from '../shim/specialise.js';
+import { backgroundNotice, buildMode, startBackground } from '../shim/background.js';
+import { buildNotice, lastBuildSeconds, recordBuildSeconds } from '../shim/build-times.js';
 import { MpiiError } from '../errors.js';
 import { DirError, makeDirs } from '../fsdirs.js';
 import { checkToolLibraries } from '../elf.js';
@@ -367,7 +367,7 @@ async function pythonSites(include: string | undefined, vars: Record<string, str
     vars.MPII_PYSITE = env.MPII_PYSITE;
     return undefined;
   }
-  const { buildPythonSites } = await import('../build/python-sites.js'); // Python programs only
+  const { buildPythonSites } = await import('../shim/python-sites.js'); // Python programs only
   const built = buildPythonSites(include, env);
   if ('library' in built) {
     vars.MPII_PYSITE = built.library;

@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cacheRoot, mpiVersionOf, probe } from '../build/shim.js';
+import { cacheRoot, mpiVersionOf, probe } from '../shim/shim.js';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
 import { namesByValue, parseHeader, type HeaderConstants } from './header.js';
