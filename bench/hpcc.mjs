@@ -151,6 +151,6 @@ for (const [label, key, rate] of rows) {
 const c = results.overlap[0].counters;
 console.log(
   `overlap: ${c['receives converted'] ?? 0} receives converted, ${c['calls checked'] ?? 0} other calls checked, ` +
-    `${c['call sites switched off'] ?? 0} of ${c['call sites'] ?? 0} call sites switched off (first round)`,
+    `${c['call sites decided plain'] ?? 0} of ${c['call sites'] ?? 0} call sites decided plain (first round)`,
 );
 console.log(`verdict: overlap on HPCC ${worst <= 1.02 ? 'is' : 'is NOT'} never slower: worst median slowdown ${worst.toFixed(3)}x (target ≤ 1.02x)`);

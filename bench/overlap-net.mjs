@@ -88,7 +88,38 @@ const SETTINGS = [
   },
 ];
 
-const USAGE = 'usage: node bench/overlap-net.mjs [--reps 4] [--mpi openmpi,mpich] [--only win|sweep|SETTING-ID] [--quick]';
+// Issue 33: stencils written as users write them (bench/stencil.c), on 1 Gbit/s links with tbf's
+// default bucket, each a shape adaptive was not tuned on. The computation per step is a multiple of
+// the step's transfer time on the link (COMPUTE), from 0.1x to 10x; rows and the per-point repeat
+// count that give it are calibrated on this machine before the testbed goes up (calibrate()).
+// `blocking` is the variant the tools run: Sendrecv per neighbour, or Send/Recv pairs.
+const STENCIL_RATE = '1gbit';
+const STENCIL_ITER = 100;
+const STENCIL = (id, dim, nb, halo, compute, blocking = 'sendrecv') => ({
+  id,
+  kind: 'stencil',
+  prog: 'stencil',
+  blocking,
+  dim,
+  nb,
+  halo,
+  compute,
+  rate: STENCIL_RATE,
+  note: `${dim}-D stencil, ${nb} neighbour${nb > 1 ? 's' : ''} per rank (${blocking === 'pairs' ? 'Send/Recv pairs' : 'Sendrecv'}), halo ${halo >= 1 << 20 ? `${halo >> 20} MiB` : `${halo >> 10} KiB`}, computation ${compute}x the transfer time`,
+});
+SETTINGS.push(
+  STENCIL('st1-64k', 1, 2, 64 << 10, 1),
+  STENCIL('st1-4k', 1, 2, 4 << 10, 1),
+  STENCIL('st1-1m', 1, 2, 1 << 20, 1),
+  STENCIL('st1-64k-c0.1', 1, 2, 64 << 10, 0.1),
+  STENCIL('st1-64k-c10', 1, 2, 64 << 10, 10),
+  STENCIL('st1-64k-nb1', 1, 1, 64 << 10, 1),
+  STENCIL('st1-64k-pairs', 1, 2, 64 << 10, 1, 'pairs'),
+  STENCIL('st2-64k', 2, 2, 64 << 10, 1),
+  STENCIL('st2-256k-pairs', 2, 1, 256 << 10, 3, 'pairs'),
+);
+
+const USAGE = 'usage: node bench/overlap-net.mjs [--reps 4] [--mpi openmpi,mpich] [--only win|sweep|stencil|SETTING-ID] [--quick]';
 function options() {
   let v;
   try {
@@ -109,8 +140,8 @@ function options() {
     process.exit(0);
   }
   if (!/^\d+$/.test(v.reps) || Number(v.reps) < 1) fail(`--reps wants an integer >= 1, got '${v.reps}'`);
-  if (v.only && !['win', 'sweep', ...SETTINGS.map((s) => s.id)].includes(v.only))
-    fail(`--only wants win, sweep or a setting (${SETTINGS.map((s) => s.id).join(', ')}), got '${v.only}'`);
+  if (v.only && !['win', 'sweep', 'stencil', ...SETTINGS.map((s) => s.id)].includes(v.only))
+    fail(`--only wants win, sweep, stencil or a setting (${SETTINGS.map((s) => s.id).join(', ')}), got '${v.only}'`);
   const mpis = v.mpi.split(',');
   if (mpis.some((m) => !['openmpi', 'mpich'].includes(m))) fail(`--mpi: openmpi and/or mpich, got '${v.mpi}'`);
   return { reps: v.quick ? 3 : Number(v.reps), mpis, only: v.quick ? 'win' : v.only };
@@ -159,6 +190,22 @@ function testbed(rate, burst) {
 }
 const launchArgs = (fl) => run([HOSTS, 'launch-args', '2', NAME, '--mpi', fl.name]).stdout.trim().split('\n');
 
+// ---- the stencils' computation: rows and repeat count for COMPUTE x the step's transfer time ----
+// A step moves halo x neighbours bytes each way; at 1 Gbit/s a byte takes 8 ns. Measured with the
+// program's own update on this machine (bench/stencil.c calibrate: the best of 15), one process.
+function calibrate(fl, bin, s) {
+  const perStep = (rows, repeat) =>
+    Number(/ns_per_step=(\d+)/.exec(run([fl.run, '-np', '1', bin.stencil, 'calibrate', String(s.halo), String(rows), String(repeat)]).stdout)[1]);
+  const target = s.compute * s.halo * s.nb * 8;
+  let rows = Math.max(4, Math.min(64, Math.round((4 << 20) / s.halo)));
+  const t0 = perStep(rows, 0);
+  let repeat = 0;
+  if (target <= t0) rows = Math.max(4, Math.round((rows * target) / t0));
+  else repeat = Math.max(0, Math.round(((target - t0) * 8) / Math.max(1, perStep(rows, 8) - t0)));
+  s.args = [String(s.dim), String(s.nb), String(s.halo), String(rows), String(repeat), String(STENCIL_ITER)];
+  s.calibrated = `computation ${(target / 1e6).toFixed(2)} ms per step: ${rows} rows, repeat ${repeat}`;
+}
+
 // ---- configurations ----
 const tool = (mode) => `overlap[mode=${mode}]`;
 const CONFIGS = [
@@ -169,8 +216,8 @@ const CONFIGS = [
   { name: 'Paging', variant: 'sendrecv', tools: tool('paging') },
   { name: 'Chaining', variant: 'sendrecv', tools: tool('chaining') },
 ];
-const configsOf = (s) => CONFIGS.filter((c) => (!c.only || c.only === s.prog) && (s.kind === 'win' || ['Sendrecv', 'Adaptive'].includes(c.name)));
-const RESULT = /^(?:sor|halo) variant=\S+ .*median_ms=([\d.]+) min_ms=([\d.]+) checksum=([0-9a-f]{16})$/m;
+const configsOf = (s) => CONFIGS.filter((c) => (!c.only || c.only === s.prog) && (s.kind !== 'sweep' || ['Sendrecv', 'Adaptive'].includes(c.name)));
+const RESULT = /^(?:sor|halo|stencil) variant=\S+ .*median_ms=([\d.]+) min_ms=([\d.]+) checksum=([0-9a-f]{16})$/m;
 
 // MPICH over UCX's TCP hangs now and then in MPI_Finalize between the namespace hosts, plain too
 // (openucx/ucx#8738, docs/multihost.md). A run whose result line is out has measured all it will:
@@ -226,7 +273,8 @@ function runJob(argv) {
 
 let seq = 0;
 async function runOnce(fl, bin, s, c) {
-  const prog = [bin[s.prog], c.variant, ...s.args];
+  const variant = c.variant === 'sendrecv' && s.blocking ? s.blocking : c.variant;
+  const prog = [bin[s.prog], variant, ...s.args];
   const launch = [...launchArgs(fl), '-np', '2', ...prog];
   const out = c.tools ? join(tmp, `out-${++seq}`) : undefined;
   const argv = c.tools ? ['node', MPII, 'run', '--quiet', '--tools', c.tools, '--out', out, ...launch] : [fl.run, ...launch];
@@ -286,6 +334,7 @@ function report(fl, s, res, bed) {
     );
   }
   const med = (a, b) => median(ratios(res, a, b));
+  if (s.kind === 'stencil') return [...lines, ...stencilReport(s, res, med)];
   const verdict = [];
   if (res.Isend) {
     const w = med('Sendrecv', 'Isend');
@@ -302,7 +351,8 @@ function report(fl, s, res, bed) {
     const loss = med(m, 'Isend');
     const st = res[m].filter((r) => r?.stats).map((r) => r.stats);
     if (!st.length) continue;
-    const per = (k) => median(st.map((t) => (t[k] ?? 0) / 2 / ITER)); // per rank and iteration
+    const iters = Number(s.args.at(-1));
+    const per = (k) => median(st.map((t) => (t[k] ?? 0) / 2 / iters)); // per rank and iteration
     const msgs = per('receives converted');
     lines.push(
       `  ${m.toLowerCase()}: ${x(loss)} of Isend; per rank and iteration ${msgs.toFixed(1)} receives in the background, ` +
@@ -320,6 +370,38 @@ function report(fl, s, res, bed) {
   return lines;
 }
 
+/** A stencil: its rounds side by side (the issue's table), adaptive's decisions, and the verdict
+ * of issue 33: adaptive within 1.05x of the better of plain and paging, and never 2 % slower than
+ * plain (medians of the per-round ratios). */
+function stencilReport(s, res, med) {
+  const cols = ['Sendrecv', 'Isend', 'Adaptive', 'Paging', 'Chaining'];
+  const out = [
+    `  calibrated: ${s.calibrated}`,
+    `  ${pad('round', 7)}${cols.map((c) => lpad(c === 'Sendrecv' ? (s.blocking === 'pairs' ? 'plain pairs' : 'plain') : c.toLowerCase(), 12)).join('')}  (median ms per step)`,
+  ];
+  for (let r = 0; r < opt.reps; r++) out.push(`  ${pad(r + 1, 7)}${cols.map((c) => lpad(res[c][r] ? fmt(res[c][r].ms) : '-', 12)).join('')}`);
+  // adaptive's own account, per rank and run (medians over rounds)
+  const st = res.Adaptive.filter((r) => r?.stats).map((r) => r.stats);
+  if (st.length) {
+    const m = (k) => median(st.map((t) => t[k] ?? 0)) / 2;
+    out.push(
+      `  adaptive per rank: ${m('call sites').toFixed(0)} sites, ${m('adaptive decisions').toFixed(1)} decisions, ${m('call sites decided plain').toFixed(1)} sites plain at the end, ` +
+        `${m('receives converted').toFixed(0)} receives and ${m('sendrecvs converted').toFixed(0)} sendrecvs in the background, ${m('passed: adaptive, site decided plain') + m('passed: adaptive, plain turn while exploring').toFixed(0)} calls passed plain`,
+    );
+  }
+  const best = [];
+  for (let r = 0; r < opt.reps; r++)
+    if (res.Adaptive[r] && res.Sendrecv[r] && res.Paging[r]) best.push(res.Adaptive[r].ms / Math.min(res.Sendrecv[r].ms, res.Paging[r].ms));
+  const b = median(best);
+  const p = med('Adaptive', 'Sendrecv');
+  const ok = b <= 1.05 && p <= 1.02;
+  out.push(
+    `  verdict: adaptive ${x(b)} of the better of plain and paging (${b <= 1.05 ? 'ok, <= 1.05x' : 'MISSED, > 1.05x'}), ${x(p)} of plain (${p <= 1.02 ? 'ok, <= 1.02x' : 'MISSED, > 1.02x'}); ` +
+      `paging ${x(med('Paging', 'Sendrecv'))} of plain, Isend ${x(med('Isend', 'Sendrecv'))} of plain: ${ok ? 'PASS' : 'FAIL'}`,
+  );
+  return out;
+}
+
 let exit = 0;
 try {
   const flavors = installedFlavors().filter((f) => opt.mpis.includes(f.name));
@@ -327,11 +409,12 @@ try {
   const t0 = Date.now();
   for (const fl of flavors) {
     const bin = {};
-    for (const p of ['sor', 'halo']) {
+    for (const p of ['sor', 'halo', 'stencil']) {
       bin[p] = join(tmp, `${p}-${fl.name}`);
       run([fl.cc, '-O2', '-o', bin[p], join(ROOT, 'bench', `${p}.c`)]);
     }
     console.log(flavorHeader(fl));
+    for (const s of settings) if (s.kind === 'stencil') calibrate(fl, bin, s);
     for (const s of settings) {
       const bed = testbed(s.rate, s.burst);
       const cfgs = configsOf(s);

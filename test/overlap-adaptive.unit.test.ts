@@ -28,8 +28,31 @@ function unit(): (scenario: string, calls: number) => Record<string, number> {
   };
 }
 
+// OV_WHY_* in adaptive.h: the reason the report gives per site
+const WHY = { exploring: 0, unhidden: 1, earlySlower: 2, earlyFaster: 3, won: 4, notWon: 5 };
+
 describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
   const run = unit();
+
+  it("each site's own account (the report's per-site line) agrees with what ran and what was measured", () => {
+    const cases: [string, number][] = [
+      ['randomaccess', WHY.unhidden],
+      ['halo', WHY.earlyFaster],
+      ['between', WHY.earlyFaster],
+      ['halo-short', WHY.won],
+      ['slower', WHY.earlySlower],
+      ['tie', WHY.notWon],
+    ];
+    for (const [sc, why] of cases) {
+      const r = run(sc, 100_000);
+      assert.equal(r.why, why, `${sc}: ${JSON.stringify(r)}`);
+      assert.equal(r.site_background, r.background, sc);
+      assert.equal(r.site_decisions, r.decisions, sc);
+    }
+    // the periods the decision compared: the scenario's (halo: 100 µs plain, 0.6x in the background)
+    const h = run('halo', 1000);
+    assert.deepEqual([h.plain_ns, h.background_ns], [100_000, 60_000]);
+  });
 
   it('a RandomAccess-like site (touched at once, nothing between) is given up after 3 background calls', () => {
     const r = run('randomaccess', 100_000);
@@ -79,5 +102,40 @@ describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
     assert.equal(r.on, 0);
     assert.equal(r.unhidden_giveups, 0, 'decided by the periods, not the give-up rule');
     assert.ok(r.background < 200, JSON.stringify(r));
+  });
+});
+
+// chain.c alone, with a made-up clock: where adaptive waits at a learned chain end (issue 33)
+function chainUnit(): (mode: string, scenario: string, steps: number) => { waits: number; steps: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'mpii-chain-unit-'));
+  const bin = join(dir, 'unit');
+  const ov = join(ROOT, 'preload', 'tools', 'overlap');
+  execaSync('cc', ['-O1', '-Wall', '-Werror', '-I', ov, '-o', bin, join(ROOT, 'test', 'programs', 'overlap_chain_unit.c'), join(ov, 'chain.c')]);
+  return (mode, scenario, steps) => {
+    const m = /^waits=(\d+) steps=(\d+)$/.exec(execaSync(bin, [mode, scenario, String(steps)]).stdout.trim());
+    assert.ok(m, 'overlap_chain_unit printed its line');
+    return { waits: Number(m[1]), steps: Number(m[2]) };
+  };
+}
+
+describe('chain ends with a made-up clock (chain.c)', () => {
+  const run = chainUnit();
+
+  it('adaptive never waits at the end of a stencil exchange whose second halo is read after the computation', () => {
+    // the first fault comes 1 µs after the end, the second 500 µs later: waiting at the end would
+    // keep the second halo from flying during the update (before: waited at 97 of 100 steps)
+    assert.deepEqual(run('adaptive', 'stencil', 100), { waits: 0, steps: 100 });
+  });
+
+  it('adaptive waits at an end whose data is all touched at once (the faults saved), as chaining does', () => {
+    // learned after chain-threshold (2) ends; every 32nd visit is a probe that does not wait
+    const a = run('adaptive', 'immediate', 100);
+    const c = run('chaining', 'immediate', 100);
+    assert.equal(a.waits, c.waits);
+    assert.ok(a.waits >= 100 - 2 - Math.ceil(100 / 32), JSON.stringify(a));
+  });
+
+  it('chaining (Natvig) waits at the stencil end all the same: only adaptive looks past the first fault', () => {
+    assert.ok(run('chaining', 'stencil', 100).waits >= 90);
   });
 });

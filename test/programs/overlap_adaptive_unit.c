@@ -10,6 +10,8 @@
  *   background=<calls run in the background> first_off=<call at which the site first went off, 0 never>
  *   first_decision=<call at which the site was first decided>
  *   unhidden_giveups=<sites given up by the rule> decisions=<decisions> on=<final state>
+ *   why=<OV_WHY_* of the latest decision> site_background=<the site's own count of background calls>
+ *   site_decisions=<its decisions> plain_ns= background_ns=<the mean periods the latest decision compared>
  * Scenarios:
  *   randomaccess   receive touched at once (1 µs later, no call between); background period 1.2x
  *                  plain (the method's cost on a small message: below the 1.25x of the early rule)
@@ -64,7 +66,9 @@ int main(int argc, char **argv)
         }
         clock_ns += (uint64_t) (on ? bg : plain);
     }
-    printf("background=%ld first_off=%ld first_decision=%ld unhidden_giveups=%llu decisions=%llu on=%d\n", background, first_off, first_decision,
-           (unsigned long long) stats[ST_SITES_UNHIDDEN], (unsigned long long) stats[ST_DECISIONS], s->on);
+    printf("background=%ld first_off=%ld first_decision=%ld unhidden_giveups=%llu decisions=%llu on=%d why=%d site_background=%u "
+           "site_decisions=%u plain_ns=%llu background_ns=%llu\n",
+           background, first_off, first_decision, (unsigned long long) stats[ST_SITES_UNHIDDEN], (unsigned long long) stats[ST_DECISIONS], s->on,
+           s->why, s->background, s->decisions, (unsigned long long) s->decided_period[0], (unsigned long long) s->decided_period[1]);
     return 0;
 }

@@ -24,7 +24,6 @@
 #define OV_EARLY 3                    /* periods per mode after which a clear loser is dropped at once */
 #define OV_MAX_PERIOD 1000000000ull   /* a period above 1 s is a stall, not the method's doing */
 #define OV_EARLY_MIN_PERIOD 100000ull /* 1.25x decides early only where exploring is long */
-enum { EXPLORE, EXPLOIT };
 
 static ov_site_t sites[OV_SITES];
 
@@ -34,7 +33,7 @@ ov_site_t *ov_site_of(void *addr)
          i++, h = (h + 1) & (OV_SITES - 1)) {
         if (sites[h].addr == addr) return &sites[h];
         if (!sites[h].addr) {
-            sites[h] = (ov_site_t){ .addr = addr, .state = EXPLORE, .on = 1, .backoff = 256 };
+            sites[h] = (ov_site_t){ .addr = addr, .state = OV_EXPLORE, .on = 1, .backoff = 256 };
             ov_stats[ST_SITES]++;
             return &sites[h];
         }
@@ -42,21 +41,38 @@ ov_site_t *ov_site_of(void *addr)
     return NULL;
 }
 
-static void decide(ov_site_t *s, int on)
+const ov_site_t *ov_sites(void)
 {
+    return sites;
+}
+
+/* The mean period of mode m so far, ns (0 when none was measured). */
+static uint64_t mean_period(const ov_site_t *s, int m)
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < OV_PAIRS; i++) sum += s->block[m][i];
+    return s->n[m] ? sum / s->n[m] : 0;
+}
+
+static void decide(ov_site_t *s, int on, int why)
+{
+    s->why = (uint8_t) why;
+    s->decisions++;
+    s->decided_period[0] = mean_period(s, 0);
+    s->decided_period[1] = mean_period(s, 1);
     int was = s->on;
     s->on = (uint8_t) on;
     if (s->on != was) ov_stats[ST_SITES_OFF] += s->on ? (uint64_t) -1 : 1; /* sites off now */
     ov_stats[ST_DECISIONS]++;
     /* a stable answer is re-checked less and less often */
     s->backoff = (was == s->on && s->backoff < (1u << 16)) ? s->backoff * 2 : 256;
-    s->state = EXPLOIT;
+    s->state = OV_EXPLOIT;
     s->until = s->calls + s->backoff;
 }
 
 void ov_site_receive_done(ov_site_t *s, int hidden)
 {
-    if (!s || s->state != EXPLORE) return;
+    if (!s || s->state != OV_EXPLORE) return;
     if (hidden) {
         if (s->hidden < UINT16_MAX) s->hidden++;
     } else if (s->unhidden < UINT16_MAX) {
@@ -64,12 +80,12 @@ void ov_site_receive_done(ov_site_t *s, int hidden)
     }
 }
 
-int ov_site_on(ov_site_t *s, uint64_t (*now)(void))
+static int site_mode(ov_site_t *s, uint64_t (*now)(void))
 {
     s->calls++;
-    if (s->state == EXPLOIT) {
+    if (s->state == OV_EXPLOIT) {
         if (__builtin_expect(s->calls < s->until, 1)) return s->on; /* decided: no clock */
-        s->state = EXPLORE;
+        s->state = OV_EXPLORE;
         s->max[0] = s->max[1] = 0;
         memset(s->block, 0, sizeof s->block);
         s->n[0] = s->n[1] = 0;
@@ -80,7 +96,7 @@ int ov_site_on(ov_site_t *s, uint64_t (*now)(void))
     }
     if (s->unhidden >= OV_UNHIDDEN && !s->hidden) {
         ov_stats[ST_SITES_UNHIDDEN]++;
-        decide(s, 0);
+        decide(s, 0, OV_WHY_UNHIDDEN);
         return 0;
     }
     uint64_t t = now();
@@ -108,14 +124,14 @@ int ov_site_on(ov_site_t *s, uint64_t (*now)(void))
              * a first block that only paid the method's warm-up or a stall). A full exploration
              * of such a site ran a short job's first 26 iterations half in the background
              * (issue 22's testbed: SOR at 100 Mbit/s, 30 iterations, 1.22x of plain) */
-            decide(s, 0);
+            decide(s, 0, OV_WHY_EARLY_SLOWER);
         } else if (long_periods && on + on / 4 < off) {
             /* 1.25x faster in the background: keep it now. A halo exchange that hides its
              * transfers behind the interior wins from its first block; waiting for 12 periods
              * of each mode ran half of a short job's iterations plain (issue 22's testbed: 30
              * iterations, all but the last few exploring). The re-check after the backoff, and
              * the rule above, correct a first block a stall of one mode decided. */
-            decide(s, 1);
+            decide(s, 1, OV_WHY_EARLY_FASTER);
         } else if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) {
             /* the background must win each block against the plain block after it (the two ran
              * under the same load), and by 5 % over all, each mode without its longest period
@@ -126,9 +142,10 @@ int ov_site_on(ov_site_t *s, uint64_t (*now)(void))
             for (int i = 0; i < OV_PAIRS; i++) wins += s->block[1][i] < s->block[0][i];
             on = (sum[1] - s->max[1]) * (s->n[0] - 1);
             off = (sum[0] - s->max[0]) * (s->n[1] - 1);
-            decide(s, wins == OV_PAIRS && on < off - off / 20);
+            int won = wins == OV_PAIRS && on < off - off / 20;
+            decide(s, won, won ? OV_WHY_WON : OV_WHY_NOT_WON);
         }
-        if (s->state == EXPLOIT) return s->on;
+        if (s->state == OV_EXPLOIT) return s->on;
     }
     /* blocks of four calls, background first: each block then has three periods counted,
      * and block i of one mode is compared with block i of the other */
@@ -136,4 +153,11 @@ int ov_site_on(ov_site_t *s, uint64_t (*now)(void))
     s->mode_prev2 = s->mode_prev;
     s->mode_prev = (uint8_t) mode;
     return mode;
+}
+
+int ov_site_on(ov_site_t *s, uint64_t (*now)(void))
+{
+    int on = site_mode(s, now);
+    s->background += (uint32_t) on;
+    return on;
 }

@@ -12,9 +12,27 @@
 #define OV_HIDE_NS 20000u
 #define OV_UNHIDDEN 3 /* such receives in a row, none hidden, and a site is given up at once */
 
+/* Why a site runs as it does (its latest decision), for the report's per-site lines. */
+enum {
+    OV_WHY_EXPLORING,    /* no decision yet: blocks of each mode take turns */
+    OV_WHY_UNHIDDEN,     /* plain: its background receives were touched at once, nothing hidden */
+    OV_WHY_EARLY_SLOWER, /* plain: slower in the background by the early margin (1.25x or 1.5x) */
+    OV_WHY_EARLY_FASTER, /* background: 1.25x faster in its first blocks, long periods */
+    OV_WHY_WON,          /* background: won every block pair, 5 % faster over all */
+    OV_WHY_NOT_WON,      /* plain: lost a block pair, or less than 5 % faster (in doubt, plain) */
+};
+#define OV_WHY_NAMES "exploring", "unhidden", "early-slower", "early-faster", "won", "not-won"
+
+enum { OV_EXPLORE, OV_EXPLOIT }; /* a site's state: blocks of each mode take turns, or decided */
+
 typedef struct {
     void *addr;
     uint8_t state, on, mode_prev, mode_prev2;
+    uint8_t why;         /* OV_WHY_* of the latest decision */
+    uint32_t background; /* calls run in the background, all told */
+    uint32_t decisions;
+    uint64_t decided_period[2]; /* the mean periods (ns) of each mode (plain, background) that
+                                 * the latest decision compared (0: it compared none) */
     uint32_t calls, until, backoff;
     uint32_t phase; /* calls since this exploration began: its blocks start at 0 */
     uint64_t t_last;
@@ -27,6 +45,8 @@ typedef struct {
 
 /* The site record of a call site (created on first use), NULL when the table is full. */
 ov_site_t *ov_site_of(void *addr);
+/* The table of sites (OV_SITES rows, addr NULL: empty), for the report at the end. */
+const ov_site_t *ov_sites(void);
 /* Whether this call of site s runs in the background; `now` in ns (read only while exploring:
  * pass a function so a decided site costs no clock read). */
 int ov_site_on(ov_site_t *s, uint64_t (*now)(void));

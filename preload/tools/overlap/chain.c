@@ -12,12 +12,15 @@
  * end the wait is skipped on purpose; if no fault follows before the next call, the end was
  * wrong and is forgotten.
  *
- * In adaptive mode a chain end is waited at only where the program touched the data within
- * OV_HIDE_NS of the end call: where it computes first (a halo exchange updating the interior
- * before the border), waiting at the end would serialize that computation behind the transfers,
- * and paging's wait on touch is faster. */
+ * In adaptive mode a chain end is waited at only where the program touched every received buffer
+ * within OV_HIDE_NS of the end call: where it computes before touching one of them (a halo exchange
+ * updating the interior before the border, or a 1-D stencil whose update reads the upper ghost row
+ * first and the lower one last), waiting at the end would serialize that computation behind the
+ * transfers, and paging's wait on touch is faster. Every fault until the next converted call
+ * counts, not only the first: the first touch of a stencil's update comes at once, the last one
+ * after the whole computation (issue 33: adaptive waited at such ends and lost the lower halo's
+ * overlap, slower than plain). */
 #include <string.h>
-#include "mpii_core.h" /* mpii_now_ns */
 #include "stats.h"
 #include "state.h" /* ov_threshold */
 #include "chain.h"
@@ -38,6 +41,7 @@ static ov_record_t records[OV_RECORDS];
 static int last = -1;    /* the record of the latest converted call, until a fault or wait */
 static int probing = -1; /* an end whose wait was skipped to check it */
 static uint64_t last_ns; /* adaptive: when `last` was called */
+static int ended = -1;   /* adaptive: the end whose computation phase is running (faults since it) */
 
 static int record_of(uint64_t sig)
 {
@@ -54,8 +58,9 @@ static int record_of(uint64_t sig)
     return -1; /* table full: this call is not learned */
 }
 
-int ov_chain_call(uint64_t sig)
+int ov_chain_call(uint64_t sig, uint64_t (*now)(void))
 {
+    ended = -1;
     if (probing >= 0) { /* no fault since the skipped wait: it was not a chain end */
         records[probing].ends = 0;
         probing = -1;
@@ -72,7 +77,7 @@ int ov_chain_call(uint64_t sig)
         }
     }
     last = r;
-    if (ov_mode == OV_ADAPTIVE) last_ns = mpii_now_ns();
+    if (ov_mode == OV_ADAPTIVE) last_ns = now();
     ov_record_t *rec = &records[r];
     if (ov_mode == OV_PAGING || rec->ends < ov_threshold) return 0;
     if (ov_mode == OV_ADAPTIVE && rec->compute_follows) {
@@ -90,12 +95,19 @@ int ov_chain_call(uint64_t sig)
     return 1; /* the caller completes every request */
 }
 
-void ov_chain_fault(void)
+void ov_chain_fault(uint64_t (*now)(void))
 {
     probing = -1;
-    if (last < 0) return;
+    if (last < 0) {
+        /* a later fault of the same computation phase: computed this long before touching it */
+        if (ended >= 0 && now() - last_ns >= OV_HIDE_NS) records[ended].compute_follows = 1;
+        return;
+    }
     ov_record_t *rec = &records[last];
     if (rec->ends < UINT16_MAX && ++rec->ends == ov_threshold) ov_stats[ST_CHAIN_ENDS]++;
-    if (ov_mode == OV_ADAPTIVE) rec->compute_follows = mpii_now_ns() - last_ns >= OV_HIDE_NS;
+    if (ov_mode == OV_ADAPTIVE) {
+        rec->compute_follows = now() - last_ns >= OV_HIDE_NS;
+        ended = last;
+    }
     last = -1;
 }

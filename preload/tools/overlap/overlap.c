@@ -65,6 +65,31 @@ static int site_on(void *addr)
     return s ? ov_site_on(s, mpii_now_ns) : 1;
 }
 
+/* A call adaptive ran plain: on a site decided plain, or in an exploration's plain turn. */
+static void count_plain(void)
+{
+    ov_stats[ov_current_site && ov_current_site->state == OV_EXPLORE ? ST_PASS_EXPLORE : ST_PASS_ADAPTIVE]++;
+}
+
+/* At MPI_Finalize: each site's calls and latest decision, for the report (block "site"). */
+static void write_sites(void)
+{
+    static const char *why[] = { OV_WHY_NAMES };
+    const ov_site_t *t = ov_sites();
+    for (int i = 0; i < OV_SITES; i++) {
+        const ov_site_t *s = &t[i];
+        if (!s->addr && !s->calls) continue;
+        mpii_object_t o;
+        char path[2048], line[2300];
+        mpii_object_of((uintptr_t) s->addr, &o, path, sizeof path);
+        snprintf(line, sizeof line, "%lx %u %u %d %s %llu %llu %u %lx %s", (unsigned long) (uintptr_t) s->addr,
+                 s->calls, s->background, s->on, s->why < sizeof why / sizeof *why ? why[s->why] : "?",
+                 (unsigned long long) s->decided_period[0], (unsigned long long) s->decided_period[1], s->decisions,
+                 (unsigned long) o.bias, path);
+        mpii_profile_text(ov_tool, "site", line);
+    }
+}
+
 /* ---- chain signatures ---- */
 
 static inline uint64_t mix(uint64_t h, uint64_t v)
@@ -93,7 +118,7 @@ static void *call_site(QMPI_Context context)
 /* A converted call, for chain learning; at a learned chain end every request completes. */
 static void chain_call(uint64_t sig)
 {
-    if (ov_chain_call(sig)) ov_complete_all(ST_WAIT_CHAIN);
+    if (ov_chain_call(sig, mpii_now_ns)) ov_complete_all(ST_WAIT_CHAIN);
 }
 
 /* ---- the converted functions ---- */
@@ -115,7 +140,7 @@ static int send_async(QMPI_Context context, const void *buf, int count, MPI_Data
     if (!live || dest == MPI_PROC_NULL) return -1;
     void *site = call_site(context);
     if (!site_on(site)) {
-        ov_stats[ST_PASS_ADAPTIVE]++;
+        count_plain();
     } else if (ov_send(buf, count, type, dest, tag, comm)) {
         chain_call(signature(site, 0, buf, count, type, dest, tag, comm));
         return 1;
@@ -132,7 +157,7 @@ static int recv_async(QMPI_Context context, void *buf, int count, MPI_Datatype t
     ov_target_t t;
     if (ov_recv_target(buf, count, type, source, tag, &t)) {
         if (!site_on(site)) {
-            ov_stats[ST_PASS_ADAPTIVE]++;
+            count_plain();
         } else if (ov_recv(&t, buf, count, type, source, tag, comm, status)) {
             chain_call(signature(site, 1, buf, count, type, source, tag, comm));
             return 1;
@@ -153,7 +178,7 @@ static int sendrecv_halves(void *site, int dir, const void *sbuf, int scount, MP
 {
     ov_target_t t;
     if (!site_on(site)) {
-        ov_stats[ST_PASS_ADAPTIVE]++;
+        count_plain();
         return -1;
     }
     if (!ov_recv_target(rbuf, rcount, rtype, source, rtag, &t)) return -1;
@@ -334,6 +359,7 @@ static void start(int required, int provided, uint64_t caller)
 static void stop(void)
 {
     if (!live) return;
+    if (ov_mode == OV_ADAPTIVE) write_sites();
     ov_stop();
     live = 0;
     mpii_heap_stop();

@@ -14,28 +14,29 @@ enum {
     ST_PASS_WILDCARD = 6,
     ST_PASS_LARGE = 7,
     ST_PASS_ADAPTIVE = 8,
-    ST_PASS_GUARD = 9,
-    ST_FAULTS = 10,
-    ST_WAIT_FAULT = 11,
-    ST_WAIT_OVERLAP = 12,
-    ST_WAIT_STATUS = 13,
-    ST_WAIT_ACCESS = 14,
-    ST_WAIT_MPI = 15,
-    ST_WAIT_CHAIN = 16,
-    ST_WAIT_FREE = 17,
-    ST_WAIT_FINALIZE = 18,
-    ST_WAIT_FULL = 19,
-    ST_WAIT_NS = 20,
-    ST_CHAIN_RECORDS = 21,
-    ST_CHAIN_ENDS = 22,
-    ST_CHAIN_PROBES = 23,
-    ST_SITES = 24,
-    ST_SITES_OFF = 25,
-    ST_DECISIONS = 26,
-    ST_SITES_UNHIDDEN = 27,
-    ST_CHAIN_ENDS_SKIPPED = 28,
-    ST_CHECKED = 29,
-    ST_COUNT = 30
+    ST_PASS_EXPLORE = 9,
+    ST_PASS_GUARD = 10,
+    ST_FAULTS = 11,
+    ST_WAIT_FAULT = 12,
+    ST_WAIT_OVERLAP = 13,
+    ST_WAIT_STATUS = 14,
+    ST_WAIT_ACCESS = 15,
+    ST_WAIT_MPI = 16,
+    ST_WAIT_CHAIN = 17,
+    ST_WAIT_FREE = 18,
+    ST_WAIT_FINALIZE = 19,
+    ST_WAIT_FULL = 20,
+    ST_WAIT_NS = 21,
+    ST_CHAIN_RECORDS = 22,
+    ST_CHAIN_ENDS = 23,
+    ST_CHAIN_PROBES = 24,
+    ST_SITES = 25,
+    ST_SITES_OFF = 26,
+    ST_DECISIONS = 27,
+    ST_SITES_UNHIDDEN = 28,
+    ST_CHAIN_ENDS_SKIPPED = 29,
+    ST_CHECKED = 30,
+    ST_COUNT = 31
 };
 #define OV_STAT_LABELS \
     "sends converted\n" \
@@ -46,7 +47,8 @@ enum {
     "passed: buffer not on the page-exclusive heap\n" \
     "passed: wildcard receive\n" \
     "passed: larger than max-bytes\n" \
-    "passed: switched off at the call site\n" \
+    "passed: adaptive, site decided plain\n" \
+    "passed: adaptive, plain turn while exploring\n" \
     "passed: page protection refused\n" \
     "faults\n" \
     "waits: fault\n" \
@@ -63,7 +65,7 @@ enum {
     "chain ends learned\n" \
     "chain probes\n" \
     "call sites\n" \
-    "call sites switched off\n" \
+    "call sites decided plain\n" \
     "adaptive decisions\n" \
     "call sites given up: nothing to hide behind\n" \
     "chain ends not waited at: computation follows\n" \

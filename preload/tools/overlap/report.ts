@@ -6,6 +6,7 @@ import type { Profile } from '../../../src/profile-file/read.js';
 import { humanBytes as bytes, humanBytes, humanTime } from '../../../src/report/units.js';
 import { cell, esc, num, table } from '../../../src/report/html-kit.js';
 import type { ToolReport } from '../../../src/report/tool-report.js';
+import { describe, Symbolizer } from '../../../src/report/addr2line.js';
 
 export interface OverlapRun {
   tool: number;
@@ -14,6 +15,93 @@ export interface OverlapRun {
   ranks: number[];
   /** ranks where the tool stayed off, with the reason */
   disabled: { rank: number; reason: string }[];
+  /** adaptive: each call site's account, summed over ranks (block "site") */
+  sites: AdaptiveSite[];
+}
+
+/** Why adaptive runs a site as it does (OV_WHY_NAMES in adaptive.h). */
+const WHY: Record<string, string> = {
+  exploring: 'still exploring (no decision yet)',
+  unhidden: 'plain: its background receives were touched at once, nothing to hide behind',
+  'early-slower': 'plain: slower in the background in its first blocks',
+  'early-faster': 'background: faster in its first blocks',
+  won: 'background: won every block against plain, 5 % faster over all',
+  'not-won': 'plain: not faster in every block, or by less than 5 % (in doubt, plain)',
+};
+
+export interface AdaptiveSite {
+  /** where: the object and the offset in it (the same in every rank) */
+  path: string;
+  offset: number;
+  calls: number;
+  background: number;
+  /** ranks whose latest decision ran the site in the background / plain */
+  onRanks: number;
+  offRanks: number;
+  /** the latest decision's reason on each rank, counted */
+  why: Map<string, number>;
+  /** mean periods (ns) that rank's decisions compared, summed with their rank count, for a mean */
+  plainNs: number;
+  backgroundNs: number;
+  compared: number;
+  decisions: number;
+}
+
+/** A "site" line: "<address> <calls> <background> <on> <why> <plain ns> <background ns> <decisions> <bias> <path>". */
+function parseSite(text: string): (Omit<AdaptiveSite, 'why' | 'onRanks' | 'offRanks' | 'compared'> & { on: boolean; why: string }) | undefined {
+  const m = /^([0-9a-f]+) (\d+) (\d+) ([01]) (\S+) (\d+) (\d+) (\d+) ([0-9a-f]+) ?(.*)$/.exec(text);
+  if (!m) return undefined;
+  const addr = Number.parseInt(m[1], 16);
+  return {
+    path: m[10],
+    offset: m[10] ? addr - Number.parseInt(m[9], 16) : addr,
+    calls: Number(m[2]),
+    background: Number(m[3]),
+    on: m[4] === '1',
+    why: m[5],
+    plainNs: Number(m[6]),
+    backgroundNs: Number(m[7]),
+    decisions: Number(m[8]),
+  };
+}
+
+function sitesOf(texts: string[]): AdaptiveSite[] {
+  const by = new Map<string, AdaptiveSite>();
+  for (const t of texts) {
+    const s = parseSite(t);
+    if (!s) continue;
+    const key = `${s.path}@${s.offset}`;
+    let a = by.get(key);
+    if (!a)
+      by.set(
+        key,
+        (a = {
+          path: s.path,
+          offset: s.offset,
+          calls: 0,
+          background: 0,
+          onRanks: 0,
+          offRanks: 0,
+          why: new Map(),
+          plainNs: 0,
+          backgroundNs: 0,
+          compared: 0,
+          decisions: 0,
+        }),
+      );
+    a.calls += s.calls;
+    a.background += s.background;
+    if (s.on) a.onRanks++;
+    else a.offRanks++;
+    a.why.set(s.why, (a.why.get(s.why) ?? 0) + 1);
+    if (s.plainNs && s.backgroundNs) {
+      a.plainNs += s.plainNs;
+      a.backgroundNs += s.backgroundNs;
+      a.compared++;
+    }
+    a.decisions += s.decisions;
+  }
+  return [...by.values()].sort((x, y) => y.calls - x.calls);
 }
 
 export function overlapRuns(p: Profile): OverlapRun[] {
@@ -21,11 +109,12 @@ export function overlapRuns(p: Profile): OverlapRun[] {
   for (const r of p.ranks) {
     for (const [tool, name] of r.tools) {
       if (name !== 'overlap' || runs.has(tool)) continue;
-      runs.set(tool, { tool, stats: new Map(), ranks: [], disabled: [] });
+      runs.set(tool, { tool, stats: new Map(), ranks: [], disabled: [], sites: [] });
     }
   }
   for (const run of runs.values()) {
     const ranks = p.ranks.filter((r) => r.tools.get(run.tool) === 'overlap');
+    run.sites = sitesOf(ranks.flatMap((r) => r.texts.filter((t) => t.tool === run.tool && t.name === 'site').map((t) => t.text)));
     run.ranks = ranks.map((r) => r.rank);
     ranks.forEach((r, i) => {
       for (const c of r.counters) {
@@ -84,13 +173,37 @@ export function formatOverlap(p: Profile): string[] {
       );
     }
     if (t['call sites']) {
+      const plain = t['call sites decided plain'] ?? 0;
       out.push(
-        `  adaptive    ${t['call sites']} call sites, ${t['adaptive decisions'] ?? 0} decisions, ` +
-          `${t['call sites switched off'] ?? 0} switched off (not faster in the background)`,
+        `  adaptive    ${t['call sites']} call sites (over all ranks): ${t['call sites'] - plain} in the background, ${plain} plain at the end; ` +
+          `${t['adaptive decisions'] ?? 0} decisions`,
       );
+      out.push(...siteLines(run.sites));
     }
     if (!converted && !run.disabled.length) out.push('  nothing was converted: see "passed" for why');
   }
+  return out;
+}
+
+const us = (ns: number) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1e3).toFixed(1)} µs`);
+
+/** One line per call site (the 10 busiest): where, how its calls ran, what the latest decision
+ * measured and why it chose so. */
+function siteLines(sites: AdaptiveSite[]): string[] {
+  if (!sites.length) return [];
+  const sym = new Symbolizer();
+  const shown = sites.slice(0, 10);
+  for (const s of shown) sym.add({ path: s.path, offset: s.offset });
+  sym.resolve();
+  const out = shown.map((s) => {
+    const where = s.path ? describe(sym.get({ path: s.path, offset: s.offset })) : s.offset ? `0x${s.offset.toString(16)}` : 'a Python line';
+    const why = [...s.why.entries()].sort((a, b) => b[1] - a[1]);
+    const ranks = s.onRanks + s.offRanks;
+    const chosen = why.length === 1 ? (WHY[why[0][0]] ?? why[0][0]) : why.map(([w, n]) => `${n} rank${n === 1 ? '' : 's'} ${WHY[w] ?? w}`).join('; ');
+    const measured = s.compared ? ` (mean period plain ${us(s.plainNs / s.compared)}, background ${us(s.backgroundNs / s.compared)})` : '';
+    return `    ${where}: ${s.calls} calls, ${s.background} in the background; ${ranks > 1 && why.length === 1 ? `on ${ranks} ranks ` : ''}${chosen}${measured}`;
+  });
+  if (sites.length > shown.length) out.push(`    … ${sites.length - shown.length} more sites (--json)`);
   return out;
 }
 
@@ -120,6 +233,7 @@ export const report: ToolReport = {
       tool: run.tool,
       totals: overlapTotals(run),
       disabled: run.disabled,
+      sites: run.sites.map((s) => ({ ...s, why: Object.fromEntries(s.why) })),
       ranks: run.ranks.map((rank, i) => ({ rank, ...Object.fromEntries([...run.stats.entries()].map(([k, v]) => [k, v[i]])) })),
     })),
   html: (p) => overlapSection(p),

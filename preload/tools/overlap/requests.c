@@ -431,7 +431,7 @@ static int on_fault(void *addr, int write)
     COMPLETE_WHERE(r->plo <= page && page < r->phi, ST_WAIT_FAULT);
     if (n_active == before) return 0;
     ov_stats[ST_FAULTS]++;
-    ov_chain_fault();
+    ov_chain_fault(mpii_now_ns);
     return 1;
 }
 

@@ -123,34 +123,6 @@ static unsigned char pf_sets_errhandler[MPII_NFUNCS]; /* may give a communicator
 
 /* ---- call sites ---- */
 
-struct module_search {
-    uintptr_t addr, lo, hi, bias;
-    const char *name;
-};
-
-static int find_module(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void) size;
-    struct module_search *m = data;
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    int hit = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t s = info->dlpi_addr + ph->p_vaddr, e = s + ph->p_memsz;
-        if (m->addr >= s && m->addr < e) hit = 1;
-        if (!(ph->p_flags & PF_X)) continue;
-        if (s < lo) lo = s;
-        if (e > hi) hi = e;
-    }
-    if (!hit) return 0;
-    m->lo = lo < hi ? lo : m->addr;
-    m->hi = lo < hi ? hi : m->addr + 1;
-    m->bias = info->dlpi_addr;
-    m->name = info->dlpi_name;
-    return 1;
-}
-
 /* Describe the object holding `addr` in the profile, once per object: a new call site is rare,
  * and a crashed job's sites can still be resolved. */
 static void note_module(pf_state_t *s, uintptr_t addr)
@@ -158,18 +130,9 @@ static void note_module(pf_state_t *s, uintptr_t addr)
     if (!addr) return;
     for (int i = 0; i < s->nmodules; i++)
         if (addr >= s->modules[i].lo && addr < s->modules[i].hi) return;
-    struct module_search m = { addr, 0, 0, 0, NULL };
-    char exe[4096] = "", line[4300];
-    if (!dl_iterate_phdr(find_module, &m)) {
-        m.lo = addr; /* not in any object (generated code): remember, describe nothing */
-        m.hi = addr + 1;
-    } else {
-        const char *path = m.name;
-        if (!path || !*path) { /* the main program */
-            ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-            exe[n > 0 ? n : 0] = 0;
-            path = exe;
-        }
+    mpii_object_t m;
+    char path[4096], line[4300];
+    if (mpii_object_of(addr, &m, path, sizeof path)) { /* else generated code: remember, describe nothing */
         snprintf(line, sizeof line, "%lx %lx %lx %s", (unsigned long) m.lo, (unsigned long) m.hi,
                  (unsigned long) m.bias, path);
         mpii_profile_text(s->tool, "module", line);
