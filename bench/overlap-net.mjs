@@ -92,7 +92,9 @@ const SETTINGS = [
 // default bucket, each a shape adaptive was not tuned on. The computation per step is a multiple of
 // the step's transfer time on the link (COMPUTE), from 0.1x to 10x; rows and the per-point repeat
 // count that give it are calibrated on this machine before the testbed goes up (calibrate()).
-// `blocking` is the variant the tools run: Sendrecv per neighbour, or Send/Recv pairs.
+// `blocking` is the variant the tools run: Sendrecv per neighbour, or Send/Recv pairs. The "64 KiB
+// class" halo is 60 KiB: Open MPI's TCP eager limit is 64 KiB with its header, and above it a
+// hand-written Isend waits for a rendezvous only an MPI call progresses (docs/overlap.md).
 const STENCIL_RATE = '1gbit';
 const STENCIL_ITER = 100;
 const STENCIL = (id, dim, nb, halo, compute, blocking = 'sendrecv') => ({
@@ -108,14 +110,14 @@ const STENCIL = (id, dim, nb, halo, compute, blocking = 'sendrecv') => ({
   note: `${dim}-D stencil, ${nb} neighbour${nb > 1 ? 's' : ''} per rank (${blocking === 'pairs' ? 'Send/Recv pairs' : 'Sendrecv'}), halo ${halo >= 1 << 20 ? `${halo >> 20} MiB` : `${halo >> 10} KiB`}, computation ${compute}x the transfer time`,
 });
 SETTINGS.push(
-  STENCIL('st1-64k', 1, 2, 64 << 10, 1),
+  STENCIL('st1-60k', 1, 2, 60 << 10, 1),
   STENCIL('st1-4k', 1, 2, 4 << 10, 1),
   STENCIL('st1-1m', 1, 2, 1 << 20, 1),
-  STENCIL('st1-64k-c0.1', 1, 2, 64 << 10, 0.1),
-  STENCIL('st1-64k-c10', 1, 2, 64 << 10, 10),
-  STENCIL('st1-64k-nb1', 1, 1, 64 << 10, 1),
-  STENCIL('st1-64k-pairs', 1, 2, 64 << 10, 1, 'pairs'),
-  STENCIL('st2-64k', 2, 2, 64 << 10, 1),
+  STENCIL('st1-60k-c0.1', 1, 2, 60 << 10, 0.1),
+  STENCIL('st1-60k-c10', 1, 2, 60 << 10, 10),
+  STENCIL('st1-60k-nb1', 1, 1, 60 << 10, 1),
+  STENCIL('st1-60k-pairs', 1, 2, 60 << 10, 1, 'pairs'),
+  STENCIL('st2-60k', 2, 2, 60 << 10, 1),
   STENCIL('st2-256k-pairs', 2, 1, 256 << 10, 3, 'pairs'),
 );
 
@@ -386,7 +388,7 @@ function stencilReport(s, res, med) {
     const m = (k) => median(st.map((t) => t[k] ?? 0)) / 2;
     out.push(
       `  adaptive per rank: ${m('call sites').toFixed(0)} sites, ${m('adaptive decisions').toFixed(1)} decisions, ${m('call sites decided plain').toFixed(1)} sites plain at the end, ` +
-        `${m('receives converted').toFixed(0)} receives and ${m('sendrecvs converted').toFixed(0)} sendrecvs in the background, ${m('passed: adaptive, site decided plain') + m('passed: adaptive, plain turn while exploring').toFixed(0)} calls passed plain`,
+        `${m('receives converted').toFixed(0)} receives and ${m('sendrecvs converted').toFixed(0)} sendrecvs in the background, ${(m('passed: adaptive, site decided plain') + m('passed: adaptive, plain turn while exploring')).toFixed(0)} calls passed plain`,
     );
   }
   const best = [];

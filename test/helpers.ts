@@ -49,7 +49,7 @@ const BUILD = join(tmpdir(), `mpii-test-programs-${process.getuid?.() ?? 0}`);
 export function program(f: Flavor, name: string): string {
   const src = ['qmpi_counter_tool', 'legacy_pmpi'].includes(name)
     ? join(ROOT, 'test', 'tools', `${name}.c`)
-    : ['pingpong', 'sor', 'halo'].includes(name)
+    : ['pingpong', 'sor', 'halo', 'stencil'].includes(name)
       ? join(ROOT, 'bench', `${name}.c`)
       : join(ROOT, 'test', 'programs', `${name}.c`);
   const hash = createHash('sha256').update(readFileSync(src));

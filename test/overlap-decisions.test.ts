@@ -6,7 +6,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execa } from 'execa';
-import { FLAVORS, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor, useSpecialised } from './helpers.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor, useSpecialised } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { overlapRuns, overlapTotals } from '../preload/tools/overlap/report.js';
 
@@ -33,7 +35,8 @@ async function adaptive(f: Flavor, prog: string, args: string[]) {
     .filter((l) => / OK |checksum=/.test(l))
     .sort()
     .join('\n');
-  return { lines, totals: overlapTotals(overlapRuns(readProfile(out))[0]) };
+  const run = overlapRuns(readProfile(out))[0];
+  return { lines, totals: overlapTotals(run), run, out };
 }
 
 for (const f of FLAVORS) {
@@ -73,6 +76,47 @@ for (const f of FLAVORS) {
       // itself) are below heap-min and pass through
       assert.ok(t['receives converted'] >= 2 * 2 * 4, JSON.stringify(t));
       assert.equal(t['waits: chain end'] ?? 0, 0, JSON.stringify(t));
+    });
+
+    it("1-D stencil: each call site's account in the report agrees with the counters and names its MPI_Sendrecv line", async () => {
+      const prog = program(f, 'stencil');
+      const iters = 40;
+      const args = ['sendrecv', '1', '2', '16384', '16', '1', String(iters)];
+      const want = await plain(f, prog, args);
+      const r = await adaptive(f, prog, args);
+      assert.equal(r.lines.replace(/ median_ms=\S+ min_ms=\S+/, ''), want.replace(/ median_ms=\S+ min_ms=\S+/, ''));
+      const t = r.totals;
+      // two Sendrecv sites, the same code in both ranks: merged into two report entries
+      assert.equal(t['call sites'], 2 * 2, JSON.stringify(t));
+      assert.equal(r.run.sites.length, 2, JSON.stringify(r.run.sites));
+      const calls = r.run.sites.reduce((a, s) => a + s.calls, 0);
+      const background = r.run.sites.reduce((a, s) => a + s.background, 0);
+      assert.equal(calls, 2 * 2 * iters);
+      // a call adaptive ran plain is counted as passed, either way; the others went to the background
+      assert.equal(
+        calls - background,
+        (t['passed: adaptive, site decided plain'] ?? 0) + (t['passed: adaptive, plain turn while exploring'] ?? 0),
+        JSON.stringify(t),
+      );
+      assert.ok(background >= (t['sendrecvs converted'] ?? 0) && background > 0, JSON.stringify(t));
+      const why = new Set(['exploring', 'unhidden', 'early-slower', 'early-faster', 'won', 'not-won']);
+      for (const s of r.run.sites) {
+        assert.equal(s.onRanks + s.offRanks, 2, JSON.stringify(s));
+        for (const w of s.why.keys()) assert.ok(why.has(w), w);
+      }
+      // the sites plain at the end, per rank, are the statistic's count
+      assert.equal(
+        r.run.sites.reduce((a, s) => a + s.offRanks, 0),
+        t['call sites decided plain'] ?? 0,
+        JSON.stringify(t),
+      );
+      // named truly: the two MPI_Sendrecv lines of the blocking variant (the binary has -g)
+      const src = readFileSync(join(ROOT, 'bench', 'stencil.c'), 'utf8').split('\n');
+      const lineOf = (needle: string) => src.findIndex((l) => l.includes(needle)) + 1;
+      const wantLines = [lineOf('MPI_Sendrecv(first, g.w'), lineOf('MPI_Sendrecv(last, g.w')].sort();
+      const text = await mpii(['report', r.out]);
+      const named = [...text.stdout.matchAll(/stencil\.c:(\d+) main: \d+ calls/g)].map((m) => Number(m[1])).sort();
+      assert.deepEqual(named, wantLines, text.stdout);
     });
   });
 }
