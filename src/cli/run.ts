@@ -24,34 +24,10 @@ import { progressMode, startProgress, type Progress } from './progress.js';
 import type { ReportOptions } from '../report/summary.js';
 import { mpiiVersion, programIdentity, RUN_INFO_FILE, writeRunInfo } from '../report/run-info.js';
 import { reportOptionsVariable } from '../profile-file/report-options.js';
+import { ENV } from '../environment.gen.js';
+import { injIgnored, rankEnvironment } from '../run/environment.js';
 
 export const DEFAULTS_FILE = join(ROOT, 'config', 'tools.yaml');
-
-/** The variables every rank needs; INJ_* are passed on only when the user set them. `place`
- * says where a library of this host is on the nodes (--copy-shim puts copies in their /tmp). */
-export function rankEnvironment(
-  shim: Shim,
-  tools: ToolInstance[],
-  outDir: string,
-  env: NodeJS.ProcessEnv,
-  place: (library: string) => string = (l) => l,
-): Record<string, string> {
-  const vars: Record<string, string> = {
-    // the user's own preloads stay, after the shim: legacy PMPI tools sit below us
-    LD_PRELOAD: [place(shim.library), env.LD_PRELOAD].filter(Boolean).join(':'),
-    TOOLS: tools.map((t) => (t.kind === 'external' ? place(t.path!) : t.name)).join(':'),
-    MPII_OUT: outDir,
-    // the gathered profile is written by a rank that sees this file, so mpii can read it even
-    // when rank 0's host shares no filesystem with this one (created by runCommand)
-    MPII_RUN_MARK: join(outDir, `.mpii-run-${hostname()}-${process.pid}`),
-  };
-  tools.forEach((t, i) => {
-    const opts = Object.entries(t.options);
-    if (opts.length) vars[`MPII_OPT_${i + 1}`] = opts.map(([k, v]) => `${k}=${v}`).join(';');
-  });
-  for (const k of ['INJ_IGNORE', 'INJ_DEBUG']) if (env[k] !== undefined) vars[k] = env[k]!;
-  return vars;
-}
 
 function defaultOutDir(program: string): string {
   const d = new Date();
@@ -269,23 +245,23 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
   const outDir = prepareOutDir(args.out ?? defaultOutDir(args.program), args.force, args.dryRun, created);
   // a stack of built-in tools only runs compiled into one wrapper per function (--chained, or
   // MPII_SPECIALISE=0 for every run: not)
-  const chained = args.chained ? '--chained' : env.MPII_SPECIALISE === '0' ? 'MPII_SPECIALISE=0' : unspecialisable(stack.tools);
+  const chained = args.chained ? '--chained' : env[ENV.MPII_SPECIALISE] === '0' ? `${ENV.MPII_SPECIALISE}=0` : unspecialisable(stack.tools);
   const specialise = chained === undefined ? stack.tools.map((t) => t.manifest!) : undefined;
   const built = await runShim(mpi.flavor, args, env, specialise);
   const shim = built.shim;
   const copies = job && planCopies(rankLibraries(shim, stack.tools), job);
   const placed = new Map(copies?.files);
   const vars = rankEnvironment(shim, stack.tools, outDir, env, (l) => placed.get(l) ?? l);
-  if (args.pvars.length) vars.MPII_PVARS = [...new Set(args.pvars)].join(',');
+  if (args.pvars.length) vars[ENV.MPII_PVARS] = [...new Set(args.pvars)].join(',');
   // the report options go into the profile: a later `mpii report` shows what this run shows
   const recorded = reportOptionsVariable(toolReportOptions(stack.tools).toolOptions ?? {});
-  if (recorded !== '{}') vars.MPII_REPORT_OPTIONS = recorded;
+  if (recorded !== '{}') vars[ENV.MPII_REPORT_OPTIONS] = recorded;
   const pythonNote = mpi.python ? await pythonSites(mpi.python.include, vars, env) : undefined;
   // mpi4py's run-time settings (MPI4PY_RC_THREAD_LEVEL=single …) reach the ranks on both launchers
   if (mpi.python) for (const [k, v] of Object.entries(env)) if (k.startsWith('MPI4PY_') && v !== undefined) vars[k] = v;
   // mpi4py 4 picks its ABI by looking for MPI symbols in the process, where the shim's wrappers
   // would make any MPI look like MPICH: the ranks are told the choice mpi4py made without the shim
-  if (mpi.python?.abi && env.MPI4PY_MPIABI === undefined && env.MPI4PY_LIBMPI === undefined) vars.MPI4PY_MPIABI = mpi.python.abi;
+  if (mpi.python?.abi && env.MPI4PY_MPIABI === undefined && env.MPI4PY_LIBMPI === undefined) vars[ENV.MPI4PY_MPIABI] = mpi.python.abi;
   const abiNote = mpi.python?.abiLink ? provideAbiName(mpi.python.abiLink, vars, env) : undefined;
   const plan = launcher(vars, [args.program, ...args.programArgs]);
 
@@ -308,8 +284,8 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
         `tools: ${stack.tools.map((t) => t.name).join(' → ') || '(none)'}, out: ${outDir}\n`,
     );
   }
-  out.mark = vars.MPII_RUN_MARK;
-  writeFileSync(vars.MPII_RUN_MARK, '');
+  out.mark = vars[ENV.MPII_RUN_MARK];
+  writeFileSync(out.mark, '');
   writeRunInfo(outDir, {
     mpii: mpiiVersion(ROOT),
     command: [args.program, ...args.programArgs],
@@ -329,7 +305,7 @@ async function runIn(argv: string[], env: NodeJS.ProcessEnv, out: OutDirs): Prom
     out.keep = code === 0;
     return code;
   } finally {
-    rmSync(vars.MPII_RUN_MARK, { force: true });
+    rmSync(out.mark, { force: true });
     if (copies) {
       const warning = removeFromNodes(copies, env);
       if (warning) process.stderr.write(`mpii: ${warning}\n`);
@@ -355,7 +331,7 @@ function provideAbiName(link: { soname: string; target: string }, vars: Record<s
     symlinkSync(link.target, tmp);
     renameSync(tmp, path); // atomic for a concurrent run
   }
-  vars.LD_LIBRARY_PATH = [dir, env.LD_LIBRARY_PATH].filter(Boolean).join(':');
+  vars[ENV.LD_LIBRARY_PATH] = [dir, env.LD_LIBRARY_PATH].filter(Boolean).join(':');
   return `the extension needs ${link.soname}, which this system names ${basename(link.target)}: the ranks find it in ${dir}`;
 }
 
@@ -363,14 +339,15 @@ function provideAbiName(link: { soname: string; target: string }, vars: Record<s
  * interpreter goes to them as MPII_PYSITE (a value the user set wins: a path, or empty for none).
  * Returns why there are no Python call sites, if so. */
 async function pythonSites(include: string | undefined, vars: Record<string, string>, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  if (env.MPII_PYSITE !== undefined) {
-    vars.MPII_PYSITE = env.MPII_PYSITE;
+  const given = env[ENV.MPII_PYSITE];
+  if (given !== undefined) {
+    vars[ENV.MPII_PYSITE] = given;
     return undefined;
   }
   const { buildPythonSites } = await import('../shim/python-sites.js'); // Python programs only
   const built = buildPythonSites(include, env);
   if ('library' in built) {
-    vars.MPII_PYSITE = built.library;
+    vars[ENV.MPII_PYSITE] = built.library;
     return undefined;
   }
   return `call sites show mpi4py's C frames, not Python lines: ${built.problem}`;
@@ -394,7 +371,7 @@ async function runJob(plan: LaunchPlan, args: RunArgs, tools: ToolInstance[], ou
   }
 
   if (!args.quiet && injIgnored(env)) {
-    process.stderr.write(`mpii: no profile: INJ_IGNORE=${env.INJ_IGNORE} switched the tools off on purpose (unset INJ_IGNORE to run them)\n`);
+    process.stderr.write(`mpii: no profile: INJ_IGNORE=${env[ENV.INJ_IGNORE]} switched the tools off on purpose (unset INJ_IGNORE to run them)\n`);
   } else if (!args.quiet) {
     try {
       // loaded only now: the job's start does not wait for the report code
@@ -410,12 +387,6 @@ async function runJob(plan: LaunchPlan, args: RunArgs, tools: ToolInstance[], ou
     }
   }
   return code;
-}
-
-/** INJ_IGNORE as the shim reads it (preload/core/init.c): a whole number other than 0. */
-export function injIgnored(env: NodeJS.ProcessEnv): boolean {
-  const v = env.INJ_IGNORE?.trimStart(); // strtol skips leading blanks only
-  return v !== undefined && /^[+-]?\d+$/.test(v) && Number(v) !== 0;
 }
 
 /** An empty output directory after a job that succeeded: no rank's host shares it with this one,

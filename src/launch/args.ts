@@ -1,6 +1,7 @@
 // Splits `mpii run` arguments into mpii's own options, the launcher's options, and the program.
 import { MpiiError } from '../errors.js';
 import { builtinManifests } from '../tools/manifest.js';
+import { ENV } from '../environment.gen.js';
 
 export type LauncherKind = 'mpirun' | 'srun';
 export const LAUNCHERS: LauncherKind[] = ['mpirun', 'srun'];
@@ -237,7 +238,7 @@ function isLauncher(v: string): v is LauncherKind {
  * srun), else the MPI's own mpirun, which inside a Slurm allocation starts the ranks through
  * Slurm by itself. */
 export function defaultLauncher(env: NodeJS.ProcessEnv): LauncherKind {
-  const v = env.MPII_LAUNCHER;
+  const v = env[ENV.MPII_LAUNCHER];
   if (v === undefined || v === '') return 'mpirun';
   if (!isLauncher(v)) throw new MpiiError(`unknown launcher '${v}' in MPII_LAUNCHER`, `set it to ${LAUNCHERS.join(' or ')}`);
   return v;
