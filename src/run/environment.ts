@@ -15,6 +15,7 @@ export function rankEnvironment(
   outDir: string,
   env: NodeJS.ProcessEnv,
   place: (library: string) => string = (l) => l,
+  who: { host: string; pid: number } = { host: hostname(), pid: process.pid },
 ): Record<string, string> {
   const vars: Record<string, string> = {
     // the user's own preloads stay, after the shim: legacy PMPI tools sit below us
@@ -22,8 +23,8 @@ export function rankEnvironment(
     [ENV.TOOLS]: tools.map((t) => (t.kind === 'external' ? place(t.path!) : t.name)).join(':'),
     [ENV.MPII_OUT]: outDir,
     // the gathered profile is written by a rank that sees this file, so mpii can read it even
-    // when rank 0's host shares no filesystem with this one (created by runCommand)
-    [ENV.MPII_RUN_MARK]: join(outDir, `.mpii-run-${hostname()}-${process.pid}`),
+    // when rank 0's host shares no filesystem with this one (created by the executor)
+    [ENV.MPII_RUN_MARK]: join(outDir, `.mpii-run-${who.host}-${who.pid}`),
   };
   tools.forEach((t, i) => {
     const opts = Object.entries(t.options);
