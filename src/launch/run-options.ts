@@ -28,7 +28,13 @@ const OWN: RunOption[] = [
   },
   { flag: '--stack', value: 'name', usage: '--stack NAME', summary: 'a named stack from the configuration', help: ['a named stack from the configuration'] },
   { flag: '--config', value: 'file', usage: '--config FILE', summary: 'an extra YAML configuration file', help: ['an extra YAML configuration file'] },
-  { flag: '--mpi', value: 'flavor', usage: '--mpi openmpi|mpich', summary: 'override the MPI detected from the program', help: ['override the MPI detected from the program'] },
+  {
+    flag: '--mpi',
+    value: 'flavor',
+    usage: '--mpi openmpi|mpich',
+    summary: 'override the MPI detected from the program',
+    help: ['override the MPI detected from the program'],
+  },
   {
     flag: '--out',
     value: 'dir',
@@ -56,7 +62,10 @@ const OWN: RunOption[] = [
   {
     flag: '--copy-shim',
     summary: 'srun: copy the shim to the nodes with sbcast first',
-    help: ["srun, inside an allocation: copy the shim and tool libraries to each node's", '/tmp with sbcast first (no filesystem shared with the nodes), removed after'],
+    help: [
+      "srun, inside an allocation: copy the shim and tool libraries to each node's",
+      '/tmp with sbcast first (no filesystem shared with the nodes), removed after',
+    ],
   },
   {
     flag: '--timeout',
