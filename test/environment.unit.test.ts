@@ -92,6 +92,13 @@ describe('the environment declared once', () => {
       }
     }
     assert.deepEqual(found, [], 'write ENV.<name> (src/environment.gen.ts)');
+    // and a variable read by a name not declared is one to declare first
+    const undeclared: string[] = [];
+    for (const f of files(join(ROOT, 'src'), /\.ts$/)) {
+      const text = readFileSync(f, 'utf8').replace(/^\s*(\/\/|\/?\*).*$/gm, '');
+      for (const m of text.matchAll(/env\??\.((?:MPII|INJ)_\w+)|env\[['"`]((?:MPII|INJ)_\w+)/g)) undeclared.push(`${relative(ROOT, f)}: ${m[1] ?? m[2]}`);
+    }
+    assert.deepEqual(undeclared, [], `declare it in ${SPEC} and write ENV.<name>`);
     assert.deepEqual([...ENV_PASSED_ON], [ENV.INJ_IGNORE, ENV.INJ_DEBUG]);
   });
 });
