@@ -74,7 +74,13 @@ describe('the environment declared once', () => {
       for (const v of spec.variables.filter((x) => x.c)) if (text.includes(`"${v.pattern ?? v.name}`)) found.push(`${relative(ROOT, f)}: "${v.name}"`);
     }
     assert.deepEqual(found, [], 'use the MPII_ENV_… macros of preload/core/mpii_env.h');
-    for (const v of spec.variables.filter((x) => x.c)) assert.match(header, new RegExp(`#define ${v.c} "${v.pattern ?? v.name}"`));
+    const c = files(join(ROOT, 'preload'), /\.c$/)
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
+    for (const v of spec.variables.filter((x) => x.c)) {
+      assert.match(header, new RegExp(`#define ${v.c} "${v.pattern ?? v.name}"`));
+      assert.match(c, new RegExp(`\\b${v.c}\\b`), `${v.name} is declared read by the shim: a .c file reads it through ${v.c}`);
+    }
   });
 
   it("src/ spells no MPII_*, INJ_* or TOOLS name as a literal: it uses ENV (the loader's and mpi4py's own names may stay)", () => {
