@@ -11,8 +11,10 @@
 #include "mpii_gen.h"
 #include "mpii_objects.h"
 #include "dispatch.h"
+#include "env_int.h"
 #include "init.h"
 #include "log.h"
+#include "mpii_env.h"
 #include "mpit_sample.h"
 #include "profile_file.h"
 #include "site.h"
@@ -20,21 +22,12 @@
 static int ignore_flag;
 static int stack_built;
 
-static int env_int(const char *name, int fallback)
-{
-    const char *v = getenv(name);
-    if (!v || !*v) return fallback;
-    char *end;
-    long x = strtol(v, &end, 10);
-    return *end ? fallback : (int) x;
-}
-
 /* The launcher tells each process its rank before MPI_Init; use it for early messages. */
 static int launcher_rank(void)
 {
     static const char *vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", NULL };
     for (int i = 0; vars[i]; i++) {
-        int r = env_int(vars[i], -1);
+        int r = mpii_env_int(vars[i], -1);
         if (r >= 0) return r;
     }
     return -1;
@@ -44,7 +37,7 @@ static int launcher_rank(void)
  * where the interpreter's API is in the process: a C rank of the same job ignores the variable. */
 static void python_sites(void)
 {
-    const char *helper = getenv("MPII_PYSITE");
+    const char *helper = getenv(MPII_ENV_PYSITE);
     if (!helper || !*helper) return;
     int (*initialized)(void) = (int (*)(void)) dlsym(RTLD_DEFAULT, "Py_IsInitialized");
     if (!initialized || !initialized()) return;
@@ -63,10 +56,11 @@ static void python_sites(void)
 static void start_stack(void)
 {
     python_sites();
-    mpii_profile_begin(getenv("MPII_OUT"));
-    if (mpii_build_stack(getenv("TOOLS")) != 0) {
-        mpii_error("fix the tool stack (TOOLS=%s) or set INJ_IGNORE=1 to run without tools",
-                   getenv("TOOLS") ? getenv("TOOLS") : "");
+    mpii_profile_begin(getenv(MPII_ENV_OUT));
+    const char *tools = getenv(MPII_ENV_TOOLS);
+    if (mpii_build_stack(tools) != 0) {
+        mpii_error("fix the tool stack (" MPII_ENV_TOOLS "=%s) or set " MPII_ENV_INJ_IGNORE "=1 to run without tools",
+                   tools ? tools : "");
         exit(2);
     }
     stack_built = 1;
@@ -83,8 +77,8 @@ void mpii_before_init(void)
     if (mpii_shadowed()) return; /* another copy of the shim, earlier in the search order, runs the tools */
     mpii_resolve_all();
     mpii_rank = launcher_rank();
-    mpii_debug_rank = env_int("INJ_DEBUG", -1);
-    ignore_flag = env_int("INJ_IGNORE", 0) != 0;
+    mpii_debug_rank = mpii_env_int(MPII_ENV_INJ_DEBUG, MPII_ENV_INJ_DEBUG_DEFAULT);
+    ignore_flag = mpii_env_int(MPII_ENV_INJ_IGNORE, MPII_ENV_INJ_IGNORE_DEFAULT) != 0;
     mpii_site_defaults(); /* linked in by the MPI wrappers and run by plain mpirun: installed defaults */
     if (!ignore_flag) start_stack();
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "log.h"
+#include "mpii_env.h"
 #include "mpit.h"
 #include "mpit_sample.h"
 #include "profile_file.h"
@@ -98,7 +99,7 @@ static void add(const mpii_mpit_lib_t *lib, const char *name)
 
 void mpii_pvar_sampling_start(void)
 {
-    const char *list = getenv("MPII_PVARS");
+    const char *list = getenv(MPII_ENV_PVARS);
     if (!list || !*list || initialized) return;
     const mpii_mpit_lib_t *lib = mpii_mpit_lib();
     if (!lib->init_thread || !lib->pvar_get_info || !lib->pvar_session_create || !lib->pvar_handle_alloc ||

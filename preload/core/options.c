@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include "log.h"
+#include "mpii_env.h"
 #include "mpii_tool.h" /* mpii_tool_option */
 #include "options.h"
 
@@ -14,7 +15,7 @@
 static const char *find(int tool_id, const char *key, size_t *len)
 {
     char var[32];
-    snprintf(var, sizeof var, "MPII_OPT_%d", tool_id);
+    snprintf(var, sizeof var, MPII_ENV_OPT_PREFIX "%d", tool_id);
     const char *opts = getenv(var);
     size_t klen = strlen(key);
     for (const char *p = opts; p && *p;) {

@@ -25,6 +25,7 @@
 #include "mpii_objects.h"
 #include "mpii_tool.h" /* MPII_EVENT_*, MPII_EVENTS_KEPT */
 #include "log.h"
+#include "mpii_env.h"
 #include "mpii_profile_format.h"
 #include "profile_file.h"
 #include "util.h"
@@ -121,7 +122,7 @@ void mpii_profile_begin(const char *dir)
         events[EV_H_CAPACITY] = MPII_EVENTS_KEPT;
     }
     /* the report options mpii run was given (JSON): a later `mpii report` of this run starts from them */
-    const char *report_options = getenv("MPII_REPORT_OPTIONS");
+    const char *report_options = getenv(MPII_ENV_REPORT_OPTIONS);
     if (report_options && *report_options) mpii_profile_text(0, "report-options", report_options);
 }
 
@@ -314,7 +315,7 @@ static char *compact_image(size_t *len)
  * installed shim). */
 static int profile_writer(void)
 {
-    const char *mark = getenv("MPII_RUN_MARK");
+    const char *mark = getenv(MPII_ENV_RUN_MARK);
     int here = mark && *mark && access(mark, F_OK) == 0 ? mpii_rank : mpii_size, first = mpii_size;
     MPII_PMPI(MPI_Allreduce, MPI_ALLREDUCE_T)(&here, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (first < mpii_size) return first;

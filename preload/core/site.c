@@ -15,6 +15,7 @@
 #include "mpii_gen.h"
 #include "mpii_objects.h"
 #include "log.h"
+#include "mpii_env.h"
 #include "profile_file.h"
 #include "site.h"
 #include "site_path.h"
@@ -41,10 +42,11 @@ static int site_mode; /* the defaults file supplied the stack: name an output di
  * the environment does not set, so TOOLS=… or INJ_IGNORE=1 on the command line still win. */
 void mpii_site_defaults(void)
 {
-    if (getenv("MPII_OUT")) return;           /* launched by mpii run (or told where to write) */
-    int user_tools = getenv("TOOLS") != NULL; /* TOOLS=… mpirun ./app: that stack, without the defaults' options */
+    if (getenv(MPII_ENV_OUT)) return; /* launched by mpii run (or told where to write) */
+    /* TOOLS=… mpirun ./app: that stack, without the defaults' options */
+    int user_tools = getenv(MPII_ENV_TOOLS) != NULL;
     char path[PATH_MAX];
-    const char *file = getenv("MPII_DEFAULTS");
+    const char *file = getenv(MPII_ENV_DEFAULTS);
     if (!file && mpii_site_defaults_path[0]) file = mpii_site_defaults_path;
     if (!file) {
         Dl_info info;
@@ -63,12 +65,12 @@ void mpii_site_defaults(void)
         char *eq = strchr(line, '=');
         if (line[0] == '#' || !eq) continue;
         *eq = 0;
-        if (strcmp(line, "MPII_OUT_BASE") == 0) snprintf(out_base, sizeof out_base, "%s", eq + 1);
-        else if (!(user_tools && strncmp(line, "MPII_OPT_", 9) == 0))
+        if (strcmp(line, MPII_ENV_OUT_BASE) == 0) snprintf(out_base, sizeof out_base, "%s", eq + 1);
+        else if (!(user_tools && strncmp(line, MPII_ENV_OPT_PREFIX, sizeof MPII_ENV_OPT_PREFIX - 1) == 0))
             setenv(line, eq + 1, 0);
     }
     fclose(f);
-    site_mode = getenv("TOOLS") != NULL;
+    site_mode = getenv(MPII_ENV_TOOLS) != NULL;
 }
 
 /* After MPI_Init: rank 0 picks <base>/<program>-<time>-<pid> and every rank writes its live

@@ -13,10 +13,12 @@ import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, which, type FlavorName } from '../mpi/flavors.js';
 import { SRUN_PLUGIN, srunPlugins } from '../launch/srun.js';
 import { launcherFlavor } from '../mpi/detect.js';
-import { buildWithSpinner, DEFAULTS_FILE } from './run.js';
+import { DEFAULTS_FILE } from './run.js';
+import { buildWithSpinner } from './shim-build.js';
 import { askMpit, findInstall } from '../mpit/library.js';
 import { loadKoffi } from '../mpit/koffi.js';
 import { formatCvars, formatPvars, nameFilter } from '../mpit/vars.js';
+import { ENV, ENV_PASSED_ON } from '../environment.gen.js';
 
 function installedFlavors(env: NodeJS.ProcessEnv): FlavorName[] {
   return (Object.keys(FLAVORS) as FlavorName[]).filter((f) => findTool(f, FLAVORS[f].compilers, env));
@@ -130,7 +132,7 @@ export async function doctorCommand(o: { json?: boolean } = {}): Promise<number>
     else ok(`LD_PRELOAD=${env.LD_PRELOAD} is kept for the ranks, after the mpii shim`);
     if (/libmpii/.test(env.LD_PRELOAD)) bad('LD_PRELOAD already holds an mpii shim: the ranks would load it twice', 'unset LD_PRELOAD before mpii run');
   }
-  for (const k of ['INJ_IGNORE', 'INJ_DEBUG', 'TOOLS']) if (env[k] !== undefined) ok(`${k}=${env[k]} is set and will be used`);
+  for (const k of [...ENV_PASSED_ON, ENV.TOOLS]) if (env[k] !== undefined) ok(`${k}=${env[k]} is set and will be used`);
   const problems = checks.filter((c) => c.status === 'fail').length;
   if (o.json) console.log(jsonText({ problems, checks }));
   else console.log(problems ? chalk.red(`${problems} problem(s)`) : chalk.green('all good'));

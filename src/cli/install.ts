@@ -32,6 +32,7 @@ import { resolveStack } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
 import { DEFAULTS_FILE } from './run.js';
+import { ENV } from '../environment.gen.js';
 
 export interface InstallOptions {
   prefix?: string;
@@ -78,13 +79,13 @@ function defaultsFile(o: InstallOptions, env: NodeJS.ProcessEnv): string {
   }
   const lines = [
     '# mpii install: the stack of programs linked with the shim; TOOLS / INJ_IGNORE in the environment win',
-    `TOOLS=${stack.tools.map((t) => (t.kind === 'external' ? t.path! : t.name)).join(':')}`,
+    `${ENV.TOOLS}=${stack.tools.map((t) => (t.kind === 'external' ? t.path! : t.name)).join(':')}`,
   ];
   stack.tools.forEach((t, i) => {
     const opts = Object.entries(t.options);
-    if (opts.length) lines.push(`MPII_OPT_${i + 1}=${opts.map(([k, v]) => `${k}=${v}`).join(';')}`);
+    if (opts.length) lines.push(`${ENV.MPII_OPT}${i + 1}=${opts.map(([k, v]) => `${k}=${v}`).join(';')}`);
   });
-  lines.push(`MPII_OUT_BASE=${o.outBase ?? 'mpii-out'}`);
+  lines.push(`${ENV.MPII_OUT_BASE}=${o.outBase ?? 'mpii-out'}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -8,6 +8,7 @@ import type { Command as CommandType } from 'commander';
 import { MpiiError, formatError } from '../errors.js';
 import { parseRunArgs, VERSION_FLAGS } from '../launch/args.js';
 import { builtinManifests, type RunFlag } from '../tools/manifest.js';
+import { runOptions, runOptionsHelp } from '../launch/run-options.js';
 import type { OptionValue } from '../config/load.js';
 
 /** mpii's version, from its package.json. */
@@ -57,32 +58,10 @@ export const EXAMPLES: Record<'mpii' | 'run' | 'report', { width: number; list: 
 const examples = (of: keyof typeof EXAMPLES) =>
   EXAMPLES[of].list.map(([c, what]) => `  ${c}${' '.repeat(Math.max(3, EXAMPLES[of].width - c.length))}${what}`).join('\n');
 
-/** The lines of the flags the tools add to `mpii run` (their manifests' `run-flags`). */
-const toolFlagHelp = () =>
-  builtinManifests()
-    .flatMap((m) => m.runFlags)
-    .map((f) => `  ${f.flag.padEnd(18)} ${f.help}\n`)
-    .join('');
-
 export const runHelp = () => `Usage: mpii run [mpii options] [launcher options] [-np N] ./app [args]
 
 mpii options (before the program):
-  --tools a,b        tool stack, outermost first (names or .so paths; options as name[key=val;key=val])
-  --stack NAME       a named stack from the configuration
-  --config FILE      an extra YAML configuration file
-  --mpi openmpi|mpich  override the MPI detected from the program
-  --out DIR          where the profile goes (default mpii-out/<app>-<time>-<pid>)
-  --pvar NAME[,NAME]  sample these MPI library performance variables on every rank at MPI_Finalize
-                     (and at each monitor flush) into the profile (mpii pvars lists them)
-  --launcher mpirun|srun  who starts the ranks (default: MPII_LAUNCHER, else the MPI's mpirun);
-                     srun gets -np N as -n N and the --mpi= plugin the MPI needs
-  --copy-shim        srun, inside an allocation: copy the shim and tool libraries to each node's
-                     /tmp with sbcast first (no filesystem shared with the nodes), removed after
-  --timeout SECONDS  stop the job after that long: partial profile marked INCOMPLETE, exit 124
-  --force            replace the profile already in --out DIR
-  --chained          run built-in tools through the QMPI chain, not compiled into one wrapper
-${toolFlagHelp()}  --dry-run          print the launcher command and environment, run nothing
-  --quiet            no progress, no report
+${runOptionsHelp()}
   -V, --version      print mpii's version (anywhere before the program; after it, the program's)
 Everything else is passed to the launcher unchanged (write --launcher before it). The exit code
 is the job's (128+signal when mpii is sent one: Ctrl-C 130, SIGTERM 143); 2 for a usage or
@@ -105,24 +84,13 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
       outputError: (s, write) => write(`${commanderLine(s, shownCommand())}\n`),
     })
     .addHelpText('after', `\nExamples:\n${examples('mpii')}`);
-  // run parses its own arguments; these options are declared for help and completion only
   const run = program
     .command('run')
     .description('launch an MPI program through the tool stack (mpii run --help)')
-    .usage('[mpii options] [launcher options] [-np N] ./app [args]')
-    .option('--tools <tools>', 'tool stack, outermost first (names or .so paths; options as name[key=val;key=val])')
-    .option('--stack <name>', 'a named stack from the configuration')
-    .option('--config <file>', 'an extra YAML configuration file')
-    .option('--mpi <flavor>', 'override the MPI detected from the program')
-    .option('--out <dir>', 'where the profile goes')
-    .option('--pvar <names>', 'MPI library performance variables to sample at MPI_Finalize')
-    .option('--launcher <launcher>', 'who starts the ranks: mpirun or srun')
-    .option('--copy-shim', 'srun: copy the shim to the nodes with sbcast first')
-    .option('--timeout <seconds>', 'stop the job after that long (exit 124)')
-    .option('--force', 'replace the profile already in --out DIR')
-    .option('--chained', 'run built-in tools through the QMPI chain, not compiled into one specialised wrapper');
-  for (const f of builtinManifests().flatMap((m) => m.runFlags)) run.option(f.flag, f.help); // the tools' own (--memcheck-fatal)
-  run.option('--dry-run', 'print the launcher command and environment, run nothing').option('--quiet', 'no progress, no report');
+    .usage('[mpii options] [launcher options] [-np N] ./app [args]');
+  // run parses its own arguments (src/launch/args.ts); its options are declared here for --help,
+  // the man page and completion, from the same declaration (src/launch/run-options.ts)
+  for (const o of runOptions()) run.option(o.value ? `${o.flag} <${o.value}>` : o.flag, o.summary);
   program
     .command('build')
     .description('generate and compile the shim (cached)')

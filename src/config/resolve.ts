@@ -17,6 +17,7 @@ import { loadConfigFileCached } from './cache.js';
 import { coerceOption, describeSchema, expandPath, isPathRef, mergeConfigs, suggestion } from './load.js';
 import type { ConfigFile, MergedConfig, OptionSchema, OptionValue, RawOption, StackEntryDef, ToolDef } from './load.js';
 import { BUILTIN_TOOLS_DIR, builtinManifests, type ToolManifest } from '../tools/manifest.js';
+import { ENV } from '../environment.gen.js';
 
 export interface ToolInstance {
   name: string;
@@ -201,7 +202,7 @@ export function parseToolsArg(spec: string, cwd: string, home: string = os.homed
 
 /** Parse $TOOLS (colon-separated names or .so paths, no options; paths against cwd). */
 export function parseToolsEnv(value: string, cwd: string, home: string = os.homedir()): StackEntryDef[] {
-  const origin = 'TOOLS';
+  const origin = ENV.TOOLS;
   return value
     .split(':')
     .map((s) => s.trim())
@@ -313,9 +314,9 @@ export function resolveStack(req: ResolveRequest): ResolvedStack {
 
   if (req.tools !== undefined) return build(parseToolsArg(req.tools, req.cwd, home), '--tools');
 
-  const envTools = req.env.TOOLS;
+  const envTools = req.env[ENV.TOOLS];
   // TOOLS with no entries ('', ' ', ':') counts as unset
-  if (envTools !== undefined && envTools.split(':').some((t) => t.trim() !== '')) return build(parseToolsEnv(envTools, req.cwd, home), 'TOOLS');
+  if (envTools !== undefined && envTools.split(':').some((t) => t.trim() !== '')) return build(parseToolsEnv(envTools, req.cwd, home), ENV.TOOLS);
 
   if (req.stack !== undefined) {
     const st = cfg.stacks.get(req.stack);

@@ -1,6 +1,8 @@
 // Splits `mpii run` arguments into mpii's own options, the launcher's options, and the program.
 import { MpiiError } from '../errors.js';
 import { builtinManifests } from '../tools/manifest.js';
+import { OWN_RUN_OPTIONS } from './run-options.js';
+import { ENV } from '../environment.gen.js';
 
 export type LauncherKind = 'mpirun' | 'srun';
 export const LAUNCHERS: LauncherKind[] = ['mpirun', 'srun'];
@@ -36,8 +38,9 @@ export interface RunArgs {
   programArgs: string[];
 }
 
-export const MPII_VALUED = new Set(['--tools', '--stack', '--config', '--mpi', '--out', '--pvar', '--launcher', '--timeout']);
-export const MPII_FLAGS = new Set(['--dry-run', '--quiet', '--copy-shim', '--force', '--chained']);
+// which of mpii's options take a value: from their declaration (run-options.ts)
+export const MPII_VALUED = new Set(OWN_RUN_OPTIONS.filter((o) => o.value).map((o) => o.flag));
+export const MPII_FLAGS = new Set(OWN_RUN_OPTIONS.filter((o) => !o.value).map((o) => o.flag));
 
 /** The flags the built-in tools add to `mpii run` (their manifests' `run-flags`). */
 export function toolRunFlags(): Set<string> {
@@ -237,7 +240,7 @@ function isLauncher(v: string): v is LauncherKind {
  * srun), else the MPI's own mpirun, which inside a Slurm allocation starts the ranks through
  * Slurm by itself. */
 export function defaultLauncher(env: NodeJS.ProcessEnv): LauncherKind {
-  const v = env.MPII_LAUNCHER;
+  const v = env[ENV.MPII_LAUNCHER];
   if (v === undefined || v === '') return 'mpirun';
   if (!isLauncher(v)) throw new MpiiError(`unknown launcher '${v}' in MPII_LAUNCHER`, `set it to ${LAUNCHERS.join(' or ')}`);
   return v;

@@ -13,6 +13,7 @@ import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
 import { namesByValue, parseHeader, type HeaderConstants } from './header.js';
 import { loadKoffi, type Koffi } from './koffi.js';
+import { ENV } from '../environment.gen.js';
 
 export interface MpiInstall {
   flavor: FlavorName;
@@ -69,7 +70,7 @@ export async function findInstall(flavor: FlavorName, env: NodeJS.ProcessEnv = p
       `install the development package: apt-get install -y ${fl.packages}`,
     );
   }
-  let library = env.MPII_MPI_LIBRARY;
+  let library = env[ENV.MPII_MPI_LIBRARY];
   if (library) {
     if (!existsSync(library)) throw new MpiiError(`MPII_MPI_LIBRARY=${library} does not exist`, 'unset it or name an MPI shared library');
   } else {

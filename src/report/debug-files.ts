@@ -11,11 +11,12 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { ENV } from '../environment.gen.js';
 
 export const DEFAULT_DEBUG_DIR = '/usr/lib/debug';
 
 export function debugDirs(env: NodeJS.ProcessEnv = process.env): string[] {
-  const set = env.MPII_DEBUG_DIR?.split(':').filter(Boolean) ?? [];
+  const set = env[ENV.MPII_DEBUG_DIR]?.split(':').filter(Boolean) ?? [];
   return [...new Set([...set, DEFAULT_DEBUG_DIR])];
 }
 

@@ -15,12 +15,13 @@ import { stackName } from '../tools/gen-spec.js';
 import type { ToolManifest } from '../tools/manifest.js';
 import { acquireLock, handOverLock, lockHolder, lockPath, releaseLock } from './build-lock.js';
 import type { Shim } from './shim.js';
+import { ENV } from '../environment.gen.js';
 
 /** How `mpii run` gets a stack's compiled-in shim that is not cached: MPII_BUILD. */
 export type BuildMode = 'background' | 'wait';
 
 export function buildMode(env: NodeJS.ProcessEnv): BuildMode {
-  const v = env.MPII_BUILD;
+  const v = env[ENV.MPII_BUILD];
   if (v === undefined || v === '' || v === 'background') return 'background';
   if (v === 'wait') return 'wait';
   throw new MpiiError(

@@ -1,0 +1,32 @@
+/* Generated from preload/spec/environment.yaml by `npm run gen` (src/gen/env-emit.ts): do not edit; change the YAML and run it. */
+
+#ifndef MPII_ENV_H
+#define MPII_ENV_H
+
+/* The variables the shim reads (getenv at MPI_Init and MPI_Finalize only). */
+/* TOOLS (list; set by cli-or-user; read by shim, cli): the tool stack, outermost first: built-in names or paths of tool `.so` files, separated by colons. `mpii run` reads yours as the stack when `--tools` is not given; programs linked with `mpii install`'s wrappers read it too */
+#define MPII_ENV_TOOLS "TOOLS"
+/* MPII_OPT_<n> (key=value;…; set by cli; read by shim): the options of the stack's n-th tool instance (n from 1), when it has any */
+#define MPII_ENV_OPT_PREFIX "MPII_OPT_"
+/* MPII_OUT (path; set by cli; read by shim): the output directory: each rank writes `rank-<r>.live` there, one rank gathers `profile.mpii`. Set, it also tells a shim linked by `mpii install` that `mpii run` started the job */
+#define MPII_ENV_OUT "MPII_OUT"
+/* MPII_RUN_MARK (path; set by cli; read by shim): `<out>/.mpii-run-<host>-<pid>`, a file `mpii run` creates for the job: the rank that writes the profile is one that sees it ([multihost.md](multihost.md)) */
+#define MPII_ENV_RUN_MARK "MPII_RUN_MARK"
+/* MPII_PVARS (list; set by cli; read by shim): `--pvar`'s MPI_T performance variables, separated by commas, sampled at `MPI_Finalize` ([mpi-t.md](mpi-t.md)) */
+#define MPII_ENV_PVARS "MPII_PVARS"
+/* MPII_REPORT_OPTIONS (json; set by cli; read by shim): the tools' report options of the run (their `top`, `matrix`), recorded in the profile so that a later `mpii report` shows what this run showed */
+#define MPII_ENV_REPORT_OPTIONS "MPII_REPORT_OPTIONS"
+/* MPII_PYSITE (path; set by cli-or-user; read by shim): a Python program's call-site helper, built for its interpreter: call sites name Python lines. Yours wins (a path, or empty for none) */
+#define MPII_ENV_PYSITE "MPII_PYSITE"
+/* INJ_IGNORE (int; set by user; read by shim, cli): not 0: no tool is loaded, every MPI call goes straight to the MPI library; rank 0's value decides for every rank. `mpii run` then says in one line that there is no profile */
+#define MPII_ENV_INJ_IGNORE "INJ_IGNORE"
+#define MPII_ENV_INJ_IGNORE_DEFAULT 0
+/* INJ_DEBUG (int; set by user; read by shim): the shim's debug output: `-1` off, `-2` from every rank, `N` from rank `N` only */
+#define MPII_ENV_INJ_DEBUG "INJ_DEBUG"
+#define MPII_ENV_INJ_DEBUG_DEFAULT -1
+/* MPII_DEFAULTS (path; set by user; read by shim): a program linked by `mpii install`'s wrappers and started without `mpii run`: the defaults file to read instead of the `mpii-defaults` next to the library */
+#define MPII_ENV_DEFAULTS "MPII_DEFAULTS"
+/* MPII_OUT_BASE (path; set by defaults; read by shim): a key of the `mpii-defaults` file only, not read from the environment: where programs linked by `mpii install` put their profiles */
+#define MPII_ENV_OUT_BASE "MPII_OUT_BASE"
+
+#endif

@@ -1,0 +1,49 @@
+// Generated from preload/spec/environment.yaml by `npm run gen` (src/gen/env-emit.ts): do not edit; change the YAML and run it.
+
+/** Every variable of the environment mpii sets or reads, by the name src/ spells it with. */
+export const ENV = {
+  /** LD_PRELOAD (list; set by cli; read by loader): the shim, then your own `LD_PRELOAD` (a legacy PMPI library such as mpiP's stays *below* the shim); with `--launcher srun` only the tasks get it, never `srun` */
+  LD_PRELOAD: 'LD_PRELOAD',
+  /** TOOLS (list; set by cli-or-user; read by shim, cli): the tool stack, outermost first: built-in names or paths of tool `.so` files, separated by colons. `mpii run` reads yours as the stack when `--tools` is not given; programs linked with `mpii install`'s wrappers read it too */
+  TOOLS: 'TOOLS',
+  /** MPII_OPT_<n> (key=value;…; set by cli; read by shim): the options of the stack's n-th tool instance (n from 1), when it has any */
+  MPII_OPT: 'MPII_OPT_',
+  /** MPII_OUT (path; set by cli; read by shim): the output directory: each rank writes `rank-<r>.live` there, one rank gathers `profile.mpii`. Set, it also tells a shim linked by `mpii install` that `mpii run` started the job */
+  MPII_OUT: 'MPII_OUT',
+  /** MPII_RUN_MARK (path; set by cli; read by shim): `<out>/.mpii-run-<host>-<pid>`, a file `mpii run` creates for the job: the rank that writes the profile is one that sees it ([multihost.md](multihost.md)) */
+  MPII_RUN_MARK: 'MPII_RUN_MARK',
+  /** MPII_PVARS (list; set by cli; read by shim): `--pvar`'s MPI_T performance variables, separated by commas, sampled at `MPI_Finalize` ([mpi-t.md](mpi-t.md)) */
+  MPII_PVARS: 'MPII_PVARS',
+  /** MPII_REPORT_OPTIONS (json; set by cli; read by shim): the tools' report options of the run (their `top`, `matrix`), recorded in the profile so that a later `mpii report` shows what this run showed */
+  MPII_REPORT_OPTIONS: 'MPII_REPORT_OPTIONS',
+  /** MPII_PYSITE (path; set by cli-or-user; read by shim): a Python program's call-site helper, built for its interpreter: call sites name Python lines. Yours wins (a path, or empty for none) */
+  MPII_PYSITE: 'MPII_PYSITE',
+  /** MPI4PY_MPIABI (text; set by cli-or-user; read by mpi4py): a Python program's ranks: the MPI ABI mpi4py 4 chose without the shim (whose wrappers would make any MPI look like MPICH); not set when you set it or `MPI4PY_LIBMPI`. Your other `MPI4PY_*` variables are passed on too */
+  MPI4PY_MPIABI: 'MPI4PY_MPIABI',
+  /** LD_LIBRARY_PATH (list; set by cli-or-user; read by loader): a Python program whose extension asks for the MPI library under another name: mpii's `abi-names` folder in its cache (a link under that name) before yours */
+  LD_LIBRARY_PATH: 'LD_LIBRARY_PATH',
+  /** INJ_IGNORE (int; set by user; read by shim, cli): not 0: no tool is loaded, every MPI call goes straight to the MPI library; rank 0's value decides for every rank. `mpii run` then says in one line that there is no profile */
+  INJ_IGNORE: 'INJ_IGNORE',
+  /** INJ_DEBUG (int; set by user; read by shim): the shim's debug output: `-1` off, `-2` from every rank, `N` from rank `N` only */
+  INJ_DEBUG: 'INJ_DEBUG',
+  /** MPII_DEFAULTS (path; set by user; read by shim): a program linked by `mpii install`'s wrappers and started without `mpii run`: the defaults file to read instead of the `mpii-defaults` next to the library */
+  MPII_DEFAULTS: 'MPII_DEFAULTS',
+  /** MPII_OUT_BASE (path; set by defaults; read by shim): a key of the `mpii-defaults` file only, not read from the environment: where programs linked by `mpii install` put their profiles */
+  MPII_OUT_BASE: 'MPII_OUT_BASE',
+  /** MPII_LAUNCHER (word; set by user; read by cli): the launcher when `--launcher` is not given */
+  MPII_LAUNCHER: 'MPII_LAUNCHER',
+  /** MPII_BUILD (word; set by user; read by cli): `wait`: a stack's first run waits for its compiled-in shim instead of running chained while it builds in the background */
+  MPII_BUILD: 'MPII_BUILD',
+  /** MPII_SPECIALISE (word; set by user; read by cli): `0`: every run as with `--chained` (the QMPI chain, no compiled-in stack) */
+  MPII_SPECIALISE: 'MPII_SPECIALISE',
+  /** MPII_DEBUG_DIR (list; set by user; read by cli): folders searched before `/usr/lib/debug` for the separate debug files of stripped programs and libraries (`mpii report`'s `file:line`) */
+  MPII_DEBUG_DIR: 'MPII_DEBUG_DIR',
+  /** MPII_MPI_LIBRARY (path; set by user; read by cli): the MPI library `mpii pvars`/`cvars` and `--pvar` ask through MPI_T (another build of the same MPI) */
+  MPII_MPI_LIBRARY: 'MPII_MPI_LIBRARY',
+} as const;
+
+/** What an unset `int` variable means (src/run/env-int.ts reads them). */
+export const ENV_INT_DEFAULT = { INJ_IGNORE: 0, INJ_DEBUG: -1 } as const;
+
+/** The user's variables `mpii run` passes on to the ranks when they are set. */
+export const ENV_PASSED_ON = [ENV.INJ_IGNORE, ENV.INJ_DEBUG] as const;

@@ -1,0 +1,54 @@
+// Which shim a run uses, and why a stack runs chained when it does. A stack whose compiled-in
+// shim is cached runs from it; else, unless MPII_BUILD=wait, the run starts at once from the
+// general shim (the same tools through the QMPI chain) and the compiled-in one is built in the
+// background for the next run: the plan says so, the executor starts that build (a dry run
+// starts nothing).
+import type { ToolInstance } from '../config/resolve.js';
+import { ENV } from '../environment.gen.js';
+import type { FlavorName } from '../mpi/flavors.js';
+import { buildMode } from '../shim/background.js';
+import type { Shim } from '../shim/shim.js';
+import { cachedSpecialised } from '../shim/specialise.js';
+import { stackName, unspecialisable } from '../tools/gen-spec.js';
+import type { ToolManifest } from '../tools/manifest.js';
+
+/** Builds (or finds in the cache) the general shim, or with `specialise` the stack's compiled-in
+ * one: src/cli/shim-build.ts's buildWithSpinner, with its progress. */
+export type BuildShim = (flavor: FlavorName, quiet: boolean, env: NodeJS.ProcessEnv, force: boolean, specialise?: ToolManifest[]) => Promise<Shim>;
+
+export interface ShimChoice {
+  shim: Shim;
+  /** the stack could run compiled in (its tools' manifests) */
+  specialise?: ToolManifest[];
+  /** why the stack runs through the QMPI chain (undefined: compiled in) */
+  chained?: string;
+  /** the compiled-in shim to build in the background for the next run */
+  background?: ToolManifest[];
+}
+
+/** A stack of built-in tools runs compiled into one wrapper per function unless --chained,
+ * MPII_SPECIALISE=0 (every run) or a tool without a specialised form says otherwise. */
+export function chainedBecause(chained: boolean, tools: ToolInstance[], env: NodeJS.ProcessEnv): string | undefined {
+  return chained ? '--chained' : env[ENV.MPII_SPECIALISE] === '0' ? `${ENV.MPII_SPECIALISE}=0` : unspecialisable(tools);
+}
+
+export async function chooseShim(
+  flavor: FlavorName,
+  o: { quiet: boolean; dryRun: boolean; chained: boolean },
+  tools: ToolInstance[],
+  env: NodeJS.ProcessEnv,
+  build: BuildShim,
+): Promise<ShimChoice> {
+  const mode = buildMode(env); // a bad MPII_BUILD is refused whatever the stack
+  const chained = chainedBecause(o.chained, tools, env);
+  const quiet = o.quiet || o.dryRun;
+  if (chained !== undefined) return { shim: await build(flavor, quiet, env, false), chained };
+  const specialise = tools.map((t) => t.manifest!);
+  if (mode === 'wait') return { shim: await build(flavor, quiet, env, false, specialise), specialise };
+  const general = await build(flavor, quiet, env, false);
+  const cached = cachedSpecialised(general, specialise);
+  if (cached) return { shim: cached, specialise };
+  const stack = stackName(specialise);
+  if (o.dryRun) return { shim: general, specialise, chained: `the compiled-in stack ${stack} is not built yet: a run builds it in the background` };
+  return { shim: general, specialise, chained: `the compiled-in stack ${stack} builds in the background`, background: specialise };
+}
