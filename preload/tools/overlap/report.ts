@@ -187,23 +187,31 @@ export function formatOverlap(p: Profile): string[] {
 
 const us = (ns: number) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1e3).toFixed(1)} µs`);
 
-/** One line per call site (the 10 busiest): where, how its calls ran, what the latest decision
- * measured and why it chose so. */
-function siteLines(sites: AdaptiveSite[]): string[] {
-  if (!sites.length) return [];
+/** Each site's place named (function, file:line where known), its decision and what it measured. */
+function explained(sites: AdaptiveSite[]): { site: AdaptiveSite; where: string; chosen: string; measured: string }[] {
   const sym = new Symbolizer();
-  const shown = sites.slice(0, 10);
-  for (const s of shown) sym.add({ path: s.path, offset: s.offset });
+  for (const s of sites) sym.add({ path: s.path, offset: s.offset });
   sym.resolve();
-  const out = shown.map((s) => {
+  return sites.map((s) => {
     const where = s.path ? describe(sym.get({ path: s.path, offset: s.offset })) : s.offset ? `0x${s.offset.toString(16)}` : 'a Python line';
     const why = [...s.why.entries()].sort((a, b) => b[1] - a[1]);
     const ranks = s.onRanks + s.offRanks;
-    const chosen = why.length === 1 ? (WHY[why[0][0]] ?? why[0][0]) : why.map(([w, n]) => `${n} rank${n === 1 ? '' : 's'} ${WHY[w] ?? w}`).join('; ');
-    const measured = s.compared ? ` (mean period plain ${us(s.plainNs / s.compared)}, background ${us(s.backgroundNs / s.compared)})` : '';
-    return `    ${where}: ${s.calls} calls, ${s.background} in the background; ${ranks > 1 && why.length === 1 ? `on ${ranks} ranks ` : ''}${chosen}${measured}`;
+    const chosen =
+      why.length === 1
+        ? `${ranks > 1 ? `on ${ranks} ranks ` : ''}${WHY[why[0][0]] ?? why[0][0]}`
+        : why.map(([w, n]) => `${n} rank${n === 1 ? '' : 's'} ${WHY[w] ?? w}`).join('; ');
+    const measured = s.compared ? `mean period plain ${us(s.plainNs / s.compared)}, background ${us(s.backgroundNs / s.compared)}` : '';
+    return { site: s, where, chosen, measured };
   });
-  if (sites.length > shown.length) out.push(`    … ${sites.length - shown.length} more sites (--json)`);
+}
+
+/** One line per call site (the 10 busiest): where, how its calls ran, what the latest decision
+ * measured and why it chose so. */
+function siteLines(sites: AdaptiveSite[]): string[] {
+  const out = explained(sites.slice(0, 10)).map(
+    (e) => `    ${e.where}: ${e.site.calls} calls, ${e.site.background} in the background; ${e.chosen}${e.measured ? ` (${e.measured})` : ''}`,
+  );
+  if (sites.length > 10) out.push(`    … ${sites.length - 10} more sites (--json)`);
   return out;
 }
 
@@ -221,9 +229,31 @@ function overlapSection(p: Profile): string {
       return `<section id="overlap-${run.tool}"><h2>Overlap statistics <small>overlap, tool ${run.tool}: ${run.ranks.length} ranks</small></h2>
 ${run.disabled.map((d) => `<p class="warn">rank ${d.rank}: off (${esc(d.reason)})</p>`).join('\n')}
 ${table(`overlap-${run.tool}-stats`, [{ head: 'statistic' }, { head: 'all ranks', right: true }, { head: 'min / rank', right: true }, { head: 'max / rank', right: true }], rows)}
+${run.sites.length ? `<h3>Adaptive decisions per call site</h3>\n${siteTable(run)}` : ''}
 </section>`;
     })
     .join('\n');
+}
+
+function siteTable(run: OverlapRun): string {
+  const rows = explained(run.sites).map((e) => [
+    cell(e.where),
+    cell(num(e.site.calls), e.site.calls),
+    cell(num(e.site.background), e.site.background),
+    cell(e.chosen),
+    cell(e.measured),
+  ]);
+  return table(
+    `overlap-${run.tool}-sites`,
+    [
+      { head: 'call site' },
+      { head: 'calls', right: true },
+      { head: 'in the background', right: true },
+      { head: 'decision (latest, per rank)' },
+      { head: 'measured' },
+    ],
+    rows,
+  );
 }
 
 export const report: ToolReport = {
