@@ -20,6 +20,7 @@
 #include "access_width.h"
 #include "findings.h"
 #include "unread.h"
+#include "owner.h"
 
 #define MC_RECORDS 1024
 #define MC_RECORD_PAGES 64
@@ -312,7 +313,7 @@ void mc_unread_library_uses(uintptr_t lo, uintptr_t hi, int dir)
     }
 }
 
-/* A fault inside an MPI call: the library (Open MPI's ob1 unpacking a fragment with
+/* A fault inside an MPI call, or in the library's code (owner.c): the library (Open MPI's ob1 unpacking a fragment with
  * opal_convertor_unpack, MPICH's shared-memory copy) touches watched data for a receive or a send
  * whose buffer memcheck could not see at its call (MPI_BOTTOM with absolute addresses, a receive
  * that was not sampled before data was watched on its pages, a user callback). Never the
@@ -355,11 +356,31 @@ static int library_fault(uintptr_t a, int write)
     return mine;
 }
 
+/* Whether a record still guards the page holding a. */
+static int watched(uintptr_t a)
+{
+    FOR_ACTIVE(r)
+    {
+        if (a < r->plo || a >= page_at(r, MC_RECORD_PAGES)) continue;
+        if (r->guarded >> ((a - r->plo) / mpii_page_size) & 1) return 1;
+    }
+    return 0;
+}
+
+int mc_unread_library_fault(void *addr, int write)
+{
+    return library_fault((uintptr_t) addr, write);
+}
+
 int mc_unread_fault(void *addr, int write)
 {
     uintptr_t a = (uintptr_t) addr;
     int mine = 0;
-    if (mc_in_library) return library_fault(a, write);
+    /* inside an MPI call memcheck wraps, or a write by the library's own code outside one (a
+     * Fortran binding that calls PMPI_ directly: Open MPI's opal_convertor_unpack in CP2K's
+     * MPI_Iallgatherv landing on an earlier MPI_Irecv's data): never the program's write */
+    if (mc_in_library || (write && watched(a) && mc_owner_library_fault(mpii_fault_context)))
+        return library_fault(a, write);
     FOR_ACTIVE(r)
     {
         if (a < r->plo || a >= page_at(r, MC_RECORD_PAGES)) continue;
