@@ -17,9 +17,11 @@
  *   progress  each MPI_Irecv's message arrives while the receiver is in PMPI_Barrier (progress
  *           outside any wrapped call): the library writes the pending buffer, its right. No finding
  *           (the data is read); before, "write to a pending receive buffer" on both MPIs.
- *   thread  as progress, but the receiver sleeps instead (no MPI call, MPI_THREAD_MULTIPLE): run
- *           with a progress thread of the library (Open MPI: btl tcp with btl_tcp_progress_thread
- *           1; MPICH: MPIR_CVAR_ASYNC_PROGRESS=1), the message lands on that thread. No finding. */
+ *   thread  as progress, but once its receive is posted the receiver tells the sender and sleeps
+ *           (no MPI call, MPI_THREAD_MULTIPLE): with a progress thread of the library (Open MPI:
+ *           btl tcp with btl_tcp_progress_thread 1; MPICH: MPIR_CVAR_ASYNC_PROGRESS=1) the message
+ *           lands on that thread. No finding; before, 16 "write to a pending receive buffer" on
+ *           both MPIs. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +51,8 @@ int main(int argc, char **argv)
     if (rank == 0) {
         for (int k = 0; k < ROUNDS; k++) {
             for (int i = 0; i < n; i++) buf[i] = k + i * 1e-3;
+            if (thread) /* sent once the receive is posted: it arrives while rank 1 sleeps */
+                MPI_Recv(NULL, 0, MPI_BYTE, 1, 1000 + k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Send(buf, n, MPI_DOUBLE, 1, k, MPI_COMM_WORLD);
             if (progress && !thread) PMPI_Barrier(MPI_COMM_WORLD);
         }
@@ -63,8 +67,12 @@ int main(int argc, char **argv)
             }
             if (progress) {
                 MPI_Irecv(buf, n, MPI_DOUBLE, 0, k, MPI_COMM_WORLD, &r);
-                if (thread) usleep(100000); /* the message lands meanwhile, on the library's thread */
-                else PMPI_Barrier(MPI_COMM_WORLD); /* the message lands here */
+                if (thread) {
+                    MPI_Send(NULL, 0, MPI_BYTE, 0, 1000 + k, MPI_COMM_WORLD);
+                    usleep(100000); /* the message lands meanwhile, on the library's thread */
+                } else {
+                    PMPI_Barrier(MPI_COMM_WORLD); /* the message lands here */
+                }
                 MPI_Wait(&r, MPI_STATUS_IGNORE);
                 for (int i = 0; i < n; i++) s0 += buf[i]; /* read: no hint */
                 continue;
