@@ -5,7 +5,7 @@
 ! (32 by default), and its Fortran binding calls PMPI_Alloc_mem and PMPI_Win_attach directly, so
 ! before mpii had Fortran entry points for them each element got a page of its own and the attach
 ! of element 65 failed (MPI_ERR_RMA_ATTACH). Each rank puts a value into its neighbour's last
-! element and into its neighbour's MPI_Win_allocate window, and checks what it got.
+! element and reads its neighbour's MPI_Win_allocate window, and checks what it got.
 ! Built with -DUSE_MPIFH, -DUSE_MPI or -DUSE_F08.
 program memcheck_alloc_mem
 #if defined(USE_F08)
@@ -20,6 +20,7 @@ program memcheck_alloc_mem
 #endif
   integer, parameter :: nel = 100
   integer :: rank, nprocs, ierr, k, right, left, val
+  integer, volatile :: got ! written by MPI_Get
 #if defined(USE_F08)
   type(MPI_Win) :: dyn, win
 #else
@@ -68,7 +69,7 @@ program memcheck_alloc_mem
   call c_f_pointer(p(nel), el, [4])
   if (el(1) /= 1000 + left) print '(a,i0,a,i0)', 'memcheck_alloc_mem rank ', rank, ': wrong element ', el(1)
 
-  wsize = 40
+  wsize = 4096 ! a page: MPICH 4.0.2 misplaces a peer's part of a window of 40 bytes (plain too)
 #if defined(USE_MPIFH)
   call MPI_Win_allocate(wsize, 4, MPI_INFO_NULL, MPI_COMM_WORLD, ip, win, ierr)
   wp = transfer(ip, wp)
@@ -77,11 +78,11 @@ program memcheck_alloc_mem
 #endif
   call c_f_pointer(wp, w, [10])
   w = 0
-  call MPI_Barrier(MPI_COMM_WORLD, ierr) ! every window zeroed before any put
+  w(1) = val
   call MPI_Win_fence(0, win, ierr)
-  call MPI_Put(val, 1, MPI_INTEGER, right, zero, 1, MPI_INTEGER, win, ierr)
+  call MPI_Get(got, 1, MPI_INTEGER, left, zero, 1, MPI_INTEGER, win, ierr)
   call MPI_Win_fence(0, win, ierr)
-  if (w(1) /= 1000 + left) print '(a,i0,a,i0)', 'memcheck_alloc_mem rank ', rank, ': wrong window value ', w(1)
+  if (got /= 1000 + left) print '(a,i0,a,i0)', 'memcheck_alloc_mem rank ', rank, ': wrong window value ', got
   call MPI_Win_free(win, ierr)
 
   do k = 1, nel
