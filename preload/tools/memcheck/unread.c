@@ -41,6 +41,7 @@ typedef struct {
     int at;               /* index in active[] */
     uint64_t decided;     /* precise: elements read or written since the receive */
     uint64_t overwritten; /* bytes the library overwrote unread (library_fault), reported at finish */
+    uint32_t faults;      /* taken on its pages (the sampler is charged those beyond one per page) */
 } mc_record_t;
 
 volatile int mc_tracked;
@@ -117,6 +118,8 @@ static void finish(mc_record_t *r)
         r->guarded &= ~((j == 63 ? ~0ull : (1ull << (j + 1)) - 1) & ~((1ull << i) - 1));
         i = j;
     }
+    int pages = (int) ((mpii_page_up(r->hi) - r->plo) / mpii_page_size);
+    if (r->faults > (uint32_t) pages) mc_sample_charge(r->origin.site, MC_SAMPLE_UNREAD, r->faults - (unsigned) pages);
     /* released before reporting: the report writes to stderr, and write() comes back here */
     mc_origin_t origin = r->origin;
     uintptr_t lo = r->lo, len = r->hi - r->lo;
@@ -149,6 +152,7 @@ static void stop_watching(mc_record_t *r)
 static void precise_access(mc_record_t *r, uintptr_t a, int write)
 {
     mc_stats[MS_FAULTS]++;
+    r->faults++;
     uintptr_t end = r->lo + (uintptr_t) r->nelem * r->elem;
     unsigned width = mc_access_width(mpii_fault_context);
     uintptr_t last = a + (width ? width - 1 : 0);
@@ -392,6 +396,7 @@ int mc_unread_fault(void *addr, int write)
             continue;
         }
         mc_stats[MS_FAULTS]++;
+        r->faults++;
         if (a >= r->lo && a < r->hi) {
             if (write) { /* bytes: what the instruction wrote (0: not decoded) */
                 unsigned width = mc_access_width(mpii_fault_context);
