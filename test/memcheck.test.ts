@@ -5,9 +5,11 @@
 // engine must hand the checks to Valgrind.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
+import { execa, execaSync } from 'execa';
 import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { memcheckRuns, type MemcheckFinding, type MemcheckRun } from '../preload/tools/memcheck/report.js';
@@ -20,13 +22,36 @@ function marked(name: string, marker: string, nth = 0): string {
   return `${name}.c:${hits[nth]}`;
 }
 
-async function underMemcheck(f: Flavor, np: number, name: string, args: string[], options = '', extra: string[] = []) {
+async function underMemcheck(
+  f: Flavor,
+  np: number,
+  name: string,
+  args: string[],
+  options = '',
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  prog = program(f, name),
+) {
   const out = outDir(`memcheck-${f}`);
   const tools = options ? `memcheck[${options}]` : 'memcheck';
-  const r = await mpii(['run', '--quiet', '--tools', tools, '--out', out, ...extra, ...launcherArgs(f, np), program(f, name), ...args]);
+  const r = await mpii(['run', '--quiet', '--tools', tools, '--out', out, ...extra, ...launcherArgs(f, np), prog, ...args], env);
   const runs = memcheckRuns(readProfile(out));
   assert.equal(runs.length, 1, r.stderr);
   return { ...r, run: runs[0] };
+}
+
+/** A Fortran test program (test/programs/<name>.F90) built for one binding: -DUSE_MPIFH, _MPI, _F08. */
+function fortranProgram(f: Flavor, name: string, iface: 'MPIFH' | 'MPI' | 'F08'): string {
+  const src = join(ROOT, 'test', 'programs', `${name}.F90`);
+  // named by the source's content: checkouts side by side share /tmp (see program() in helpers.ts)
+  const hash = createHash('sha256').update(readFileSync(src)).digest('hex').slice(0, 16);
+  const dir = join(tmpdir(), `mpii-test-programs-${process.getuid?.() ?? 0}`, f, hash);
+  mkdirSync(dir, { recursive: true });
+  const out = join(dir, `${name}_${iface}`);
+  if (existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs) return out;
+  // gfortran >= 10 rejects mpif.h's untyped choice arguments without this flag
+  execaSync(`mpif90.${f}`, ['-cpp', `-DUSE_${iface}`, '-O2', '-g', ...(iface === 'F08' ? [] : ['-fallow-argument-mismatch']), '-o', out, src]);
+  return out;
 }
 
 /** Every finding of a run, errors then hints. */
@@ -230,6 +255,7 @@ for (const f of FLAVORS) {
       for (const [mode, count, bytes] of [
         ['repeat', 15, 15 * 65536],
         ['bottom', 8, 8 * 2048],
+        ['pmpi', 8, 8 * 2048], // the library's code outside any wrapped call (a Fortran binding's PMPI_ calls)
       ] as const) {
         const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), program(f, name), mode], { env: TEST_ENV, reject: false, timeout: 120_000 });
         assert.equal(plain.exitCode, 0, plain.stderr);
@@ -247,7 +273,48 @@ for (const f of FLAVORS) {
         assert.equal(found.call.fn, 'MPI_Irecv');
         assert.equal(found.call.at?.line, marked(name, 'MEMCHECK-CALL'));
         assert.equal(found.access, null);
-        if (mode === 'bottom') assert.ok(r.run.stats["faults inside MPI calls on received data (the library's accesses)"] >= 8, JSON.stringify(r.run.stats));
+        if (mode !== 'repeat')
+          assert.ok(r.run.stats["the library's accesses to watched memory (in MPI calls, or its own code outside them)"] >= 8, JSON.stringify(r.run.stats));
+      }
+    });
+
+    it("the library's progress outside a wrapped call (PMPI_Barrier) or on its own progress thread writes a pending receive: its right, no finding", async () => {
+      const name = 'memcheck_irecv_unread';
+      // Open MPI: btl/tcp's progress thread; MPICH: its async progress thread
+      const threaded: NodeJS.ProcessEnv =
+        f === 'openmpi' ? { OMPI_MCA_btl: 'tcp,self', OMPI_MCA_btl_tcp_progress_thread: '1' } : { MPIR_CVAR_ASYNC_PROGRESS: '1' };
+      for (const [mode, env] of [
+        ['progress', {}],
+        ['thread', threaded],
+      ] as const) {
+        const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), program(f, name), mode], {
+          env: { ...TEST_ENV, ...env },
+          reject: false,
+          timeout: 120_000,
+        });
+        assert.equal(plain.exitCode, 0, plain.stderr);
+        const r = await underMemcheck(f, 2, name, [mode], 'pending=all', [], env);
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(r.stdout.match(/sum \S+/)?.[0], plain.stdout.match(/sum \S+/)?.[0], mode);
+        // before: "write to a pending receive buffer", the writer the library (opal_convertor_unpack, MPICH's copy)
+        assert.deepEqual(every(r.run), [], `${mode}: ${show(every(r.run))}`);
+        assert.equal(r.run.stats['buffers checked'], 16, JSON.stringify(r.run.stats));
+      }
+    });
+
+    it('Fortran MPI_Alloc_mem (mpif.h, mpi_alloc_mem_cptr, mpi_f08), MPI_Win_attach and MPI_Win_allocate keep the library layout: 100 small elements attach', async () => {
+      for (const iface of ['MPIFH', 'MPI', 'F08'] as const) {
+        const prog = fortranProgram(f, 'memcheck_alloc_mem', iface);
+        const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), prog], { env: TEST_ENV, reject: false, timeout: 120_000 });
+        assert.equal(plain.exitCode, 0, plain.stderr);
+        const r = await underMemcheck(f, 2, 'memcheck_alloc_mem', [], '', [], {}, prog);
+        // before (Open MPI, whose Fortran binding calls PMPI_Alloc_mem and PMPI_Win_attach): a page
+        // per element, "MPI_Win_attach of element 65 failed"
+        assert.equal(r.code, 0, `${iface}: ${r.stdout}${r.stderr}`);
+        const lines = (x: string) => x.match(/memcheck_alloc_mem rank \d: .*/g)?.sort();
+        assert.deepEqual(lines(r.stdout), lines(plain.stdout), iface);
+        assert.deepEqual(lines(r.stdout), ['memcheck_alloc_mem rank 0: attached 100 elements', 'memcheck_alloc_mem rank 1: attached 100 elements'], iface);
+        assert.deepEqual(every(r.run), [], `${iface}: ${show(every(r.run))}`);
       }
     });
 

@@ -244,6 +244,11 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
         mpii_fault_context = ctx;
         for (int i = 0; i < MAX_CLIENTS && clients[i]; i++) {
             int r = clients[i]->fault ? clients[i]->fault(si->si_addr, is_write) : MPII_FAULT_NOT_MINE;
+            if (r == MPII_FAULT_OPENED) {
+                mpii_fault_context = NULL;
+                errno = saved;
+                return;
+            }
             if (r != MPII_FAULT_NOT_MINE) step = 1;
             if (r == MPII_FAULT_RELEASED && !is_ours(si->si_addr)) break;
         }

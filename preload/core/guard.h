@@ -38,7 +38,7 @@ void mpii_guard_close(mpii_block_t *b, uintptr_t lo, uintptr_t hi);
  * through mpii_heap_on_forget, set with a block's first guard). */
 void mpii_guard_forget(mpii_block_t *b);
 
-enum { MPII_FAULT_NOT_MINE = 0, MPII_FAULT_RELEASED = 1, MPII_FAULT_STEP = 2 };
+enum { MPII_FAULT_NOT_MINE = 0, MPII_FAULT_RELEASED = 1, MPII_FAULT_STEP = 2, MPII_FAULT_OPENED = 3 };
 
 typedef struct {
     /* the program touched guarded memory at addr (write: 1 for a write, 0 read, -1 unknown).
@@ -46,7 +46,9 @@ typedef struct {
      * there, or STEP when the access is legitimate but the guard must stay (other data sharing a
      * page with a guarded range). Whenever a client claims the fault and the page is still
      * guarded, the core lets this one instruction run on the open page (x86-64 single step)
-     * and closes the page again behind it. */
+     * and closes the page again behind it. OPENED: the client opened the page itself
+     * (mpii_guard_open) and will close it later; the instruction runs again at once, with no
+     * step (another thread's access, which the client may not judge until its own thread can). */
     int (*fault)(void *addr, int write);
     /* something other than the program's own instructions (the kernel, the MPI library) is about
      * to access [lo, hi): release what guards it */

@@ -70,6 +70,10 @@ function convert(f: SpecFunction, iface: Iface, k: number, fns: Map<string, Spec
     const array = n.startsWith('array_of_');
     if (f.kind === 'init' && (n === 'argc' || n === 'argv')) {
       out.push({ fdecl: '', fname: '', pre: [], arg: 'NULL', post: [] });
+    } else if (n === 'baseptr') {
+      // not a choice buffer: where the library stores an address (INTEGER(KIND=MPI_ADDRESS_KIND)
+      // in mpif.h, TYPE(C_PTR) in `use mpi` and mpi_f08), passed on as it is
+      out.push({ fdecl: `void *${fn}`, fname: fn, pre: [], arg: fn, post: [] });
     } else if (b === 'void' && isPtr(p.type)) {
       if (iface === 'f08ts') {
         out.push({ fdecl: `void *${fn}`, fname: fn, pre: [`void *c_${n} = mpii_fdesc(${fn}, &contiguous);`], arg: `c_${n}`, post: [] });
@@ -160,7 +164,10 @@ function emitOne(f: SpecFunction, iface: Iface, flavor: string, fns: Map<string,
   for (const c of conv) lines.push(...c.post.map((l) => `    ${l}`));
   lines.push('    if (ierr) *ierr = rc;', '}');
   if (iface === 'f77') {
-    for (const alias of [lower, `${lower}__`, f.name.toUpperCase()]) {
+    // Open MPI's `use mpi` names the TYPE(C_PTR) form of the functions that return memory
+    // mpi_x_cptr_ (the same arguments by reference)
+    const cptr = f.params.some((p) => p.name === 'baseptr') ? [`${lower}_cptr_`, `${lower}_cptr`, `${lower}_cptr__`] : [];
+    for (const alias of [lower, `${lower}__`, f.name.toUpperCase(), ...cptr]) {
       lines.push(`void ${alias}(${fparams.join(', ')}) __attribute__((alias("${sym}")));`);
     }
   }
@@ -180,7 +187,7 @@ export function emitFortran(inp: FortranInput): string {
     const f = fns.get(name);
     if (!f) continue; // this MPI has no such function
     if (f.ret !== 'int' || f.variadic) throw new Error(`preload/spec/mpi.yaml lists ${name} under fortran, but it does not return int`);
-    const hasBuffer = f.params.some((p) => base(p.type) === 'void' && isPtr(p.type));
+    const hasBuffer = f.params.some((p) => base(p.type) === 'void' && isPtr(p.type) && p.name !== 'baseptr');
     out.push(emitOne(f, 'f77', inp.flavor, fns));
     out.push(emitOne(f, inp.flavor === 'mpich' && hasBuffer ? 'f08ts' : 'f08', inp.flavor, fns));
   }

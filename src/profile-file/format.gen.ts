@@ -311,7 +311,7 @@ export const BLOCKS = {
     "stats": {
       "kind": "counters",
       "row": {
-        "size": 20,
+        "size": 21,
         "index": {
           "buffers checked": 0,
           "unchecked: not on the page-exclusive heap": 1,
@@ -331,8 +331,9 @@ export const BLOCKS = {
           "receive guards read-only (page shared with a pending send)": 15,
           "receives not watched (pages shared with a pending send)": 16,
           "large sends followed unguarded (not sampled)": 17,
-          "faults inside MPI calls on received data (the library's accesses)": 18,
-          "RMA guards given up (held across 64 MPI calls in one epoch)": 19
+          "the library's accesses to watched memory (in MPI calls, or its own code outside them)": 18,
+          "the library's accesses on its own threads (judged at the next MPI call)": 19,
+          "RMA guards given up (held across 64 MPI calls in one epoch)": 20
         },
         "words": {}
       },
@@ -355,7 +356,8 @@ export const BLOCKS = {
         "receive guards read-only (page shared with a pending send)",
         "receives not watched (pages shared with a pending send)",
         "large sends followed unguarded (not sampled)",
-        "faults inside MPI calls on received data (the library's accesses)",
+        "the library's accesses to watched memory (in MPI calls, or its own code outside them)",
+        "the library's accesses on its own threads (judged at the next MPI call)",
         "RMA guards given up (held across 64 MPI calls in one epoch)"
       ]
     },

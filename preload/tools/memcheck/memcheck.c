@@ -18,6 +18,7 @@
 #include "valgrind.h"
 #include "unread.h"
 #include "pending.h"
+#include "owner.h"
 #include "mpii_tool.h"
 #include "mpii_options_memcheck.h" /* generated from tool.yaml */
 
@@ -26,7 +27,9 @@ static size_t heap_min; /* options (tool.yaml), set at MPI_Init */
 static size_t heap_small_limit;
 static int live;                  /* between a usable MPI_Init and MPI_Finalize */
 static volatile int other_thread; /* a thread other than MPI's initialiser made an MPI call */
+static volatile int n_deferred;   /* the library's accesses on its own threads, to judge (below) */
 static int thread_change(void);
+static void judge_deferred(void);
 
 /* Whether this call is checked: while MPI runs and every MPI call comes from the thread that
  * initialised it, whatever thread level it granted (mpi4py asks for MPI_THREAD_MULTIPLE and calls
@@ -34,7 +37,10 @@ static int thread_change(void);
  * so, and the initialising thread stops at its next call, so no two threads touch the state. */
 static inline int mc_on(void)
 {
-    if (MPII_LIKELY(mpii_init_thread && !other_thread)) return live;
+    if (MPII_LIKELY(mpii_init_thread && !other_thread)) {
+        if (MPII_UNLIKELY(n_deferred) && live) judge_deferred();
+        return live;
+    }
     return live && thread_change();
 }
 
@@ -568,18 +574,104 @@ static int mc_MPI_Alloc_mem(QMPI_Context context, int tool_id, MPI_Aint size, MP
     return rc;
 }
 
+/* ---- the library's accesses on its own threads ---- */
+
+/* A thread other than MPI's (Open MPI's btl/tcp progress thread, MPICH's async progress thread,
+ * UCX's) runs the library's code on watched memory: unpacking a message into a buffer, a system
+ * call into it. Its transfer must not fail, and the state belongs to MPI's thread, which may be
+ * changing it at this moment: the page opens at once (mpii_guard_open, its counts unchanged) and
+ * the access waits here until MPI's thread judges it at its next MPI call (judge_deferred: the
+ * library's, so at most "received data never read, overwritten by a later receive"); then the
+ * page closes again to what its counts say. Meanwhile the program's own accesses to that page
+ * are not seen (missed, never misjudged). */
+#define MC_DEFERRED 64
+static struct {
+    uintptr_t lo, hi;
+    int write; /* 1 write, 0 read, -1 unknown; -2: a system call on [lo, hi) */
+} deferred[MC_DEFERRED];
+static volatile char deferred_lock; /* taken by other threads' handlers and MPI's thread only */
+static volatile uint64_t deferred_lost;
+
+static void lock_deferred(void)
+{
+    while (__atomic_test_and_set(&deferred_lock, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
+}
+
+static void unlock_deferred(void)
+{
+    __atomic_clear(&deferred_lock, __ATOMIC_RELEASE);
+}
+
+static void open_for_library(uintptr_t lo, uintptr_t hi)
+{
+    for (uintptr_t p = mpii_page_down(lo); p < hi; p += mpii_page_size) {
+        mpii_block_t *b = mpii_heap_find((void *) p);
+        if (b && mpii_guard_count(b, p)) mpii_guard_open(b, p, p + mpii_page_size);
+    }
+}
+
+static void defer(uintptr_t lo, uintptr_t hi, int write)
+{
+    lock_deferred();
+    int n = n_deferred, same = n && deferred[n - 1].lo == lo && deferred[n - 1].write == write;
+    if (!same && n < MC_DEFERRED) {
+        deferred[n].lo = lo;
+        deferred[n].hi = hi;
+        deferred[n].write = write;
+        __atomic_store_n(&n_deferred, n + 1, __ATOMIC_RELEASE);
+    } else if (!same) {
+        deferred_lost++; /* the page opens all the same: only its judgement is lost */
+    }
+    open_for_library(lo, hi);
+    unlock_deferred();
+}
+
+static __attribute__((noinline)) void judge_deferred(void)
+{
+    if (mc_in_library) return; /* between a lift and its relower: after the call */
+    typeof(deferred) todo;
+    lock_deferred();
+    int n = n_deferred;
+    memcpy(todo, deferred, (size_t) n * sizeof todo[0]);
+    n_deferred = 0;
+    unlock_deferred();
+    mc_stats[MS_LIBRARY_THREAD] += (uint64_t) n;
+    for (int i = 0; i < n; i++) {
+        uintptr_t lo = todo[i].lo, hi = todo[i].hi;
+        if (todo[i].write == -2) {
+            if (mc_guarded_ops) mc_pending_access(lo, hi, 1);
+            if (mc_tracked) mc_unread_access(lo, hi);
+        } else {
+            if (mc_guarded_ops) mc_pending_fault((void *) lo, todo[i].write, 1);
+            if (mc_tracked) mc_unread_library_fault((void *) lo, todo[i].write);
+        }
+        for (uintptr_t p = mpii_page_down(lo); p < hi; p += mpii_page_size) {
+            mpii_block_t *b = mpii_heap_find((void *) p);
+            if (b) mpii_guard_close(b, p, p + mpii_page_size); /* back to what its guards say */
+        }
+    }
+}
+
 /* ---- what the core tells us: faults, system calls, freed memory ---- */
 
 static int on_fault(void *addr, int write)
 {
-    int a = mc_guarded_ops ? mc_pending_fault(addr, write) : 0;
+    if (MPII_UNLIKELY(!mpii_init_thread) && mc_owner_library_fault(mpii_fault_context)) {
+        defer((uintptr_t) addr, (uintptr_t) addr + 1, write);
+        return MPII_FAULT_OPENED;
+    }
+    int a = mc_guarded_ops ? mc_pending_fault(addr, write, 0) : 0;
     int b = mc_tracked ? mc_unread_fault(addr, write) : 0;
     return a || b ? MPII_FAULT_STEP : MPII_FAULT_NOT_MINE;
 }
 
 static void on_access(uintptr_t lo, uintptr_t hi)
 {
-    if (mc_guarded_ops) mc_pending_access(lo, hi);
+    if (MPII_UNLIKELY(!mpii_init_thread) && mc_owner_library_caller()) {
+        defer(lo, hi, -2);
+        return;
+    }
+    if (mc_guarded_ops) mc_pending_access(lo, hi, 0);
     if (mc_tracked) mc_unread_access(lo, hi);
 }
 
@@ -630,6 +722,7 @@ static void start(void)
         return;
     }
     mc_sample_measure_cost();
+    mc_owner_start();
     mc_unread_keep_readable(mc_pending_send_pages);
     mpii_heap_on_release(on_release);
     mpii_heap_limit_small(heap_small_limit);
@@ -658,6 +751,8 @@ static __attribute__((noinline)) int thread_change(void)
 static void stop(void)
 {
     if (!live) return;
+    if (n_deferred) judge_deferred();
+    if (deferred_lost) mc_stats[MS_LIBRARY_THREAD] += deferred_lost;
     mc_pending_finalize();
     mc_unread_finalize();
     mc_findings_save_objects();
@@ -667,6 +762,7 @@ static void stop(void)
 
 static int mc_MPI_Init(QMPI_Context context, int tool_id, int *argc, char ***argv)
 {
+    mc_owner_before_init(); /* what MPI_Init loads is the library's */
     int rc = NEXT(MPI_INIT_T, QMPI_Init_t, argc, argv);
     if (rc == MPI_SUCCESS) start();
     return rc;
@@ -674,6 +770,7 @@ static int mc_MPI_Init(QMPI_Context context, int tool_id, int *argc, char ***arg
 
 static int mc_MPI_Init_thread(QMPI_Context context, int tool_id, int *argc, char ***argv, int required, int *provided)
 {
+    mc_owner_before_init();
     int rc = NEXT(MPI_INIT_THREAD_T, QMPI_Init_thread_t, argc, argv, required, provided);
     if (rc == MPI_SUCCESS) start(); /* any level: see mc_on */
     return rc;

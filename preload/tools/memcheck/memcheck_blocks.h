@@ -83,8 +83,9 @@ enum {
     MS_UNWATCHED_SEND_PAGES = 16,
     MS_SENDS_FOLLOWED = 17,
     MS_LIBRARY_FAULTS = 18,
-    MS_GIVEN_UP_LIFTS = 19,
-    MS_COUNT = 20
+    MS_LIBRARY_THREAD = 19,
+    MS_GIVEN_UP_LIFTS = 20,
+    MS_COUNT = 21
 };
 #define MC_STAT_LABELS \
     "buffers checked\n" \
@@ -105,7 +106,8 @@ enum {
     "receive guards read-only (page shared with a pending send)\n" \
     "receives not watched (pages shared with a pending send)\n" \
     "large sends followed unguarded (not sampled)\n" \
-    "faults inside MPI calls on received data (the library's accesses)\n" \
+    "the library's accesses to watched memory (in MPI calls, or its own code outside them)\n" \
+    "the library's accesses on its own threads (judged at the next MPI call)\n" \
     "RMA guards given up (held across 64 MPI calls in one epoch)"
 
 #endif

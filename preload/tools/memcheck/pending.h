@@ -24,8 +24,10 @@ extern volatile int mc_guarded_ops;
 void mc_pending_lift(void);
 void mc_pending_relower(void);
 /* Faults and kernel accesses on pending buffers (from the guard client). */
-int mc_pending_fault(void *addr, int write);
-void mc_pending_access(uintptr_t lo, uintptr_t hi);
+/* library: the access is known to be the MPI library's (else its code is asked, owner.c) */
+int mc_pending_fault(void *addr, int write, int library);
+/* library: the access is known to be the MPI library's (a progress thread's system call) */
+void mc_pending_access(uintptr_t lo, uintptr_t hi, int library);
 void mc_pending_block_released(mpii_block_t *b);
 void mc_pending_finalize(void);
 /* Whether a page of [plo, phi) holds bytes of a pending send (such pages never become NOACCESS). */

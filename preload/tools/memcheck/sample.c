@@ -24,6 +24,7 @@ static double check_page_ns[2]; /* ... plus this per page it covers */
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 typedef struct {
     uint64_t n, skip, n_last, t_last;
+    double debt_ns; /* what checks here cost beyond the model since the last gap was set */
 } mc_sampler_t;
 static struct {
     void *site;
@@ -35,7 +36,8 @@ static __attribute__((noinline)) int check_now(mc_sampler_t *s, int what, size_t
     uint64_t t = mpii_now_ns();
     if (s->n > MC_ALWAYS) {
         double per_op = (double) (t - s->t_last) / (double) (s->n - s->n_last);
-        double cost = check_ns[what] + check_page_ns[what] * (double) (bytes / 4096 + 1);
+        double cost = check_ns[what] + check_page_ns[what] * (double) (bytes / 4096 + 1) + s->debt_ns;
+        s->debt_ns = 0;
         double gap = cost * MC_BUDGET / (per_op > 1 ? per_op : 1);
         gap *= 0.5 + (double) (mpii_xorshift(&rng) >> 11) / (double) (1ull << 53);
         s->skip = gap < 1 ? 0 : gap > MC_MAX_GAP ? MC_MAX_GAP : (uint64_t) gap;
@@ -63,6 +65,17 @@ int mc_sampled(void *site, int what, size_t bytes)
         }
     }
     return 0; /* more call sites than the table holds: the rest are not checked */
+}
+
+void mc_sample_charge(void *site, int what, unsigned faults)
+{
+    if (mc_sample_mode[what] != 1 || !faults) return;
+    unsigned h = (unsigned) ((uintptr_t) site >> 3) & (MC_SITES - 1);
+    for (int i = 0; i < MC_SITES && sites[h].site; i++, h = (h + 1) & (MC_SITES - 1))
+        if (sites[h].site == site) {
+            sites[h].s[what].debt_ns += (double) faults * check_page_ns[what];
+            return;
+        }
 }
 
 /* Time of one mprotect of `pages` pages inside a mapping (the kernel splits and merges it each

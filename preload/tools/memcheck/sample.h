@@ -8,6 +8,10 @@
 enum { MC_SAMPLE_PENDING, MC_SAMPLE_UNREAD };
 extern int mc_sample_mode[2];
 int mc_sampled(void *site, int what, size_t bytes); /* bytes: what the check covers (its cost grows with it) */
+/* A check at `site` took `faults` faults more than its pages (the model's one per page): a watched
+ * receive on a page whose other data is hot steps the program over every access (up to 256),
+ * which costs a hundred times what the model says. The next gap at that site pays for them. */
+void mc_sample_charge(void *site, int what, unsigned faults);
 /* What a check costs here, from mprotect calls timed now (at start, page engine only). */
 void mc_sample_measure_cost(void);
 #endif

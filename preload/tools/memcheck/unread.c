@@ -20,6 +20,7 @@
 #include "access_width.h"
 #include "findings.h"
 #include "unread.h"
+#include "owner.h"
 
 #define MC_RECORDS 1024
 #define MC_RECORD_PAGES 64
@@ -40,6 +41,7 @@ typedef struct {
     int at;               /* index in active[] */
     uint64_t decided;     /* precise: elements read or written since the receive */
     uint64_t overwritten; /* bytes the library overwrote unread (library_fault), reported at finish */
+    uint32_t faults;      /* taken on its pages (the sampler is charged those beyond one per page) */
 } mc_record_t;
 
 volatile int mc_tracked;
@@ -116,6 +118,8 @@ static void finish(mc_record_t *r)
         r->guarded &= ~((j == 63 ? ~0ull : (1ull << (j + 1)) - 1) & ~((1ull << i) - 1));
         i = j;
     }
+    int pages = (int) ((mpii_page_up(r->hi) - r->plo) / mpii_page_size);
+    if (r->faults > (uint32_t) pages) mc_sample_charge(r->origin.site, MC_SAMPLE_UNREAD, r->faults - (unsigned) pages);
     /* released before reporting: the report writes to stderr, and write() comes back here */
     mc_origin_t origin = r->origin;
     uintptr_t lo = r->lo, len = r->hi - r->lo;
@@ -148,6 +152,7 @@ static void stop_watching(mc_record_t *r)
 static void precise_access(mc_record_t *r, uintptr_t a, int write)
 {
     mc_stats[MS_FAULTS]++;
+    r->faults++;
     uintptr_t end = r->lo + (uintptr_t) r->nelem * r->elem;
     unsigned width = mc_access_width(mpii_fault_context);
     uintptr_t last = a + (width ? width - 1 : 0);
@@ -312,7 +317,7 @@ void mc_unread_library_uses(uintptr_t lo, uintptr_t hi, int dir)
     }
 }
 
-/* A fault inside an MPI call: the library (Open MPI's ob1 unpacking a fragment with
+/* A fault inside an MPI call, or in the library's code (owner.c): the library (Open MPI's ob1 unpacking a fragment with
  * opal_convertor_unpack, MPICH's shared-memory copy) touches watched data for a receive or a send
  * whose buffer memcheck could not see at its call (MPI_BOTTOM with absolute addresses, a receive
  * that was not sampled before data was watched on its pages, a user callback). Never the
@@ -355,11 +360,31 @@ static int library_fault(uintptr_t a, int write)
     return mine;
 }
 
+/* Whether a record still guards the page holding a. */
+static int watched(uintptr_t a)
+{
+    FOR_ACTIVE(r)
+    {
+        if (a < r->plo || a >= page_at(r, MC_RECORD_PAGES)) continue;
+        if (r->guarded >> ((a - r->plo) / mpii_page_size) & 1) return 1;
+    }
+    return 0;
+}
+
+int mc_unread_library_fault(void *addr, int write)
+{
+    return library_fault((uintptr_t) addr, write);
+}
+
 int mc_unread_fault(void *addr, int write)
 {
     uintptr_t a = (uintptr_t) addr;
     int mine = 0;
-    if (mc_in_library) return library_fault(a, write);
+    /* inside an MPI call memcheck wraps, or a write by the library's own code outside one (a
+     * Fortran binding that calls PMPI_ directly: Open MPI's opal_convertor_unpack in CP2K's
+     * MPI_Iallgatherv landing on an earlier MPI_Irecv's data): never the program's write */
+    if (mc_in_library || (write && watched(a) && mc_owner_library_fault(mpii_fault_context)))
+        return library_fault(a, write);
     FOR_ACTIVE(r)
     {
         if (a < r->plo || a >= page_at(r, MC_RECORD_PAGES)) continue;
@@ -371,6 +396,7 @@ int mc_unread_fault(void *addr, int write)
             continue;
         }
         mc_stats[MS_FAULTS]++;
+        r->faults++;
         if (a >= r->lo && a < r->hi) {
             if (write) { /* bytes: what the instruction wrote (0: not decoded) */
                 unsigned width = mc_access_width(mpii_fault_context);

@@ -13,6 +13,8 @@ void mc_unread_received(const mc_origin_t *o, uintptr_t lo, size_t n, unsigned e
 /* The library is about to read (dir SEND) or overwrite (dir RECV) [lo, hi) for a new call. */
 void mc_unread_library_uses(uintptr_t lo, uintptr_t hi, int dir);
 int mc_unread_fault(void *addr, int write);
+/* An access the MPI library made (on one of its own threads, judged later on MPI's thread). */
+int mc_unread_library_fault(void *addr, int write);
 void mc_unread_access(uintptr_t lo, uintptr_t hi);
 void mc_unread_block_released(mpii_block_t *b);
 void mc_unread_finalize(void);
