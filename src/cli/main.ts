@@ -4,6 +4,7 @@
 // Every command imports what it needs when it runs (`mpii run` its launcher, `mpii report` the
 // report's code, the others commands.ts): every module costs start-up time.
 import { readFileSync } from 'node:fs';
+import { PACKAGE_JSON } from '../paths.js';
 import type { Command as CommandType } from 'commander';
 import { MpiiError, formatError } from '../errors.js';
 import { parseRunArgs, VERSION_FLAGS } from '../launch/args.js';
@@ -13,7 +14,7 @@ import type { OptionValue } from '../config/load.js';
 /** mpii's version, from its package.json. */
 export function version(): string {
   try {
-    return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version;
   } catch {
     return 'unknown';
   }

@@ -3,7 +3,8 @@ import { mkdirSync, readdirSync, readlinkSync, renameSync, rmdirSync, rmSync, sy
 import { hostname } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
-import { buildShim, cacheRoot, ROOT, type BuildReason, type Shim } from '../shim/shim.js';
+import { buildShim, cacheRoot, type BuildReason, type Shim } from '../shim/shim.js';
+import { ROOT } from '../paths.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
 import { builtinManifests, type ToolManifest } from '../tools/manifest.js';
 import { stackName, unspecialisable } from '../tools/gen-spec.js';

@@ -16,7 +16,8 @@ import { cacheRoot } from '../memo.js';
 import { loadConfigFileCached } from './cache.js';
 import { coerceOption, describeSchema, expandPath, isPathRef, mergeConfigs, suggestion } from './load.js';
 import type { ConfigFile, MergedConfig, OptionSchema, OptionValue, RawOption, StackEntryDef, ToolDef } from './load.js';
-import { BUILTIN_TOOLS_DIR, builtinManifests, type ToolManifest } from '../tools/manifest.js';
+import { builtinManifests, type ToolManifest } from '../tools/manifest.js';
+import { BUILTIN_TOOLS_DIR } from '../paths.js';
 
 export interface ToolInstance {
   name: string;

@@ -1,11 +1,10 @@
 // `npm run gen`: writes the files made from the profile file's contract (src/gen/profile-emit.ts)
 // into the repository; `--check` only says which differ (exit 1), as the test does.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { profileFormatFiles } from './profile-emit.js';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+import { ROOT } from '../paths.js';
 
 /** Generated files whose committed text is not what the contract makes now. */
 export function staleFiles(root = ROOT): string[] {

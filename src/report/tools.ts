@@ -5,7 +5,8 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { MpiiError } from '../errors.js';
-import { builtinManifests, ROOT, type ToolManifest } from '../tools/manifest.js';
+import { builtinManifests, type ToolManifest } from '../tools/manifest.js';
+import { ROOT } from '../paths.js';
 import type { ToolReport } from './tool-report.js';
 
 export interface ToolReportModule {

@@ -14,11 +14,7 @@ import type { Node as YamlNode, Pair } from 'yaml';
 import { MpiiError } from '../errors.js';
 import { cacheRoot, memoized } from '../memo.js';
 import { FileLoader, isMap, isSeq, type OptionSchema, type OptionValue } from '../config/load.js';
-
-/** mpii's install root: dist/src/tools/manifest.js → three levels up. */
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-/** Where the built-in tools' folders are. */
-export const BUILTIN_TOOLS_DIR = path.join(ROOT, 'preload', 'tools');
+import { BUILTIN_TOOLS_DIR } from '../paths.js';
 
 export const THREAD_NEEDS = ['any', 'init-thread', 'single'] as const;
 
