@@ -8,7 +8,7 @@ import { makeDirs } from '../fsdirs.js';
 import { cacheRoot } from '../shim/shim.js';
 import { PACKAGE_JSON, ROOT } from '../paths.js';
 import { listStacks, listTools, resolveStack } from '../config/resolve.js';
-import { unspecialisable } from '../tools/gen-spec.js';
+import { unspecialisable } from '../gen/specialised-c.js';
 import type { ToolManifest } from '../tools/manifest.js';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, which, type FlavorName } from '../mpi/flavors.js';

@@ -7,7 +7,7 @@ import { buildShim, cacheRoot, type BuildReason, type Shim } from '../shim/shim.
 import { ROOT } from '../paths.js';
 import { resolveStack, type ToolInstance } from '../config/resolve.js';
 import { builtinManifests, type ToolManifest } from '../tools/manifest.js';
-import { stackName, unspecialisable } from '../tools/gen-spec.js';
+import { stackName, unspecialisable } from '../gen/specialised-c.js';
 import { cachedSpecialised, ensureSpecialised } from '../shim/specialise.js';
 import { backgroundNotice, buildMode, startBackground } from '../shim/background.js';
 import { buildNotice, lastBuildSeconds, recordBuildSeconds } from '../shim/build-times.js';

@@ -48,7 +48,8 @@ export function compileArgs(src: string, obj: string, genDir: string, extra: str
   ];
 }
 
-// the generators: of the wrappers (src/gen) and of the tools' registration and options (src/tools)
+// the generators (src/gen: the wrappers, the tools' registration and options) and the manifests'
+// loader (src/tools)
 const GEN_JS = [join(ROOT, 'dist', 'src', 'gen'), join(ROOT, 'dist', 'src', 'tools')];
 
 export interface Shim {
@@ -318,7 +319,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     // the built-in tools: every folder of preload/tools with a manifest (its C, its typed options,
     // its row in the registration table)
     const { builtinManifests } = await import('../tools/manifest.js');
-    const { generateToolSources } = await import('../tools/gen-c.js');
+    const { generateToolSources } = await import('../gen/tools-c.js');
     const tools = builtinManifests(BUILTIN_TOOLS_DIR);
     writeGenerated(join(work, 'gen'), generateToolSources(tools));
 

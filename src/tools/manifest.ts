@@ -2,7 +2,7 @@
  * The built-in tools' manifests: preload/tools/<name>/tool.yaml. A tool is one folder (its C, this
  * manifest, its report module, its docs page); everything mpii knows about it comes from here:
  * the CLI's option checking and help (src/config), the typed C options struct and the
- * registration of the shim (src/tools/gen-c.ts), the run flags and stack rules of `mpii run`,
+ * registration of the shim (src/gen/tools-c.ts), the run flags and stack rules of `mpii run`,
  * and which report module draws its part of the report (src/report/tools.ts).
  * The format is documented in docs/writing-a-tool.md.
  */
