@@ -8,7 +8,7 @@
  *    (preload/core/options.c).
  * The core names no tool: adding a folder with a tool.yaml adds a row here.
  */
-import type { OptionSchema, OptionValue } from '../config/load.js';
+import type { OptionSchema, OptionValue } from '../config/options.js';
 import { cName, type ToolManifest } from '../tools/manifest.js';
 
 const upper = (s: string) => cName(s).toUpperCase();

@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import type { Node as YamlNode, Pair } from 'yaml';
 import { MpiiError } from '../errors.js';
 import { cacheRoot, memoized } from '../memo.js';
-import { FileLoader, isMap, isSeq, type OptionSchema, type OptionValue } from '../config/load.js';
+import type { OptionSchema, OptionValue } from '../config/options.js';
+import { isMap, isSeq, YamlFile } from '../config/yaml-file.js';
 import { BUILTIN_TOOLS_DIR } from '../paths.js';
 
 export const THREAD_NEEDS = ['any', 'init-thread', 'single'] as const;
@@ -76,7 +77,7 @@ export const cName = (name: string) => name.replace(/[^A-Za-z0-9_]/g, '_');
 
 class ManifestLoader {
   constructor(
-    readonly f: FileLoader,
+    readonly f: YamlFile,
     readonly name: string,
   ) {}
 
@@ -136,7 +137,7 @@ class ManifestLoader {
   }
 
   load(dir: string): ToolManifest {
-    const f: FileLoader = this.f;
+    const f: YamlFile = this.f;
     const root = f.parse();
     const where = `the manifest of tool '${this.name}'`;
     if (root === null) f.fail(null, `${where} is empty`, 'give at least `description:` (see docs/writing-a-tool.md)');
@@ -233,14 +234,14 @@ export function loadManifest(dir: string, display?: string): ToolManifest {
       "name the folder with lower-case letters, digits and '-' (the name users write in --tools)",
     );
   }
-  return new ManifestLoader(new FileLoader(file, shown, { builtinAllowed: false }), name).load(dir);
+  return new ManifestLoader(new YamlFile(file, shown), name).load(dir);
 }
 
 const known = new Map<string, ToolManifest[]>();
 
 /** The files a manifest's checked form depends on besides the manifests: this loader and the
  *  option checker it uses (a changed mpii re-parses). */
-const LOADER_FILES = ['./manifest.js', '../config/load.js'].map((f) => fileURLToPath(new URL(f, import.meta.url)));
+const LOADER_FILES = ['./manifest.js', '../config/yaml-file.js', '../config/options.js'].map((f) => fileURLToPath(new URL(f, import.meta.url)));
 
 /** Every built-in tool: the folders of `toolsDir` that hold a tool.yaml, in their `order`. Read
  *  once per process; parsed and checked once per change of the files: parsing YAML with line
