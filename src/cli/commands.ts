@@ -1,6 +1,5 @@
 // The small commands: build, tools, doctor, pvars, cvars (`mpii report` is in report.ts).
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { execa } from 'execa';
 import chalk from 'chalk';
 import { colorLevel } from '../color.js';

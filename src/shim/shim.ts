@@ -15,7 +15,6 @@ import { createRequire } from 'node:module';
 // nor generates anything
 const sha256 = (): Hash => (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash('sha256');
 
-
 // Every wrapper zeroes a 240-byte argument view (mpii_args_t); GCC's default for such a memset
 // on x86-64 is `rep stos`, whose start-up alone costs tens of cycles on AMD — as much as the rest
 // of a tool's per-call work. Plain stores instead.
