@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { staleFiles } from '../src/gen/profile-gen.js';
+import { staleFiles } from '../src/gen/committed.js';
 import { loadProfileSpec, SpecError } from '../src/gen/profile-spec.js';
 import { profileFormatFiles } from '../src/gen/profile-emit.js';
 import { ROOT } from './helpers.js';
