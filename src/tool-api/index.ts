@@ -1,6 +1,6 @@
 // The published API of mpii for the tools' report modules (preload/tools/<tool>/report.ts or
 // report/*.ts): everything such a module may import from mpii, and the only file of src/ it may
-// import (test/ts-layering.unit.test.ts, .dependency-cruiser.cjs). A tool imports neither mpii's
+// import (test/ts-layering.unit.test.ts, .dependency-cruiser.mjs). A tool imports neither mpii's
 // other modules nor another tool: what two tools share lives here. The core reaches the tools'
 // modules only through their registry, preload/tools/reports.gen.ts (docs/architecture.md).
 //
