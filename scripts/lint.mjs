@@ -2,10 +2,12 @@
 // The code's lint and format (docs/testing.md):
 //   node scripts/lint.mjs            check (npm run lint; npm test runs it, test/lint.unit.test.ts)
 //   node scripts/lint.mjs --fix      rewrite what can be rewritten (npm run format)
-//   node scripts/lint.mjs eslint     one checker (or prettier, clang-format), with or without --fix
+//   node scripts/lint.mjs eslint     one checker (or prettier, clang-format, layers), with or without --fix
 //
 // ESLint (eslint.config.js) and Prettier (.prettierrc.json, .prettierignore) over the TypeScript and
-// JavaScript; clang-format (preload/.clang-format) over the hand-written C under preload/. Each
+// JavaScript; clang-format (preload/.clang-format) over the hand-written C under preload/; the
+// TypeScript layers (.dependency-cruiser.mjs: no import cycle, tools import only src/tool-api,
+// docs/architecture.md) with dependency-cruiser, which has nothing to fix by itself. Each
 // prints only what is wrong and the command that fixes it. ESLint and Prettier keep a cache in
 // dist/.cache (of files that passed, by content): a second run checks only the files that changed.
 // ESLint's type-aware rules also depend on the files a file imports, which its cache does not
@@ -85,7 +87,13 @@ async function clangFormat(fix) {
     : `${r.out.trim()}\nclang-format: failed (above)${note}`;
 }
 
-const CHECKERS = { eslint, prettier, 'clang-format': clangFormat };
+async function layers() {
+  const args = ['src', 'preload/tools', '--config', '.dependency-cruiser.mjs', '--output-type', 'err'];
+  const r = await run(process.execPath, [npmBin('dependency-cruiser', 'bin/dependency-cruise.mjs'), ...args]);
+  return r.status === 0 ? null : `${r.out.trim()}\nlayers: the imports above break the TypeScript layers (docs/architecture.md): fix them by hand`;
+}
+
+const CHECKERS = { eslint, prettier, 'clang-format': clangFormat, layers };
 
 const args = process.argv.slice(2);
 const fix = args.includes('--fix');

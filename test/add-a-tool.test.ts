@@ -1,6 +1,7 @@
 // Adding a built-in tool is adding a folder (docs/writing-a-tool.md): in a copy of mpii, the
-// folder test/tools/hello goes to preload/tools/hello and nothing else changes; after the build a
-// user would run (npm run build), the copy's CLI lists the tool, checks its options and run flag,
+// folder test/tools/hello goes to preload/tools/hello and nothing else changes but the generated
+// registry of report modules (preload/tools/reports.gen.ts); after what a user would run
+// (npm run gen, which writes the registry, then npm run build), the copy's CLI lists the tool, checks its options and run flag,
 // the shim registers it with its typed options, and the report has its section — on Open MPI and
 // MPICH. Also: every built-in tool's docs page names each option of its manifest.
 import { after, before, describe, it } from 'node:test';
@@ -36,9 +37,17 @@ describe('a tool is one folder', () => {
     for (const f of ['package.json', 'tsconfig.json']) cpSync(join(ROOT, f), join(copy, f));
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
     cpSync(join(ROOT, 'test', 'tools', 'hello'), join(copy, 'preload', 'tools', 'hello'), { recursive: true });
-    // the build a user runs after adding the folder (no test/ or bench/ in the copy: nothing else to compile)
-    const tsc = await execa('node', [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', copy], { reject: false });
-    assert.equal(tsc.exitCode, 0, tsc.stdout);
+    // what a user runs after adding the folder (no test/ or bench/ in the copy: nothing else to
+    // compile): npm run gen (compile, write the generated files: the registry now lists hello's
+    // report module), then npm run build
+    const tsc = () => execa('node', [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', copy], { reject: false });
+    const first = await tsc();
+    assert.equal(first.exitCode, 0, first.stdout);
+    const gen = await execa('node', [join(copy, 'dist', 'src', 'gen', 'committed.js')], { env: { ...TEST_ENV, XDG_CACHE_HOME: cache }, reject: false });
+    assert.equal(gen.exitCode, 0, gen.stderr);
+    assert.match(readFileSync(join(copy, 'preload', 'tools', 'reports.gen.ts'), 'utf8'), /import \{ report as hello \} from '\.\/hello\/report\.js';/);
+    const rebuilt = await tsc();
+    assert.equal(rebuilt.exitCode, 0, rebuilt.stdout);
     // the copy's shims (a new folder is a new shim): built once here, where a slow machine may take its time
     const build = await execa('node', [join(copy, 'bin', 'mpii.js'), 'build', '--quiet'], {
       env: { ...TEST_ENV, XDG_CACHE_HOME: cache },

@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { execaSync } from 'execa';
 import { generate } from '../src/gen/generate.js';
 import { builtinManifests } from '../src/tools/manifest.js';
-import { generateToolSources } from '../src/tools/gen-c.js';
+import { generateToolSources } from '../src/gen/tools-c.js';
 import { checkLayering, symbolsOf, type Tree } from './c-layering.js';
 import { ROOT } from './helpers.js';
 

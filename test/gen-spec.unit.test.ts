@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtinManifests, loadManifest } from '../src/tools/manifest.js';
-import { specHeader, specSource, stackName, unspecialisable } from '../src/tools/gen-spec.js';
+import { specHeader, specSource, stackName, unspecialisable } from '../src/gen/specialised-c.js';
 
 const manifests = builtinManifests();
 const tool = (name: string) => ({ name, manifest: manifests.find((m) => m.name === name) });

@@ -1,6 +1,7 @@
 // The code's lint and format are part of `npm test`: ESLint, Prettier and clang-format, as
 // `npm run lint` runs them (scripts/lint.mjs). A failure names the files and the command that
-// fixes them (npm run format, or the rule to fix by hand).
+// fixes them (npm run format, or the rule to fix by hand). Its fourth checker, the TypeScript
+// layers, is tested on the sources and on made-up trees in ts-layering.unit.test.ts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -45,6 +46,6 @@ describe('lint and format', { concurrency: true }, () => {
   it('an unknown checker: one line naming it and the choices', () => {
     const r = spawnSync(process.execPath, [LINT, 'biome'], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(r.status, 2);
-    assert.equal(r.stderr, 'lint: unknown checker biome: use eslint, prettier, clang-format (or none for all), with or without --fix\n');
+    assert.equal(r.stderr, 'lint: unknown checker biome: use eslint, prettier, clang-format, layers (or none for all), with or without --fix\n');
   });
 });

@@ -2,7 +2,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { profText } from '../preload/tools/monitor/report/files.js';
-import { drawMatrix, humanBytes } from '../preload/tools/monitor/report/text.js';
+import { drawMatrix } from '../preload/tools/monitor/report/text.js';
+import { humanBytes } from '../src/report/units.js';
 import { matrix, type MonitorRun, type PeerStats } from '../preload/tools/monitor/report/data.js';
 
 const peer = (p2p: number, bytes: number, bin: number): PeerStats => {

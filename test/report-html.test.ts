@@ -11,7 +11,7 @@ import { mpii, outDir, launcherArgs, program } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { writeGathered, writeSyntheticJob, synthSiteCalls, SYNTH_SITES } from '../src/profile-file/synthetic.js';
 import { matrix, monitorRuns, totals } from '../preload/tools/monitor/report/data.js';
-import { humanBytes } from '../preload/tools/monitor/report/text.js';
+import { humanBytes } from '../src/report/units.js';
 import { profileRuns } from '../preload/tools/profile/report/data.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -1,5 +1,5 @@
 // A stack of built-in tools compiled into one wrapper per MPI function (the specialised shim,
-// src/tools/gen-spec.ts) against the same tools through the QMPI chain (`mpii run --chained`):
+// src/gen/specialised-c.ts) against the same tools through the QMPI chain (`mpii run --chained`):
 // the same programs give the same profiles, field by field, everything but times; the shim runs
 // its compiled path only for the stack it was compiled for, and the chain otherwise.
 import { describe, it } from 'node:test';

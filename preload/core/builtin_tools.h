@@ -1,6 +1,6 @@
 /* Tools compiled into the shim. They register exactly like external ones (QMPI API only); this
  * table just lets TOOLS name them without a .so path. It is generated from the tools' manifests
- * (preload/tools/<name>/tool.yaml → mpii_tools.c, src/tools/gen-c.ts): the core names no tool. */
+ * (preload/tools/<name>/tool.yaml → mpii_tools.c, src/gen/tools-c.ts): the core names no tool. */
 #ifndef MPII_BUILTIN_TOOLS_H
 #define MPII_BUILTIN_TOOLS_H
 typedef struct {

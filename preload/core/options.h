@@ -1,6 +1,6 @@
 /* Reading a tool instance's options: the CLI exports MPII_OPT_<tool id>="key=value;key=value"
  * (values already checked against the tool's manifest). The typed reader below is what the
- * generated mpii_<tool>_options() functions call (src/tools/gen-c.ts); tools never parse text. */
+ * generated mpii_<tool>_options() functions call (src/gen/tools-c.ts); tools never parse text. */
 #ifndef MPII_OPTIONS_H
 #define MPII_OPTIONS_H
 #include <stddef.h>

@@ -1,13 +1,13 @@
 // The small commands: build, tools, doctor, pvars, cvars (`mpii report` is in report.ts).
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { execa } from 'execa';
 import chalk from 'chalk';
 import { colorLevel } from '../color.js';
 import { makeDirs } from '../fsdirs.js';
-import { cacheRoot, ROOT } from '../shim/shim.js';
+import { cacheRoot } from '../shim/shim.js';
+import { PACKAGE_JSON, ROOT } from '../paths.js';
 import { listStacks, listTools, resolveStack } from '../config/resolve.js';
-import { unspecialisable } from '../tools/gen-spec.js';
+import { unspecialisable } from '../gen/specialised-c.js';
 import type { ToolManifest } from '../tools/manifest.js';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, which, type FlavorName } from '../mpi/flavors.js';
@@ -144,7 +144,7 @@ export async function doctorCommand(o: { json?: boolean } = {}): Promise<number>
 function nodeCheck(): Check {
   let majors: string[] = [];
   try {
-    const engines = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines?: { node?: string } }).engines?.node ?? '';
+    const engines = (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { engines?: { node?: string } }).engines?.node ?? '';
     majors = engines
       .split('||')
       .map((r) => r.trim().match(/^\^?(\d+)/)?.[1] ?? '')

@@ -27,7 +27,8 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { buildShim, ROOT } from '../shim/shim.js';
+import { buildShim } from '../shim/shim.js';
+import { ROOT } from '../paths.js';
 import { resolveStack } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';

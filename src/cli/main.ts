@@ -4,56 +4,23 @@
 // Every command imports what it needs when it runs (`mpii run` its launcher, `mpii report` the
 // report's code, the others commands.ts): every module costs start-up time.
 import { readFileSync } from 'node:fs';
+import { PACKAGE_JSON } from '../paths.js';
 import type { Command as CommandType } from 'commander';
 import { MpiiError, formatError } from '../errors.js';
 import { parseRunArgs, VERSION_FLAGS } from '../launch/args.js';
 import { builtinManifests, type RunFlag } from '../tools/manifest.js';
 import { runOptions, runOptionsHelp } from '../launch/run-options.js';
-import type { OptionValue } from '../config/load.js';
+import type { OptionValue } from '../config/options.js';
+import { EXAMPLES } from './examples.js';
 
 /** mpii's version, from its package.json. */
 export function version(): string {
   try {
-    return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version;
   } catch {
     return 'unknown';
   }
 }
-
-/** The examples --help ends with, per command (`mpii` for the program itself); the man page's
- * EXAMPLES too. `width`: the column the explanations start at. */
-export const EXAMPLES: Record<'mpii' | 'run' | 'report', { width: number; list: [command: string, what: string][] }> = {
-  mpii: {
-    width: 34,
-    list: [
-      ['mpii run -np 4 ./app', 'run through the default tool stack (mpii run --help)'],
-      ['mpii report mpii-out/app-…', "print a run's report again (mpii report --help)"],
-      ['mpii build --force', 'rebuild the shims'],
-      ['source <(mpii completion bash)', 'tab completion for this shell'],
-    ],
-  },
-  run: {
-    width: 54,
-    list: [
-      ['mpii run -np 4 ./app', 'the default stack, report after the run'],
-      ['mpii run --tools monitor,profile -np 16 ./app', 'traffic matrix and call-site profile'],
-      ["mpii run --tools 'profile[depth=3]' --out prof -np 4 ./app arg1", 'profile into ./prof'],
-      ['mpii run --mpi mpich --tools trace-count -np 2 python3 app.py', 'an mpi4py program'],
-      ['mpii run --timeout 600 --tools profile -np 8 ./app', 'stop it after 10 minutes (exit 124)'],
-      ['mpii run --dry-run --tools memcheck -np 2 ./app', 'show the launcher command only'],
-    ],
-  },
-  report: {
-    width: 55,
-    list: [
-      ['mpii report mpii-out/app-20250101-120000-4242', 'the text report again'],
-      ['mpii report prof/profile.mpii --top 30', 'the profile file names its directory too'],
-      ['mpii report prof --json > prof.json', 'everything, for scripts'],
-      ['mpii report prof --html report.html [--force]', 'one self-contained web page'],
-      ['mpii report prof --csv matrices/ --prof prof/phase_1', 'monitor matrices and Open MPI .prof files'],
-    ],
-  },
-};
 
 const examples = (of: keyof typeof EXAMPLES) =>
   EXAMPLES[of].list.map(([c, what]) => `  ${c}${' '.repeat(Math.max(3, EXAMPLES[of].width - c.length))}${what}`).join('\n');

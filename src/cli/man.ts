@@ -4,7 +4,7 @@
 // Nothing here depends on the machine, the configuration or the date: the page is the same
 // wherever it is made.
 import type { Argument, Command, Option } from 'commander';
-import { EXAMPLES } from './main.js';
+import { EXAMPLES } from './examples.js';
 
 /** Characters roff would take as its own, and any non-ASCII one as a named glyph (groff reads
  * Latin-1 unless preconv runs first). */

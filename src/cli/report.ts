@@ -1,7 +1,7 @@
 // `mpii report DIR [DIR2]`: a run's report again, in the terminal, as --json, --html, --csv or
 // --prof files. A module of its own so that the report loads only what it uses (none of what
 // `mpii run`, `mpii build` or `mpii doctor` need: execa, the shim's build, MPI detection).
-import type { OptionValue } from '../config/load.js';
+import type { OptionValue } from '../config/options.js';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { MpiiError } from '../errors.js';

@@ -3,7 +3,7 @@
 // which owns the signals and the output directory). docs/architecture.md, "mpii run: plan, then
 // execute".
 import { join } from 'node:path';
-import { ROOT } from '../shim/shim.js';
+import { ROOT } from '../paths.js';
 import { parseRunArgs } from '../launch/args.js';
 import { executePlan, withRun } from '../run/execute.js';
 import { describePlan, planRun } from '../run/plan.js';

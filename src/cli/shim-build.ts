@@ -3,7 +3,7 @@
 // kept for the next notice. `mpii build` and `mpii run` build through it.
 import { buildShim, cacheRoot, type BuildReason, type Shim } from '../shim/shim.js';
 import type { ToolManifest } from '../tools/manifest.js';
-import { stackName } from '../tools/gen-spec.js';
+import { stackName } from '../gen/specialised-c.js';
 import { ensureSpecialised } from '../shim/specialise.js';
 import { buildNotice, lastBuildSeconds, recordBuildSeconds } from '../shim/build-times.js';
 import { FLAVORS, type FlavorName } from '../mpi/flavors.js';

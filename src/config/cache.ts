@@ -20,7 +20,7 @@ const toStored = (c: ConfigFile): Stored => ({ ...c, tools: [...c.tools], stacks
 const fromStored = (s: Stored): ConfigFile => ({ ...s, tools: new Map(s.tools), stacks: new Map(s.stacks) });
 
 /** The code that makes the parsed form: another mpii (an upgrade, a rebuild) parses again. */
-export const LOADER_FILES = ['./load.js', './cache.js'].map((f) => fileURLToPath(new URL(f, import.meta.url)));
+export const LOADER_FILES = ['./load.js', './yaml-file.js', './options.js', './cache.js'].map((f) => fileURLToPath(new URL(f, import.meta.url)));
 
 /** loadConfigFile(file, opts), answered from `cacheDir` when neither the file nor the loader changed. */
 export function loadConfigFileCached(file: string, opts: LoadOptions & { display: string; home: string }, cacheDir?: string): ConfigFile {

@@ -7,37 +7,13 @@
  * are its options valid) live in resolve.ts; `default-stack` is checked in
  * mergeConfigs().
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import type * as Yaml from 'yaml';
-import type { Document, Node as YamlNode, Pair } from 'yaml';
+import type { Node as YamlNode, Pair } from 'yaml';
 import { MpiiError } from '../errors.js';
 import type { ToolManifest } from '../tools/manifest.js';
-
-// The YAML parser is loaded only when a file is really parsed: a warm `mpii run` takes every
-// file's parsed form from the cache (config/cache.ts) and never loads it.
-let yamlLib: typeof Yaml | undefined;
-const yaml = (): typeof Yaml => (yamlLib ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
-export const isAlias = ((n: unknown) => yaml().isAlias(n)) as typeof Yaml.isAlias;
-export const isMap = ((n: unknown) => yaml().isMap(n)) as typeof Yaml.isMap;
-export const isScalar = ((n: unknown) => yaml().isScalar(n)) as typeof Yaml.isScalar;
-export const isSeq = ((n: unknown) => yaml().isSeq(n)) as typeof Yaml.isSeq;
-
-export type OptionValue = string | number | boolean;
-export const OPTION_TYPES = ['int', 'number', 'bool', 'string', 'enum'] as const;
-export type OptionType = (typeof OPTION_TYPES)[number];
-
-export interface OptionSchema {
-  type: OptionType;
-  default?: OptionValue;
-  min?: number;
-  max?: number;
-  /** enum only */
-  values?: string[];
-  description?: string;
-}
+import type { OptionSchema, OptionValue } from './options.js';
+import { closest, isMap, isScalar, isSeq, YamlFile } from './yaml-file.js';
 
 export interface ToolDef {
   name: string;
@@ -109,8 +85,6 @@ export interface LoadOptions {
 
 const TOP_KEYS = ['tools', 'stacks', 'default-stack'];
 const TOOL_KEYS = ['builtin', 'path', 'description', 'options'];
-// `help` (the tools' manifests) and `description` (older configuration files) say the same
-const SCHEMA_KEYS = ['type', 'default', 'min', 'max', 'values', 'help', 'description'];
 const NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9_.+-]*$/;
 
 // ---------------------------------------------------------------- helpers
@@ -127,36 +101,6 @@ export function expandPath(p: string, baseDir: string, home: string = os.homedir
   return path.resolve(baseDir, p);
 }
 
-export function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length];
-}
-
-/** The candidate closest to `name`, if it is plausibly a typo of it. */
-export function closest(name: string, candidates: Iterable<string>): string | undefined {
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const c of candidates) {
-    const d = editDistance(name.toLowerCase(), c.toLowerCase());
-    if (d < bestD) {
-      bestD = d;
-      best = c;
-    }
-  }
-  if (best === undefined) return undefined;
-  const limit = Math.max(2, Math.floor(Math.max(name.length, best.length) / 3));
-  return bestD <= limit ? best : undefined;
-}
-
 /** "did you mean 'x'? known <what>: a, b, c" (or "no <what> are defined"). */
 export function suggestion(name: string, known: string[], what: string): string {
   if (known.length === 0) return `no ${what} are defined`;
@@ -165,161 +109,16 @@ export function suggestion(name: string, known: string[], what: string): string 
   return near ? `did you mean '${near}'? ${list}` : list;
 }
 
-/** Short human description of an option schema, e.g. "int ≥ 1, default 15". */
-export function describeSchema(s: OptionSchema): string {
-  let t: string = s.type;
-  if (s.type === 'enum') t = `one of ${(s.values ?? []).join('|')}`;
-  if (s.min !== undefined && s.max !== undefined) t += ` in [${s.min}, ${s.max}]`;
-  else if (s.min !== undefined) t += ` ≥ ${s.min}`;
-  else if (s.max !== undefined) t += ` ≤ ${s.max}`;
-  if (s.default !== undefined) t += `, default ${String(s.default)}`;
-  return t;
-}
-
-const TRUE_WORDS = ['true', 'yes', 'on', '1'];
-const FALSE_WORDS = ['false', 'no', 'off', '0'];
-
-/**
- * Check and convert one option value against its schema.
- * Strings (from --tools) are parsed; typed YAML values are checked.
- */
-export function coerceOption(s: OptionSchema, v: OptionValue): { ok: true; value: OptionValue } | { ok: false; reason: string } {
-  const shown = typeof v === 'string' ? `'${v}'` : String(v);
-  const range = (n: number): { ok: true; value: OptionValue } | { ok: false; reason: string } => {
-    if (s.min !== undefined && n < s.min) return { ok: false, reason: `must be ≥ ${s.min}, got ${n}` };
-    if (s.max !== undefined && n > s.max) return { ok: false, reason: `must be ≤ ${s.max}, got ${n}` };
-    return { ok: true, value: n };
-  };
-  switch (s.type) {
-    case 'int': {
-      let n: number | undefined;
-      if (typeof v === 'number') n = v;
-      else if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) n = Number(v);
-      if (n === undefined || !Number.isSafeInteger(n)) return { ok: false, reason: `expected an integer, got ${shown}` };
-      return range(n);
-    }
-    case 'number': {
-      let n: number | undefined;
-      if (typeof v === 'number') n = v;
-      else if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) n = Number(v);
-      if (n === undefined || !Number.isFinite(n)) return { ok: false, reason: `expected a number, got ${shown}` };
-      return range(n);
-    }
-    case 'bool': {
-      if (typeof v === 'boolean') return { ok: true, value: v };
-      const w = String(v).trim().toLowerCase();
-      if (TRUE_WORDS.includes(w)) return { ok: true, value: true };
-      if (FALSE_WORDS.includes(w)) return { ok: true, value: false };
-      return { ok: false, reason: `expected true or false, got ${shown}` };
-    }
-    case 'string':
-      return { ok: true, value: String(v) };
-    case 'enum': {
-      const w = String(v);
-      const values = s.values ?? [];
-      if (values.includes(w)) return { ok: true, value: w };
-      return { ok: false, reason: `must be one of ${values.join(', ')}; got ${shown}` };
-    }
-  }
-}
-
 // ---------------------------------------------------------------- loading
 
-/** One YAML file read with line numbers, so every message can say `<file>:<line>:`. Also used for
- *  the tools' manifests (src/tools/manifest.ts). */
-export class FileLoader {
-  readonly lc = new (yaml().LineCounter)();
-  doc!: Document.Parsed;
-
+/** A configuration file (tools.yaml, ~/.config/mpii/tools.yaml, --config): its tools and stacks. */
+export class FileLoader extends YamlFile {
   constructor(
-    readonly absPath: string,
-    readonly display: string,
+    absPath: string,
+    display: string,
     readonly opts: LoadOptions,
-  ) {}
-
-  line(node: YamlNode | Pair | null | undefined, fallback?: YamlNode | Pair | null): number {
-    const range = (n: YamlNode | Pair | null | undefined): number | undefined => {
-      if (!n) return undefined;
-      if ('range' in n && n.range) return n.range[0];
-      if ('key' in n) return range(n.key as YamlNode) ?? range(n.value as YamlNode);
-      return undefined;
-    };
-    const off = range(node) ?? range(fallback);
-    return off === undefined ? 1 : this.lc.linePos(off).line;
-  }
-
-  at(node: YamlNode | Pair | null | undefined, fallback?: YamlNode | Pair | null): string {
-    return `${this.display}:${this.line(node, fallback)}`;
-  }
-
-  fail(node: YamlNode | Pair | null | undefined, message: string, fix: string, fallback?: YamlNode | Pair | null): never {
-    throw new MpiiError(`${this.at(node, fallback)}: ${message}`, fix);
-  }
-
-  deref(n: unknown): YamlNode | null {
-    if (n === null || n === undefined) return null;
-    if (isAlias(n)) return (n.resolve(this.doc) as YamlNode | undefined) ?? null;
-    return n as YamlNode;
-  }
-
-  isNull(n: YamlNode | null): boolean {
-    return n === null || (isScalar(n) && (n.value === null || n.value === undefined));
-  }
-
-  keyName(pair: Pair, what: string): string {
-    const k = this.deref(pair.key);
-    if (isScalar(k) && (typeof k.value === 'string' || typeof k.value === 'number') && String(k.value) !== '') {
-      return String(k.value);
-    }
-    this.fail(pair, `${what} must be a plain name`, `use a simple word as the ${what}`);
-  }
-
-  scalarValue(n: YamlNode | null, pair: Pair, what: string, fix: string): OptionValue {
-    if (isScalar(n) && (typeof n.value === 'string' || typeof n.value === 'number' || typeof n.value === 'boolean')) {
-      return n.value;
-    }
-    this.fail(n, `${what} must be a single value (text, number or true/false)`, fix, pair);
-  }
-
-  stringValue(n: YamlNode | null, pair: Pair, what: string, fix: string): string {
-    if (isScalar(n) && typeof n.value === 'string' && n.value !== '') return n.value;
-    if (isScalar(n) && typeof n.value === 'number') return String(n.value);
-    this.fail(n, `${what} must be a non-empty text value`, fix, pair);
-  }
-
-  checkKeys(pair: Pair, key: string, allowed: string[], where: string): void {
-    if (allowed.includes(key)) return;
-    const near = closest(key, allowed);
-    this.fail(pair, `unknown key '${key}' ${where}`, `${near ? `did you mean '${near}'? ` : ''}allowed keys: ${allowed.join(', ')}`);
-  }
-
-  /** Read and parse the file: its top-level node (null when empty). */
-  parse(): YamlNode | null {
-    let text: string;
-    try {
-      const st = fs.statSync(this.absPath);
-      if (!st.isFile()) {
-        throw new MpiiError(`${this.display}: config file is not a regular file`, 'pass a YAML file');
-      }
-      text = fs.readFileSync(this.absPath, 'utf8');
-    } catch (e) {
-      if (e instanceof MpiiError) throw e;
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') {
-        throw new MpiiError(`${this.display}: config file not found`, 'check the path');
-      }
-      throw new MpiiError(`${this.display}: cannot read config file (${code ?? (e as Error).message})`, 'check the file permissions');
-    }
-
-    this.doc = yaml().parseDocument(text, { lineCounter: this.lc, prettyErrors: true });
-    if (this.doc.errors.length > 0) {
-      const err = this.doc.errors[0];
-      const line = err.linePos?.[0]?.line ?? 1;
-      const reason = (err.message.split('\n')[0] ?? err.code).replace(/ at line \d+, column \d+:?\s*$/, '');
-      throw new MpiiError(`${this.display}:${line}: YAML syntax error: ${reason}`, 'fix the YAML syntax');
-    }
-    const root = this.deref(this.doc.contents);
-    return this.isNull(root) ? null : root;
+  ) {
+    super(absPath, display);
   }
 
   load(): ConfigFile {
@@ -405,77 +204,6 @@ export class FileLoader {
     }
     if (def.builtin && !def.options) def.options = {};
     return def;
-  }
-
-  loadSchema(tool: string, node: YamlNode | null, parent: Pair): Record<string, OptionSchema> {
-    const schemas: Record<string, OptionSchema> = {};
-    if (this.isNull(node)) return schemas;
-    const fix = 'write `options:` followed by `NAME: { type: int|number|bool|string|enum, default: ... }` entries';
-    if (!isMap(node)) this.fail(node, `\`options\` of tool '${tool}' must be a mapping`, fix, parent);
-    for (const pair of node.items) {
-      const opt = this.keyName(pair, 'option name');
-      const v = this.deref(pair.value);
-      if (!isMap(v)) this.fail(v, `option '${opt}' of tool '${tool}' must be a mapping with at least \`type\``, fix, pair);
-      const s: Partial<OptionSchema> = {};
-      let defaultPair: Pair | undefined;
-      let typePair: Pair | undefined;
-      for (const p of v.items) {
-        const key = this.keyName(p, 'key');
-        this.checkKeys(p, key, SCHEMA_KEYS, `in option '${opt}' of tool '${tool}'`);
-        const sv = this.deref(p.value);
-        if (key === 'type') {
-          const t = this.scalarValue(sv, p, `\`type\` of option '${opt}'`, `use one of ${OPTION_TYPES.join(', ')}`);
-          if (!(OPTION_TYPES as readonly unknown[]).includes(t)) {
-            this.fail(sv, `unknown option type '${String(t)}' for option '${opt}' of tool '${tool}'`, `use one of ${OPTION_TYPES.join(', ')}`, p);
-          }
-          s.type = t as OptionType;
-          typePair = p;
-        } else if (key === 'min' || key === 'max') {
-          const n = this.scalarValue(sv, p, `\`${key}\` of option '${opt}'`, 'use a number');
-          if (typeof n !== 'number') this.fail(sv, `\`${key}\` of option '${opt}' of tool '${tool}' must be a number`, 'use a number', p);
-          s[key] = n;
-        } else if (key === 'values') {
-          if (!isSeq(sv) || sv.items.length === 0) {
-            this.fail(sv, `\`values\` of option '${opt}' of tool '${tool}' must be a non-empty list`, 'write `values: [a, b, c]`', p);
-          }
-          s.values = sv.items.map((it) => String(this.scalarValue(this.deref(it), p, `each of \`values\` of option '${opt}'`, 'write `values: [a, b, c]`')));
-        } else if (key === 'default') {
-          s.default = this.scalarValue(sv, p, `\`default\` of option '${opt}'`, 'give a single value');
-          defaultPair = p;
-        } else {
-          s.description = String(this.scalarValue(sv, p, `\`${key}\` of option '${opt}'`, 'write the description on one line'));
-        }
-      }
-      if (!s.type) this.fail(pair, `option '${opt}' of tool '${tool}' has no \`type\``, `add \`type:\` (one of ${OPTION_TYPES.join(', ')})`);
-      if ((s.min !== undefined || s.max !== undefined) && s.type !== 'int' && s.type !== 'number') {
-        this.fail(typePair, `option '${opt}' of tool '${tool}': \`min\`/\`max\` only apply to int and number options`, 'remove min/max or change the type');
-      }
-      if (s.type === 'int' && ((s.min !== undefined && !Number.isInteger(s.min)) || (s.max !== undefined && !Number.isInteger(s.max)))) {
-        this.fail(typePair, `option '${opt}' of tool '${tool}': \`min\`/\`max\` of an int option must be integers`, 'use whole numbers');
-      }
-      if (s.min !== undefined && s.max !== undefined && s.min > s.max) {
-        this.fail(typePair, `option '${opt}' of tool '${tool}': min (${s.min}) is greater than max (${s.max})`, 'swap or fix the bounds');
-      }
-      if (s.type === 'enum' && !s.values) {
-        this.fail(typePair, `enum option '${opt}' of tool '${tool}' has no \`values\``, 'add `values: [a, b, c]`');
-      }
-      if (s.values && s.type !== 'enum') {
-        this.fail(typePair, `option '${opt}' of tool '${tool}': \`values\` only applies to enum options`, 'remove `values` or use `type: enum`');
-      }
-      const schema = s as OptionSchema;
-      if (schema.default !== undefined) {
-        const r = coerceOption(schema, schema.default);
-        if (!r.ok)
-          this.fail(
-            defaultPair,
-            `default of option '${opt}' of tool '${tool}' ${r.reason}`,
-            `use a default that is ${describeSchema({ ...schema, default: undefined })}`,
-          );
-        schema.default = r.value;
-      }
-      schemas[opt] = schema;
-    }
-    return schemas;
   }
 
   loadStacks(node: YamlNode | null, parent: Pair, out: ConfigFile): void {

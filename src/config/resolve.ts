@@ -14,9 +14,11 @@ import path from 'node:path';
 import { MpiiError } from '../errors.js';
 import { cacheRoot } from '../memo.js';
 import { loadConfigFileCached } from './cache.js';
-import { coerceOption, describeSchema, expandPath, isPathRef, mergeConfigs, suggestion } from './load.js';
-import type { ConfigFile, MergedConfig, OptionSchema, OptionValue, RawOption, StackEntryDef, ToolDef } from './load.js';
-import { BUILTIN_TOOLS_DIR, builtinManifests, type ToolManifest } from '../tools/manifest.js';
+import { expandPath, isPathRef, mergeConfigs, suggestion } from './load.js';
+import type { ConfigFile, MergedConfig, RawOption, StackEntryDef, ToolDef } from './load.js';
+import { coerceOption, describeSchema, type OptionSchema, type OptionValue } from './options.js';
+import { builtinManifests, type ToolManifest } from '../tools/manifest.js';
+import { BUILTIN_TOOLS_DIR } from '../paths.js';
 import { ENV } from '../environment.gen.js';
 
 export interface ToolInstance {

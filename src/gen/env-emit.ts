@@ -1,6 +1,6 @@
 // The files made from the environment's contract (preload/spec/environment.yaml): the shim's C
 // header of names (preload/core/mpii_env.h), the CLI's TypeScript names (src/environment.gen.ts)
-// and the table in docs/run.md. `npm run gen` writes them (src/gen/env-gen.ts); the test
+// and the table in docs/run.md. `npm run gen` writes them (src/gen/committed.ts); the test
 // test/environment.unit.test.ts checks that the committed ones are what this makes.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -4,7 +4,7 @@
 // dependency's install script only when approved (`--allow-scripts=koffi`, docs/package.md).
 // Only those commands load it: `mpii run` without --pvar, `report`, `doctor` … work without it.
 import { basename, dirname } from 'node:path';
-import { ROOT } from '../shim/shim.js'; /* mpii's install root (package.json, dist/, preload/) */
+import { ROOT } from '../paths.js';
 import { MpiiError } from '../errors.js';
 
 export type Koffi = typeof import('koffi');

@@ -3,7 +3,7 @@
 // (MPII_REPORT_OPTIONS, JSON: tool name -> options, the first instance's), the shim writes them as
 // the core's block "report-options" (preload/spec/profile-file.yaml), and the report hands each
 // tool's report module its own (as mpii run does); options given to mpii report win.
-import type { OptionValue } from '../config/load.js';
+import type { OptionValue } from '../config/options.js';
 import type { Profile } from './read.js';
 
 /** By tool name, the options its report module reads (`top`, `matrix`, … as its manifest says). */

@@ -2,9 +2,9 @@
 // sites, `--sites LIST` (site numbers as printed, MPI function names, or file:line / file
 // names), `--ranks [LIST]` (the per-rank breakdown of each call site, of these ranks only).
 // Filters choose rows; every number stays of the whole job (a site's app % is of all ranks'
-// time whichever ranks are listed).
+// time whichever ranks are listed). Here they are parsed; the tools whose rows they choose apply
+// them (the profile tool: preload/tools/profile/report/filter.ts).
 import { MpiiError } from '../errors.js';
-import type { ProfileRun, SiteTotal } from '../../preload/tools/profile/report/data.js';
 
 /** Rows of a table of call sites (and of every table of `mpii report A B`) when --top is not
  *  given: the same in the text, --json, --csv and --html (`--top 0`: every row). */
@@ -52,69 +52,6 @@ export function parseSites(spec: string): string[] {
     if (m && Number(m[2]) < Number(m[1])) throw new MpiiError(`--sites: the range '${it}' runs backwards`, `write it as ${m[2]}-${m[1]}`);
   }
   return items;
-}
-
-/** Does call site `t` match one of the --sites items? Numbers are the sites' numbers as printed
- *  (1 = the most time), names match the MPI function (any case), anything else a frame's
- *  "file:line" or file name or function. */
-export function siteMatches(t: SiteTotal, items: string[]): boolean {
-  const no = t.site.id + 1;
-  for (const it of items) {
-    const range = /^(\d+)(?:-(\d+))?$/.exec(it);
-    if (range) {
-      if (no >= Number(range[1]) && no <= Number(range[2] ?? range[1])) return true;
-      continue;
-    }
-    if (t.site.fn.toLowerCase() === it.toLowerCase()) return true;
-    for (const f of t.site.frames) {
-      const file = f.file.split('/').pop() ?? '';
-      if (file && (it === file || it === `${file}:${f.line}` || it === f.file || it === `${f.file}:${f.line}`)) return true;
-      if (f.func && it === f.func) return true;
-    }
-  }
-  return false;
-}
-
-/** The sites a table lists: --sites, then the first `top` (most time first). */
-export function chooseSites<T extends SiteTotal>(sites: T[], f: ReportFilter, defaultTop = DEFAULT_TOP): T[] {
-  const chosen = f.sites ? sites.filter((t) => siteMatches(t, f.sites!)) : sites;
-  return chosen.slice(0, f.top ?? defaultTop);
-}
-
-/** Indices (into run.ranks) of the ranks the per-rank breakdown lists. */
-export function chooseRanks(run: ProfileRun, f: ReportFilter): number[] {
-  if (!f.ranks) return [];
-  const all = run.ranks.map((_, i) => i);
-  if (f.ranks === true) return all;
-  const want = new Set(f.ranks);
-  return all.filter((i) => want.has(run.ranks[i].rank));
-}
-
-/** Checks the filters against the runs: a --ranks or --sites that selects nothing is an error,
- *  not an empty report. */
-export function checkFilter(runs: { run: ProfileRun; sites: SiteTotal[] }[], f: ReportFilter): void {
-  if (!runs.length) {
-    if (f.ranks || f.sites) throw new MpiiError('--ranks and --sites select profile data, and this run has none', 'run the job with --tools profile');
-    return;
-  }
-  if (f.sites && !runs.some(({ sites }) => sites.some((t) => siteMatches(t, f.sites!)))) {
-    throw new MpiiError(
-      `--sites ${f.sites.join(',')}: no call site matches`,
-      'give site numbers as the report prints them, an MPI function (MPI_Send) or a file:line',
-      1,
-    );
-  }
-  if (Array.isArray(f.ranks)) {
-    const have = new Set(runs.flatMap(({ run }) => run.ranks.map((r) => r.rank)));
-    const missing = f.ranks.filter((r) => !have.has(r));
-    if (missing.length === f.ranks.length) {
-      throw new MpiiError(
-        `--ranks ${f.ranks.join(',')}: the profile has none of these ranks`,
-        `it has ranks ${[...have].sort((a, b) => a - b).slice(0, 1)[0] ?? 0} to ${Math.max(...have)}`,
-        1,
-      );
-    }
-  }
 }
 
 /** The filter of `mpii report`'s options. */

@@ -5,7 +5,7 @@ import { formatTimeline, timelineJson } from './timeline.js';
 import type { ReportFilter } from './filter.js';
 import { fitLines } from './text-table.js';
 import { formatHeader, headerJson, runHeader, wrap } from './header.js';
-import type { OptionValue } from '../config/load.js';
+import type { OptionValue } from '../config/options.js';
 import { TOOL_REPORTS } from './tools.js';
 
 /** The timeline's place among the tools' parts (manifests' `order`): after the ones below 40. */

@@ -1,7 +1,7 @@
 // The interface between the report and the tools: each built-in tool's folder holds a report
 // module (its manifest's `report.module`) exporting `report: ToolReport`. The report (text,
 // --json, --html, --csv/--prof, the filters) asks every module in turn and names no tool.
-import type { OptionValue } from '../config/load.js';
+import type { OptionValue } from '../config/options.js';
 import type { Profile, RankProfile } from '../profile-file/read.js';
 import type { ReportFilter } from './filter.js';
 import type { PageData } from './html-kit.js';

@@ -1,11 +1,11 @@
-// The built-in tools' report modules, found through their manifests (preload/tools/<name>/
-// tool.yaml `report.module`, compiled next to mpii's own code in dist/) and loaded once when the
-// report code is first imported: the report asks each in the manifests' order and names no tool.
-import path from 'node:path';
-import { existsSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+// The built-in tools' report modules, in the manifests' order (preload/tools/<name>/tool.yaml
+// `report`): the modules come from their registry, preload/tools/reports.gen.ts (generated from
+// the manifests by `npm run gen`), the only module through which the core imports a tool; their
+// places and keys from the manifests. Loaded when the report code is first imported (never on
+// `mpii run --quiet`): the report asks each in turn and names no tool.
 import { MpiiError } from '../errors.js';
-import { builtinManifests, ROOT, type ToolManifest } from '../tools/manifest.js';
+import { builtinManifests, type ToolManifest } from '../tools/manifest.js';
+import { REPORTS } from '../../preload/tools/reports.gen.js';
 import type { ToolReport } from './tool-report.js';
 
 export interface ToolReportModule {
@@ -19,31 +19,21 @@ export interface ToolReportModule {
   htmlOrder: number;
 }
 
-/** Where the compiled report module of a tool is: dist/ mirrors mpii's folders. */
-export function compiledModule(m: ToolManifest): string {
-  return path.join(ROOT, 'dist', path.relative(ROOT, m.dir), m.report!.module.replace(/\.ts$/, '.js'));
-}
-
-async function load(m: ToolManifest): Promise<ToolReportModule> {
-  const file = compiledModule(m);
-  if (!existsSync(file)) {
+function load(m: ToolManifest): ToolReportModule {
+  const report = REPORTS[m.name];
+  if (!report) {
     throw new MpiiError(
-      `the report module of tool '${m.name}' (${path.join(path.relative(ROOT, m.dir), m.report!.module)}) is not compiled: ${file} is missing`,
-      'run npm run build in the mpii folder',
+      `tool '${m.name}' has a report module (${m.report!.module} in its tool.yaml) that preload/tools/reports.gen.ts does not list`,
+      'run npm run gen, then npm run build, in the mpii folder (docs/writing-a-tool.md)',
     );
   }
-  const mod = (await import(pathToFileURL(file).href)) as { report?: ToolReport };
-  if (!mod.report)
-    throw new MpiiError(`${file} exports no \`report\``, `export const report: ToolReport = { … } from ${m.report!.module} (docs/writing-a-tool.md)`);
-  return { name: m.name, manifest: m, report: mod.report, json: m.report!.json, order: m.order, htmlOrder: m.report!.htmlOrder };
+  return { name: m.name, manifest: m, report, json: m.report!.json, order: m.order, htmlOrder: m.report!.htmlOrder };
 }
 
 /** Every built-in tool with a report module, in the manifests' order. */
-export const TOOL_REPORTS: ToolReportModule[] = await Promise.all(
-  builtinManifests()
-    .filter((m) => m.report)
-    .map(load),
-);
+export const TOOL_REPORTS: ToolReportModule[] = builtinManifests()
+  .filter((m) => m.report)
+  .map(load);
 
 /** Tools whose recording MPI_Pcontrol switches (manifest `report.pcontrol`): the timeline shows when it was off. */
 export const PCONTROL_TOOLS = new Set(TOOL_REPORTS.filter((t) => t.manifest.report?.pcontrol).map((t) => t.name));

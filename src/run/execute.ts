@@ -10,7 +10,8 @@ import { bySignal, exitCodeOf, supervise, TIMEOUT_EXIT } from '../launch/supervi
 import { mpiiVersion, programIdentity, writeRunInfo } from '../report/run-info.js';
 import { backgroundNotice, startBackground } from '../shim/background.js';
 import { lastBuildSeconds } from '../shim/build-times.js';
-import { cacheRoot, ROOT } from '../shim/shim.js';
+import { cacheRoot } from '../shim/shim.js';
+import { ROOT } from '../paths.js';
 import { prepareOutDir, removeIfEmpty } from './output-dir.js';
 import type { RunPlan } from './plan.js';
 import { linkAbiName } from './python.js';

@@ -15,7 +15,7 @@ import { FLAVORS } from '../mpi/flavors.js';
 import { reportOptionsVariable } from '../profile-file/report-options.js';
 import type { ReportOptions } from '../report/summary.js';
 import type { RunInfo } from '../report/run-info.js';
-import { stackName } from '../tools/gen-spec.js';
+import { stackName } from '../gen/specialised-c.js';
 import type { ToolManifest } from '../tools/manifest.js';
 import type { Shim } from '../shim/shim.js';
 import { rankEnvironment } from './environment.js';

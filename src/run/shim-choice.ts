@@ -9,7 +9,7 @@ import type { FlavorName } from '../mpi/flavors.js';
 import { buildMode } from '../shim/background.js';
 import type { Shim } from '../shim/shim.js';
 import { cachedSpecialised } from '../shim/specialise.js';
-import { stackName, unspecialisable } from '../tools/gen-spec.js';
+import { stackName, unspecialisable } from '../gen/specialised-c.js';
 import type { ToolManifest } from '../tools/manifest.js';
 
 /** Builds (or finds in the cache) the general shim, or with `specialise` the stack's compiled-in

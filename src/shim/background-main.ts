@@ -10,7 +10,7 @@ import { ensureSpecialised } from './specialise.js';
 import { recordBuildSeconds } from './build-times.js';
 import { recordFailure } from './background.js';
 import { lockPath, releaseLock } from './build-lock.js';
-import { stackName } from '../tools/gen-spec.js';
+import { stackName } from '../gen/specialised-c.js';
 import { dirname } from 'node:path';
 
 const [flavor, ...names] = process.argv.slice(2) as [FlavorName, ...string[]];

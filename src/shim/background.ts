@@ -11,7 +11,7 @@ import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MpiiError } from '../errors.js';
-import { stackName } from '../tools/gen-spec.js';
+import { stackName } from '../gen/specialised-c.js';
 import type { ToolManifest } from '../tools/manifest.js';
 import { acquireLock, handOverLock, lockHolder, lockPath, releaseLock } from './build-lock.js';
 import type { Shim } from './shim.js';

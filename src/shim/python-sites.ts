@@ -4,9 +4,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { ROOT, cacheRoot } from './shim.js';
+import { cacheRoot } from './shim.js';
+import { PRELOAD_DIR } from '../paths.js';
 
-const SOURCE = join(ROOT, 'preload', 'python', 'pysite.c');
+const SOURCE = join(PRELOAD_DIR, 'python', 'pysite.c');
 
 export type PythonSites = { library: string } | { problem: string };
 

@@ -2,21 +2,18 @@
 // the MPI's compiler wrapper, link WITHOUT libmpi, and cache the result so a warm run builds nothing.
 import type { Hash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MpiiError } from '../errors.js';
 import { makeDirs } from '../fsdirs.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
 import { cacheRoot, memoized } from '../memo.js';
+import { BUILTIN_TOOLS_DIR, PRELOAD_DIR, ROOT } from '../paths.js';
 import { createRequire } from 'node:module';
 
 // Loaded only when used: a warm `mpii run` neither hashes (the key is remembered, see cacheKey)
 // nor generates anything
 const sha256 = (): Hash => (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash('sha256');
-
-/** mpii's own install root (the folder holding preload/, config/, dist/). */
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const PRELOAD = join(ROOT, 'preload');
 
 // Every wrapper zeroes a 240-byte argument view (mpii_args_t); GCC's default for such a memset
 // on x86-64 is `rep stos`, whose start-up alone costs tens of cycles on AMD — as much as the rest
@@ -41,16 +38,17 @@ export function compileArgs(src: string, obj: string, genDir: string, extra: str
     '-I',
     genDir,
     '-I',
-    join(PRELOAD, 'core'),
+    join(PRELOAD_DIR, 'core'),
     '-I',
-    join(PRELOAD, 'include'),
+    join(PRELOAD_DIR, 'include'),
     src,
     '-o',
     obj,
   ];
 }
 
-// the generators: of the wrappers (src/gen) and of the tools' registration and options (src/tools)
+// the generators (src/gen: the wrappers, the tools' registration and options) and the manifests'
+// loader (src/tools)
 const GEN_JS = [join(ROOT, 'dist', 'src', 'gen'), join(ROOT, 'dist', 'src', 'tools')];
 
 export interface Shim {
@@ -173,8 +171,8 @@ export function cacheKey(flavor: FlavorName, pr: Probe, cache?: string): string 
     for (const header of mpiHeaders) h.update(stamp(header));
     // what the shim is made of: C, headers and YAML (the spec, the tools' manifests), not the
     // tools' report modules (TypeScript) that live in the same folders
-    const dirs = [PRELOAD, ...GEN_JS.filter((d) => existsSync(d))];
-    const sources = listFiles(PRELOAD).filter((f) => /\.(c|h|ya?ml)$/.test(f));
+    const dirs = [PRELOAD_DIR, ...GEN_JS.filter((d) => existsSync(d))];
+    const sources = listFiles(PRELOAD_DIR).filter((f) => /\.(c|h|ya?ml)$/.test(f));
     // this file (the compiler's flags) and the one that makes the specialised shims
     const here = fileURLToPath(import.meta.url);
     const builders = [here, join(dirname(here), 'specialise.js')];
@@ -315,23 +313,23 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     step('generating wrappers');
     const staticDefined = await staticSymbols(pr, env);
     const { generate, writeGenerated } = await import('../gen/generate.js');
-    const gen = generate({ flavor, preprocessed: pre.stdout, specPath: join(PRELOAD, 'spec', 'mpi.yaml'), mpiVersion, staticDefined });
+    const gen = generate({ flavor, preprocessed: pre.stdout, specPath: join(PRELOAD_DIR, 'spec', 'mpi.yaml'), mpiVersion, staticDefined });
     writeGenerated(join(work, 'gen'), gen.files);
     // the built-in tools: every folder of preload/tools with a manifest (its C, its typed options,
     // its row in the registration table)
     const { builtinManifests } = await import('../tools/manifest.js');
-    const { generateToolSources } = await import('../tools/gen-c.js');
-    const tools = builtinManifests(join(PRELOAD, 'tools'));
+    const { generateToolSources } = await import('../gen/tools-c.js');
+    const tools = builtinManifests(BUILTIN_TOOLS_DIR);
     writeGenerated(join(work, 'gen'), generateToolSources(tools));
 
     const sources = [
       join(work, 'gen', 'mpii_wrappers.c'),
       join(work, 'gen', 'mpii_tools.c'),
-      ...listFiles(join(PRELOAD, 'core')),
+      ...listFiles(join(PRELOAD_DIR, 'core')),
       ...tools.flatMap((t) => listFiles(t.dir)),
     ].filter((f) => f.endsWith('.c') && !f.endsWith('site_path.c'));
     // site_path.o keeps its plain name: `mpii install` replaces that archive member
-    const queue = [...sources, join(PRELOAD, 'core', 'site_path.c')];
+    const queue = [...sources, join(PRELOAD_DIR, 'core', 'site_path.c')];
     const total = queue.length;
     const objects: string[] = [];
     let done = 0;
@@ -368,7 +366,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     copyFileSync(join(work, 'gen', 'qmpi.h'), join(work, 'include', 'qmpi.h'));
     copyFileSync(join(work, 'gen', 'mpii_gen.h'), join(work, 'include', 'mpii_gen.h'));
     copyFileSync(join(work, 'gen', 'mpii_objects.h'), join(work, 'include', 'mpii_objects.h')); // mpii_gen.h includes it
-    copyFileSync(join(PRELOAD, 'include', 'mpii_tool.h'), join(work, 'include', 'mpii_tool.h'));
+    copyFileSync(join(PRELOAD_DIR, 'include', 'mpii_tool.h'), join(work, 'include', 'mpii_tool.h'));
     copyFileSync(join(work, 'gen', 'mpii.h'), join(work, 'include', 'mpii.h'));
     writeFileSync(join(work, 'shim.json'), JSON.stringify({ flavor, mpiVersion, functions: gen.functions.length, key }));
     // --force replaces the cached shim: the old directory is moved aside first (a job running

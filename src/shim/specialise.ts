@@ -1,5 +1,5 @@
 // A specialised shim: the general shim's objects, but the MPI_X entry points and the stack's tools
-// compiled together into one translation unit (src/tools/gen-spec.ts), so that each tool calls
+// compiled together into one translation unit (src/gen/specialised-c.ts), so that each tool calls
 // the next one directly. Built once per stack next to the general shim whose other objects it
 // links (same cache key directory: the same sources, the same MPI), in spec-<tools>/. It compiles
 // the generated wrappers once more, with the tools: less than the general shim's whole build.
@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { MpiiError } from '../errors.js';
 import type { ToolManifest } from '../tools/manifest.js';
-import { specHeader, specSource, stackName } from '../tools/gen-spec.js';
+import { specHeader, specSource, stackName } from '../gen/specialised-c.js';
 import { acquireLock, lockHolder, lockPath, releaseLock, removeDeadWork, waitForLock, workPrefix } from './build-lock.js';
 import { clearFailure } from './background.js';
 import { cacheRoot, compileArgs, probe, type BuildOptions, type Shim } from './shim.js';

@@ -2,7 +2,7 @@
  * The built-in tools' manifests: preload/tools/<name>/tool.yaml. A tool is one folder (its C, this
  * manifest, its report module, its docs page); everything mpii knows about it comes from here:
  * the CLI's option checking and help (src/config), the typed C options struct and the
- * registration of the shim (src/tools/gen-c.ts), the run flags and stack rules of `mpii run`,
+ * registration of the shim (src/gen/tools-c.ts), the run flags and stack rules of `mpii run`,
  * and which report module draws its part of the report (src/report/tools.ts).
  * The format is documented in docs/writing-a-tool.md.
  */
@@ -13,12 +13,9 @@ import { fileURLToPath } from 'node:url';
 import type { Node as YamlNode, Pair } from 'yaml';
 import { MpiiError } from '../errors.js';
 import { cacheRoot, memoized } from '../memo.js';
-import { FileLoader, isMap, isSeq, type OptionSchema, type OptionValue } from '../config/load.js';
-
-/** mpii's install root: dist/src/tools/manifest.js → three levels up. */
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-/** Where the built-in tools' folders are. */
-export const BUILTIN_TOOLS_DIR = path.join(ROOT, 'preload', 'tools');
+import type { OptionSchema, OptionValue } from '../config/options.js';
+import { isMap, isSeq, YamlFile } from '../config/yaml-file.js';
+import { BUILTIN_TOOLS_DIR } from '../paths.js';
 
 export const THREAD_NEEDS = ['any', 'init-thread', 'single'] as const;
 
@@ -80,7 +77,7 @@ export const cName = (name: string) => name.replace(/[^A-Za-z0-9_]/g, '_');
 
 class ManifestLoader {
   constructor(
-    readonly f: FileLoader,
+    readonly f: YamlFile,
     readonly name: string,
   ) {}
 
@@ -140,7 +137,7 @@ class ManifestLoader {
   }
 
   load(dir: string): ToolManifest {
-    const f: FileLoader = this.f;
+    const f: YamlFile = this.f;
     const root = f.parse();
     const where = `the manifest of tool '${this.name}'`;
     if (root === null) f.fail(null, `${where} is empty`, 'give at least `description:` (see docs/writing-a-tool.md)');
@@ -237,14 +234,14 @@ export function loadManifest(dir: string, display?: string): ToolManifest {
       "name the folder with lower-case letters, digits and '-' (the name users write in --tools)",
     );
   }
-  return new ManifestLoader(new FileLoader(file, shown, { builtinAllowed: false }), name).load(dir);
+  return new ManifestLoader(new YamlFile(file, shown), name).load(dir);
 }
 
 const known = new Map<string, ToolManifest[]>();
 
 /** The files a manifest's checked form depends on besides the manifests: this loader and the
  *  option checker it uses (a changed mpii re-parses). */
-const LOADER_FILES = ['./manifest.js', '../config/load.js'].map((f) => fileURLToPath(new URL(f, import.meta.url)));
+const LOADER_FILES = ['./manifest.js', '../config/yaml-file.js', '../config/options.js'].map((f) => fileURLToPath(new URL(f, import.meta.url)));
 
 /** Every built-in tool: the folders of `toolsDir` that hold a tool.yaml, in their `order`. Read
  *  once per process; parsed and checked once per change of the files: parsing YAML with line

@@ -1,13 +1,24 @@
 // The memcheck tool's findings: read from each rank's profile (fixed-size rows, declared in
 // preload/tools/memcheck/blocks.yaml), resolved to file:line, grouped by call site over ranks.
-import { disabledLines } from '../../../src/report/disabled.js';
-import { toolInstances, type Profile, type RankProfile } from '../../../src/profile-file/read.js';
-import { humanBytes } from '../../../src/report/units.js';
-import { cell, esc, num, table } from '../../../src/report/html-kit.js';
-import type { ToolReport } from '../../../src/report/tool-report.js';
-import { describe, describe as where, parseObjects, Symbolizer, type CodeLocation } from '../../../src/report/symbols.js';
-import { pythonSites } from '../../../src/report/python-sites.js';
-import { BLOCKS } from '../../../src/profile-file/format.gen.js';
+import {
+  disabledLines,
+  toolInstances,
+  type Profile,
+  type RankProfile,
+  humanBytes,
+  cell,
+  esc,
+  num,
+  table,
+  type ToolReport,
+  describeCode as describe,
+  describeCode as where,
+  parseObjects,
+  CodeSymbolizer,
+  type CodeLocation,
+  pythonSites,
+  BLOCKS,
+} from '../../../src/tool-api/index.js';
 
 const F = BLOCKS.memcheck.findings.row.index; // the row length comes from the rank's "layout" block
 const FN_WORDS = BLOCKS.memcheck.findings.row.words.fn;
@@ -98,7 +109,7 @@ export function memcheckRuns(p: Profile): MemcheckRun[] {
       const layout = JSON.parse(text(r, tool, 'layout') ?? '{}') as { fields?: number };
       if (!table || !layout.fields) continue;
       const kinds = r.counters.find((c) => c.tool === tool && c.name === 'by kind')?.labels ?? [];
-      const sym = new Symbolizer(parseObjects(text(r, tool, 'objects') ?? ''), pythonSites(r.texts));
+      const sym = new CodeSymbolizer(parseObjects(text(r, tool, 'objects') ?? ''), pythonSites(r.texts));
       const n = Math.floor(table.length / layout.fields);
       for (let i = 0; i < n; i++) {
         const at = (f: number) => table.nonzero.get(i * layout.fields! + f) ?? 0n;

@@ -110,7 +110,7 @@ static mon_group_t *describe_comm(MPI_Comm comm, const char *origin)
         P(MPI_Group_free, MPI_GROUP_FREE_T)(&remote);
     }
     P(MPI_Group_free, MPI_GROUP_FREE_T)(&local);
-    if (!ok || handle_map_put(&comms, MON_KEY(comm), g) != 0) {
+    if (!ok || handle_map_put(&comms, HANDLE_KEY(comm), g) != 0) {
         free(g->world);
         free(g->remote_world);
         free(g);
@@ -133,7 +133,7 @@ int mon_cache_init(int tool_id)
 mon_group_t *mon_comm(MPI_Comm comm)
 {
     if (comm == MPI_COMM_WORLD && world) return world;
-    mon_group_t *g = handle_map_get(&comms, MON_KEY(comm));
+    mon_group_t *g = handle_map_get(&comms, HANDLE_KEY(comm));
     if (MPII_LIKELY(g != NULL)) return g;
     if (comm == MPI_COMM_NULL || !world_group_set) return NULL;
     return describe_comm(comm, "communicator");
@@ -141,8 +141,8 @@ mon_group_t *mon_comm(MPI_Comm comm)
 
 void mon_comm_created(MPI_Comm comm, MPI_Comm parent, const char *how)
 {
-    if (comm == MPI_COMM_NULL || handle_map_get(&comms, MON_KEY(comm))) return;
-    const mon_group_t *p = parent != MPI_COMM_NULL ? handle_map_get(&comms, MON_KEY(parent)) : NULL;
+    if (comm == MPI_COMM_NULL || handle_map_get(&comms, HANDLE_KEY(comm))) return;
+    const mon_group_t *p = parent != MPI_COMM_NULL ? handle_map_get(&comms, HANDLE_KEY(parent)) : NULL;
     char origin[MPI_MAX_OBJECT_NAME + 64];
     if (p && p->record >= 0) snprintf(origin, sizeof origin, "%s of %s", how, names[p->record].name);
     else
@@ -152,7 +152,7 @@ void mon_comm_created(MPI_Comm comm, MPI_Comm parent, const char *how)
 
 const mon_group_t *mon_win(MPI_Win win)
 {
-    const mon_group_t *g = handle_map_get(&wins, MON_KEY(win));
+    const mon_group_t *g = handle_map_get(&wins, HANDLE_KEY(win));
     if (MPII_LIKELY(g != NULL)) return g;
     if (win == MPI_WIN_NULL || !world_group_set) return NULL;
     mon_group_t *w = calloc(1, sizeof *w);
@@ -162,7 +162,7 @@ const mon_group_t *mon_win(MPI_Win win)
     P(MPI_Win_get_group, MPI_WIN_GET_GROUP_T)(win, &group);
     int ok = describe_group(group, &w->size, &w->world) == 0;
     P(MPI_Group_free, MPI_GROUP_FREE_T)(&group);
-    if (!ok || handle_map_put(&wins, MON_KEY(win), w) != 0) {
+    if (!ok || handle_map_put(&wins, HANDLE_KEY(win), w) != 0) {
         free(w->world);
         free(w);
         return NULL;
@@ -190,7 +190,7 @@ static void drop(mon_group_t *g)
 
 void mon_comm_freeing(MPI_Comm comm)
 {
-    mon_group_t *g = handle_map_get(&comms, MON_KEY(comm));
+    mon_group_t *g = handle_map_get(&comms, HANDLE_KEY(comm));
     if (g) refresh_name(g, comm); /* the record stays in the profile; keep its last name */
 }
 
@@ -210,7 +210,7 @@ void mon_win_forget(uintptr_t key)
 
 void mon_comm_renamed(MPI_Comm comm)
 {
-    const mon_group_t *g = handle_map_get(&comms, MON_KEY(comm));
+    const mon_group_t *g = handle_map_get(&comms, HANDLE_KEY(comm));
     if (g) refresh_name(g, comm);
 }
 

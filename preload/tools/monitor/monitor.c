@@ -41,7 +41,7 @@ MON_INLINE void on_send(const mpii_args_t *a)
 MON_INLINE void on_started(const MPI_Request *reqs, int n)
 {
     for (int i = 0; i < n; i++) {
-        const mon_persistent_t *p = handle_map_get(&persistent, MON_KEY(reqs[i]));
+        const mon_persistent_t *p = handle_map_get(&persistent, HANDLE_KEY(reqs[i]));
         uint64_t *r = p ? peer_row(p->peer) : NULL;
         if (r) count_message(r, p->bytes);
     }
@@ -54,8 +54,8 @@ MON_INLINE void on_send_init(const mpii_args_t *a)
     mon_persistent_t *p = malloc(sizeof *p);
     if (!p) return;
     *p = (mon_persistent_t){ world, bytes_of(a->count, a->datatype) };
-    free(handle_map_take(&persistent, MON_KEY(*a->request))); /* a reused handle */
-    if (handle_map_put(&persistent, MON_KEY(*a->request), p) != 0) free(p);
+    free(handle_map_take(&persistent, HANDLE_KEY(*a->request))); /* a reused handle */
+    if (handle_map_put(&persistent, HANDLE_KEY(*a->request), p) != 0) free(p);
 }
 
 /* One-sided: S = data written into the peer's memory, R = data read from it. */
@@ -106,9 +106,9 @@ MON_INLINE void before(mpii_kind_t kind, int id, const mpii_args_t *a)
 /* The handle a free is given (the call sets the program's variable to the null handle). */
 MON_INLINE uintptr_t freed_key(mpii_kind_t kind, int id, const mpii_args_t *a)
 {
-    if (kind == MPII_KIND_COMM_FREE) return a->comm_ref ? MON_KEY(*a->comm_ref) : 0;
-    if (kind == MPII_KIND_WIN_FREE) return a->win_ref ? MON_KEY(*a->win_ref) : 0;
-    if (id == MPI_REQUEST_FREE_T) return a->request ? MON_KEY(*a->request) : 0;
+    if (kind == MPII_KIND_COMM_FREE) return a->comm_ref ? HANDLE_KEY(*a->comm_ref) : 0;
+    if (kind == MPII_KIND_WIN_FREE) return a->win_ref ? HANDLE_KEY(*a->win_ref) : 0;
+    if (id == MPI_REQUEST_FREE_T) return a->request ? HANDLE_KEY(*a->request) : 0;
     return 0;
 }
 

@@ -1,12 +1,20 @@
 // The overlap tool's statistics: what was converted, what passed through and why, what made
 // the background requests wait, and how long. Counter names come from the profile's labels
 // (blocks.yaml here), so a new statistic shows up without a change here.
-import { disabledLines } from '../../../src/report/disabled.js';
-import type { Profile } from '../../../src/profile-file/read.js';
-import { humanBytes as bytes, humanBytes, humanTime } from '../../../src/report/units.js';
-import { cell, esc, num, table } from '../../../src/report/html-kit.js';
-import type { ToolReport } from '../../../src/report/tool-report.js';
-import { describe, Symbolizer } from '../../../src/report/addr2line.js';
+import {
+  disabledLines,
+  type Profile,
+  humanBytes as bytes,
+  humanBytes,
+  humanTime,
+  cell,
+  esc,
+  num,
+  table,
+  type ToolReport,
+  describe,
+  Symbolizer,
+} from '../../../src/tool-api/index.js';
 
 export interface OverlapRun {
   tool: number;

@@ -24,8 +24,8 @@
 #endif
 #include "mpii_core.h"
 #include "mpii_tool.h"
-#include "mpii_options_profile.h"  /* generated from tool.yaml */
-#include "../monitor/handle_map.h" /* persistent requests, as the monitor keeps them */
+#include "mpii_options_profile.h" /* generated from tool.yaml */
+#include "handle_map.h"           /* persistent requests (the core's map of MPI handles) */
 #include "profile.h"
 #include "process_barrier.h"
 #include "bytes.h" /* the bytes a call moves */
@@ -256,7 +256,7 @@ PF_INLINE int moves_data(int kind)
 static void started(pf_state_t *s, const MPI_Request *reqs, int n, pf_bytes_t *b)
 {
     for (int i = 0; reqs && i < n; i++) {
-        const pf_bytes_t *p = handle_map_get(&s->persistent, MON_KEY(reqs[i]));
+        const pf_bytes_t *p = handle_map_get(&s->persistent, HANDLE_KEY(reqs[i]));
         if (!p) continue;
         b->sent += p->sent;
         b->recv += p->recv;
@@ -268,8 +268,8 @@ static void remember(pf_state_t *s, MPI_Request req, pf_bytes_t b)
     pf_bytes_t *p = malloc(sizeof *p);
     if (!p) return;
     *p = b;
-    free(handle_map_take(&s->persistent, MON_KEY(req))); /* a reused handle */
-    if (handle_map_put(&s->persistent, MON_KEY(req), p) != 0) free(p);
+    free(handle_map_take(&s->persistent, HANDLE_KEY(req))); /* a reused handle */
+    if (handle_map_put(&s->persistent, HANDLE_KEY(req), p) != 0) free(p);
 }
 
 PF_INLINE pf_bytes_t pf_bytes(pf_state_t *s, int kind, int id, const mpii_args_t *a)
@@ -376,7 +376,7 @@ PF_INLINE uint64_t pf_count(pf_state_t *s, uint64_t *f, int id, int kind, const 
         remember(s, *a->request, p);
     }
     if (MPII_UNLIKELY(id == MPI_REQUEST_FREE_T) && freed != MPI_REQUEST_NULL)
-        free(handle_map_take(&s->persistent, MON_KEY(freed)));
+        free(handle_map_take(&s->persistent, HANDLE_KEY(freed)));
     if (MPII_UNLIKELY(id == MPI_TYPE_FREE_T)) pf_forget_types(s);
 
     uint64_t size = b.sent + b.recv;

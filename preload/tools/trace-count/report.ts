@@ -1,8 +1,5 @@
 // The trace-count table: calls per MPI function, summed over ranks, with the per-rank spread.
-import type { Profile } from '../../../src/profile-file/read.js';
-import { cell, table } from '../../../src/report/html-kit.js';
-import type { ToolDiff, ToolReport } from '../../../src/report/tool-report.js';
-import { signedCount } from '../../../src/report/units.js';
+import { type Profile, cell, table, type ToolDiff, type ToolReport, signedCount } from '../../../src/tool-api/index.js';
 
 export interface CallRow {
   fn: string;

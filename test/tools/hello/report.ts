@@ -1,6 +1,6 @@
 // The report module of the add-a-folder test's tool: one line, and its --json part.
-import type { Profile } from '../../../src/profile-file/read.js';
-import type { ToolReport } from '../../../src/report/tool-report.js';
+// (In the copy it is preload/tools/hello/report.ts: it imports mpii's published API for tools.)
+import type { Profile, ToolReport } from '../../../src/tool-api/index.js';
 
 const GREETINGS = ['hi', 'hello'];
 

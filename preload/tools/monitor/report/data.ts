@@ -1,10 +1,7 @@
 // The monitor tool's data (preload/tools/monitor/comm_cache.h), read out of a profile: per rank,
 // per peer (MPI_COMM_WORLD ranks) point-to-point, one-sided and collective counts, histograms,
 // and the per-communicator O2A/A2O/A2A records.
-import { toolInstances, type CounterSection, type Profile, type RankProfile } from '../../../../src/profile-file/read.js';
-import { MpiiError } from '../../../../src/errors.js';
-import { BLOCKS } from '../../../../src/profile-file/format.gen.js';
-import { Float64Pool } from '../../../../src/report/float-pool.js';
+import { toolInstances, type CounterSection, type Profile, type RankProfile, MpiiError, BLOCKS, Float64Pool } from '../../../../src/tool-api/index.js';
 
 const PEERS = BLOCKS.monitor.peers.row; // the declared layout (preload/tools/monitor/blocks.yaml)
 export const HIST_BINS = PEERS.words.histogram;

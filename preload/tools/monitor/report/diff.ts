@@ -1,9 +1,6 @@
 // The monitor tool's part of `mpii report A B`: traffic per class, and the point-to-point pairs
 // (sender, receiver) whose bytes or messages changed, largest change first.
-import type { Profile } from '../../../../src/profile-file/read.js';
-import { cell, table } from '../../../../src/report/html-kit.js';
-import type { DiffTextContext, ToolDiff } from '../../../../src/report/tool-report.js';
-import { humanBytes, signedBytes } from '../../../../src/report/units.js';
+import { type Profile, cell, table, type DiffTextContext, type ToolDiff, humanBytes, signedBytes } from '../../../../src/tool-api/index.js';
 import { CLASSES, monitorRuns, totals, type MonitorRun } from './data.js';
 
 export interface PairChange {

@@ -2,8 +2,7 @@
 // the profile2mat and aggregate_profile scripts Open MPI installs) and CSV matrices.
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { MpiiError } from '../../../../src/errors.js';
-import { makeDirs } from '../../../../src/fsdirs.js';
+import { ensureDir, MpiiError } from '../../../../src/tool-api/index.js';
 import { CLASSES, matrix, type MonitorRun, type RankMonitor } from './data.js';
 
 /** One rank's profile in Open MPI's format (common_monitoring.c): tab-separated, peers in
@@ -35,15 +34,6 @@ export function profText(r: RankMonitor): string {
     out.push(`A2A\t${r.rank}\t${c.a2a.bytes} bytes\t${c.a2a.count} msgs sent`);
   }
   return out.join('\n') + '\n';
-}
-
-/** Makes dir for an output option (`what`: --csv, --prof), or throws one line that says so. */
-export function ensureDir(dir: string, what: string): void {
-  try {
-    makeDirs(dir); // not mkdirSync's recursive mode: it spins for ever under /proc
-  } catch (e) {
-    throw new MpiiError(`cannot create ${dir} for ${what}: ${(e as Error).message}`, 'choose a writable location');
-  }
 }
 
 /** The files writeProf would write. */

@@ -1,8 +1,7 @@
 // The monitor tool's section of `mpii report --html`: totals, the communication matrix as a
 // heatmap and the message sizes (drawn by the page's script from PageData), the busiest pairs and
 // the collectives per communicator.
-import { cell, esc, HEATMAP_CELLS, table, type PageData } from '../../../../src/report/html-kit.js';
-import { humanBytes } from '../../../../src/report/units.js';
+import { cell, esc, HEATMAP_CELLS, table, type PageData, humanBytes } from '../../../../src/tool-api/index.js';
 import { binnedMatrices, communicators, totals, CLASSES, type MonitorRun } from './data.js';
 import { sizeHistogram } from './size-histogram.js';
 import { busiestPairs } from './text.js';

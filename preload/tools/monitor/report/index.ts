@@ -1,9 +1,8 @@
 // The monitor tool's report module (tool.yaml `report.module`): what it adds to each output of
 // `mpii run` and `mpii report` (src/report/tool-report.ts).
-import type { ToolReport } from '../../../../src/report/tool-report.js';
+import { type ToolReport, JsonStream } from '../../../../src/tool-api/index.js';
 import { monitorDiffReport } from './diff.js';
 import { communicators, monitorDigest, monitorRuns, peerRows, totals } from './data.js';
-import { JsonStream } from '../../../../src/report/json-stream.js';
 import { csvPaths, profPaths, writeCsv, writeProf } from './files.js';
 import { monitorSection } from './html.js';
 import { formatMonitor, TEXT_CELLS } from './text.js';

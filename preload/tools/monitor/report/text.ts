@@ -1,12 +1,7 @@
 // What `mpii run` and `mpii report` print for the monitor tool: totals per class, the busiest
 // peer pairs, the communicators, and the communication matrix drawn in the terminal.
-import { wrap } from '../../../../src/report/header.js';
-import { WIDTH } from '../../../../src/report/text-table.js';
-import { bgAnsi256 } from '../../../../src/report/ansi.js';
-import type { Profile } from '../../../../src/profile-file/read.js';
+import { wrap, WIDTH, bgAnsi256, type Profile, humanBytes } from '../../../../src/tool-api/index.js';
 import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, pairBefore, RankData, totals, type Binned, type MonitorRun } from './data.js';
-import { humanBytes } from '../../../../src/report/units.js';
-export { humanBytes };
 
 export interface MonitorTextOptions {
   top?: number;

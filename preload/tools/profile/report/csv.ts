@@ -3,10 +3,9 @@
 // "Callsite Time statistics"). Times in seconds, bytes in bytes; --sites, --top and --ranks
 // choose the rows as in the other formats.
 import { writeFileSync } from 'node:fs';
-import { ensureDir } from '../../monitor/report/files.js';
+import { ensureDir, MpiiError, type ReportFilter } from '../../../../src/tool-api/index.js';
+import { chooseRanks, chooseSites } from './filter.js';
 import { join } from 'node:path';
-import { MpiiError } from '../../../../src/errors.js';
-import { chooseRanks, chooseSites, type ReportFilter } from '../../../../src/report/filter.js';
 import type { ProfileRun } from './data.js';
 import { siteRankRows, siteRows } from './stats.js';
 

@@ -2,61 +2,15 @@
 // the application and MPI time, per call site and rank the calls, times and bytes. Call sites are
 // the same across ranks when they are the same place in the same object file (addresses differ
 // between ranks under address-space randomisation); they are named with function and file:line.
-import { toolInstances, type Profile } from '../../../../src/profile-file/read.js';
-import { describe, placeKey, Symbolizer, type Location } from '../../../../src/report/addr2line.js';
+import { toolInstances, type Profile, describe, placeKey, Symbolizer, type Location, type ReportFilter } from '../../../../src/tool-api/index.js';
+import { chooseRanks, chooseSites, siteMatches } from './filter.js';
 import { PlaceTable, RankReader, type RawRank } from './rank.js';
-import { chooseRanks, chooseSites, siteMatches, type ReportFilter } from '../../../../src/report/filter.js';
 import { siteRankRows, siteRows } from './stats.js';
+import { imbalance, minSize, runTotals } from './totals.js';
+import type { ProfileRun, Site, SiteStats } from './types.js';
 
-export interface SiteStats {
-  count: number;
-  /** calls that were timed (option sample: all of a site's first 64, then one in N) */
-  timed: number;
-  /** seconds: total (the timed calls' time scaled by count / timed), shortest and longest timed call */
-  time: number;
-  tmin: number;
-  tmax: number;
-  /** bytes sent and received in all calls; smallest and largest per call (sent + received) */
-  sent: number;
-  recv: number;
-  smin: number;
-  smax: number;
-}
-
-export interface Site {
-  id: number;
-  fn: string;
-  /** the calling address and, with a stack depth above 1, the callers' */
-  frames: Location[];
-  /** "file.c:42 main" (with its callers, "← file.c:7 solve", at a stack depth above 1) */
-  location: string;
-  /** calls that found the rank's site table full, filed under their function only */
-  overflow: boolean;
-}
-
-export interface RankTimes {
-  rank: number;
-  /** seconds from MPI_Init to MPI_Finalize (to the last MPI call when the rank did not finish) */
-  app: number;
-  /** seconds with recording on (MPI_Pcontrol) */
-  recorded: number;
-  /** seconds inside MPI calls while recording */
-  mpi: number;
-  pcontrol: number;
-  finished: boolean;
-}
-
-export interface ProfileRun {
-  tool: number;
-  depth: number;
-  timer: string;
-  ranks: RankTimes[];
-  sites: Site[];
-  /** stats[site id]: rank index (into `ranks`) -> statistics */
-  stats: Map<number, SiteStats>[];
-  /** why some call sites have no file:line */
-  problems: string[];
-}
+export type { Imbalance, ProfileRun, RankTimes, Site, SiteStats, SiteTotal } from './types.js';
+export { imbalance, pct, runTotals, siteTotals } from './totals.js';
 
 export { scaledTicks } from './rank.js';
 
@@ -163,9 +117,6 @@ function step(node: SiteNode, line: number): SiteNode {
   return n;
 }
 
-/** the smaller of two message sizes, -1 standing for none */
-const minSize = (x: number, y: number) => (x < 0 ? y : y < 0 ? x : Math.min(x, y));
-
 function merge(a: SiteStats, b: SiteStats): SiteStats {
   return {
     count: a.count + b.count,
@@ -178,103 +129,6 @@ function merge(a: SiteStats, b: SiteStats): SiteStats {
     smin: minSize(a.smin, b.smin),
     smax: Math.max(a.smax, b.smax),
   };
-}
-
-export interface SiteTotal extends SiteStats {
-  site: Site;
-  /** ranks that called it */
-  ranks: number;
-  /** coefficient of variation of the per-rank time over all ranks (0 = perfectly even) */
-  cov: number;
-  /** the rank that spent the most time there */
-  maxRank: number;
-  maxRankTime: number;
-}
-
-/** Every call site summed over ranks, most time first. */
-export function siteTotals(run: ProfileRun): SiteTotal[] {
-  const n = run.ranks.length;
-  return run.sites
-    .map((site) => {
-      // merge()'s sums, in the same order, into plain variables: one object per site, not per rank
-      let count = 0,
-        timed = 0,
-        time = 0,
-        tmin = 0,
-        tmax = 0,
-        sent = 0,
-        recv = 0,
-        smin = 0,
-        smax = 0;
-      let first = true;
-      let sum = 0;
-      let sq = 0;
-      let maxRank = -1;
-      let maxRankTime = -1;
-      run.stats[site.id].forEach((s, ri) => {
-        if (first) {
-          ({ count, timed, time, tmin, tmax, sent, recv, smin, smax } = s);
-          first = false;
-        } else {
-          count += s.count;
-          timed += s.timed;
-          time += s.time;
-          tmin = Math.min(tmin, s.tmin);
-          tmax = Math.max(tmax, s.tmax);
-          sent += s.sent;
-          recv += s.recv;
-          smin = minSize(smin, s.smin);
-          smax = Math.max(smax, s.smax);
-        }
-        sum += s.time;
-        sq += s.time * s.time;
-        if (s.time > maxRankTime) {
-          maxRankTime = s.time;
-          maxRank = run.ranks[ri].rank;
-        }
-      });
-      const mean = n ? sum / n : 0;
-      const cov = mean > 0 && n > 1 ? Math.sqrt(Math.max(0, sq / n - mean * mean)) / mean : 0;
-      return { count, timed, time, tmin, tmax, sent, recv, smin, smax, site, ranks: run.stats[site.id].size, cov, maxRank, maxRankTime };
-    })
-    .sort((a, b) => b.time - a.time || b.count - a.count || a.site.id - b.site.id);
-}
-
-export interface Imbalance {
-  min: number;
-  minRank: number;
-  max: number;
-  maxRank: number;
-  mean: number;
-  ratio: number;
-}
-
-/** MPI time across ranks: the spread an HPC user looks at first. */
-export function imbalance(run: ProfileRun): Imbalance {
-  const r = run.ranks;
-  if (!r.length) return { min: 0, minRank: -1, max: 0, maxRank: -1, mean: 0, ratio: 1 };
-  let lo = r[0];
-  let hi = r[0];
-  let sum = 0;
-  for (const x of r) {
-    if (x.mpi < lo.mpi) lo = x;
-    if (x.mpi > hi.mpi) hi = x;
-    sum += x.mpi;
-  }
-  const mean = sum / r.length;
-  return { min: lo.mpi, minRank: lo.rank, max: hi.mpi, maxRank: hi.rank, mean, ratio: mean > 0 ? hi.mpi / mean : 1 };
-}
-
-export function runTotals(run: ProfileRun): { app: number; recorded: number; mpi: number } {
-  let app = 0;
-  let recorded = 0;
-  let mpi = 0;
-  for (const r of run.ranks) {
-    app += r.app;
-    recorded += r.recorded;
-    mpi += r.mpi;
-  }
-  return { app, recorded, mpi };
 }
 
 /** Every site with every rank (mpiP's statistics named as mpiP names them: appPercent, mpiPercent,
@@ -324,5 +178,3 @@ export function profileJson(p: Profile, f: ReportFilter = {}): unknown {
     };
   });
 }
-
-export const pct = (part: number, whole: number) => (whole > 0 ? (100 * part) / whole : 0);

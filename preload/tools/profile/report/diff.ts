@@ -2,12 +2,23 @@
 // by MPI function and location (file:line and function of every frame, as the report names
 // them), so a rebuilt program's sites match while its addresses moved; ranks by number.
 // Everything is sorted by the size of the change, largest first.
-import type { Profile } from '../../../../src/profile-file/read.js';
-import { siteMatches, type ReportFilter } from '../../../../src/report/filter.js';
-import { cell, esc, table } from '../../../../src/report/html-kit.js';
-import { cut } from '../../../../src/report/text-table.js';
-import type { DiffTextContext, ToolDiff } from '../../../../src/report/tool-report.js';
-import { humanBytes, humanTime, signedBytes, signedCount, signedPercent, signedTime } from '../../../../src/report/units.js';
+import {
+  type Profile,
+  type ReportFilter,
+  cell,
+  esc,
+  table,
+  cut,
+  type DiffTextContext,
+  type ToolDiff,
+  humanBytes,
+  humanTime,
+  signedBytes,
+  signedCount,
+  signedPercent,
+  signedTime,
+} from '../../../../src/tool-api/index.js';
+import { siteMatches } from './filter.js';
 import { imbalance, profileRuns, runTotals, siteTotals, type Imbalance, type ProfileRun } from './data.js';
 
 export interface Side<T> {

@@ -1,10 +1,19 @@
 // The profile tool's section of `mpii report --html`: cards, the per-rank MPI vs compute bars
 // (drawn by the page's script from PageData), the call sites as mpiP lists them, per rank on ask.
-import { describe } from '../../../../src/report/addr2line.js';
-import { chooseRanks, chooseSites, type ReportFilter } from '../../../../src/report/filter.js';
-import { rankRanges } from '../../../../src/report/header.js';
-import { cell, esc, RANK_BARS, rawCell, table, type PageData } from '../../../../src/report/html-kit.js';
-import { humanBytes, humanTime } from '../../../../src/report/units.js';
+import {
+  describe,
+  type ReportFilter,
+  rankRanges,
+  cell,
+  esc,
+  RANK_BARS,
+  rawCell,
+  table,
+  type PageData,
+  humanBytes,
+  humanTime,
+} from '../../../../src/tool-api/index.js';
+import { chooseRanks, chooseSites } from './filter.js';
 import { imbalance, pct, runTotals, type ProfileRun } from './data.js';
 import { siteRankRows, siteRows, type SiteRow } from './stats.js';
 

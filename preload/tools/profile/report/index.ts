@@ -1,7 +1,7 @@
 // The profile tool's report module (tool.yaml `report.module`): what it adds to each output of
 // `mpii run` and `mpii report` (src/report/tool-report.ts).
-import { checkFilter } from '../../../../src/report/filter.js';
-import type { ToolReport } from '../../../../src/report/tool-report.js';
+import type { ToolReport } from '../../../../src/tool-api/index.js';
+import { checkFilter } from './filter.js';
 import { profileDiffReport } from './diff.js';
 import { writeProfileCsv } from './csv.js';
 import { profileJson, profileRuns, siteTotals } from './data.js';

@@ -3,14 +3,21 @@
 // Every rank of a job is read (16,384 of them), so this is plain: the sections through typed
 // arrays reused rank after rank (src/profile-file/table.ts), the field positions looked up once
 // per layout, each place made once for the whole job; per row only its statistics are made.
-import { MpiiError } from '../../../../src/errors.js';
-import type { CounterSection, RankProfile } from '../../../../src/profile-file/read.js';
-import { TableReader } from '../../../../src/profile-file/table.js';
-import { parseModules, placeKey, placeOf, type Module, type Place } from '../../../../src/report/addr2line.js';
-import type { PythonSite } from '../../../../src/report/python-sites.js';
-import { pythonSites } from '../../../../src/report/python-sites.js';
-import { CONSTANTS } from '../../../../src/profile-file/format.gen.js';
-import type { RankTimes, SiteStats } from './data.js';
+import {
+  MpiiError,
+  type CounterSection,
+  type RankProfile,
+  TableReader,
+  parseModules,
+  placeKey,
+  placeOf,
+  type Module,
+  type Place,
+  type PythonSite,
+  pythonSites,
+  CONSTANTS,
+} from '../../../../src/tool-api/index.js';
+import type { RankTimes, SiteStats } from './types.js';
 
 const NONE = 2 ** 63; // the C side's UINT64_MAX ("no value yet") reads as 2^64
 const ALWAYS_TIMED = CONSTANTS.PF_ALWAYS_TIMED; // a site's first calls, all timed (preload/tools/profile/blocks.yaml)

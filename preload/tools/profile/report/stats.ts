@@ -2,7 +2,8 @@
 // HTML): per call site its share of all time (App %, MPI %) and of all bytes sent (Sent %), its
 // time per call (min/mean/max); per call site and rank the same, with App % and MPI % of that
 // rank's time (mpiP's "Callsite Time statistics").
-import { pct, runTotals, siteTotals, type ProfileRun, type SiteStats, type SiteTotal } from './data.js';
+import { pct, runTotals, siteTotals } from './totals.js';
+import type { ProfileRun, SiteStats, SiteTotal } from './types.js';
 
 export interface SiteRow extends SiteTotal {
   /** % of all ranks' application time (recording on), of all MPI time, of all bytes sent */

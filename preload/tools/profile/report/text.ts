@@ -1,16 +1,24 @@
 // What `mpii run` and `mpii report` print for the profile tool, laid out as mpiP does: app vs MPI
 // time per rank, the spread of MPI time across ranks, the call sites that take the most time,
 // and message sizes per call site.
-import { bold as boldText, yellow } from '../../../../src/report/ansi.js';
-import type { Profile } from '../../../../src/profile-file/read.js';
-import { humanBytes } from '../../monitor/report/text.js';
+import {
+  bold as boldText,
+  yellow,
+  type Profile,
+  humanBytes,
+  describe,
+  DEFAULT_TOP,
+  type ReportFilter,
+  rankRanges,
+  wrap,
+  cut,
+  textTable,
+  WIDTH,
+  humanTime,
+} from '../../../../src/tool-api/index.js';
+import { chooseRanks, chooseSites, siteMatches } from './filter.js';
 import { imbalance, pct, profileRuns, runTotals, type ProfileRun } from './data.js';
-import { describe } from '../../../../src/report/addr2line.js';
-import { chooseRanks, chooseSites, DEFAULT_TOP, siteMatches, type ReportFilter } from '../../../../src/report/filter.js';
-import { rankRanges, wrap } from '../../../../src/report/header.js';
 import { siteRankRows, siteRows, type SiteRow } from './stats.js';
-import { cut, table, WIDTH } from '../../../../src/report/text-table.js';
-import { humanTime } from '../../../../src/report/units.js';
 export { humanTime };
 
 export interface ProfileTextOptions {
@@ -25,7 +33,7 @@ function formatRun(run: ProfileRun, o: Required<ProfileTextOptions>): string[] {
   const bold = o.color ? boldText : (s: string) => s;
   const warn = o.color ? yellow : (s: string) => s;
   const t = (head: string[], rows: string[][], right: boolean[], shrink?: number, indent = '    ') =>
-    table(head, rows, right, { indent, bold, shrink, width: o.width });
+    textTable(head, rows, right, { indent, bold, shrink, width: o.width });
   const n = run.ranks.length;
   const out = [bold(`profile (tool ${run.tool}): ${n} rank${n === 1 ? '' : 's'}, call sites at stack depth ${run.depth}, timer ${run.timer}`)];
   if (!n) return [...out, '  nothing recorded (no rank reached MPI_Init with the tool)'];
@@ -178,7 +186,7 @@ function perRank(run: ProfileRun, top: SiteRow[], ranks: number[], o: Required<P
     const body = rows.map((r) => line(String(r.rank), r.count, r.tmax, r.mean, r.tmin, r.appPercent, r.mpiPercent, r.sent));
     body.push(line('*', x.count, x.tmax, x.mean, x.tmin, x.appPercent, x.mpiPercent, x.sent));
     out.push(
-      ...table(['rank', 'calls', 'max', 'mean', 'min', 'app %', 'MPI %', 'sent'], body, [true, true, true, true, true, true, true, true], {
+      ...textTable(['rank', 'calls', 'max', 'mean', 'min', 'app %', 'MPI %', 'sent'], body, [true, true, true, true, true, true, true, true], {
         indent: '      ',
         bold,
         width: o.width,

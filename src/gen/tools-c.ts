@@ -8,8 +8,8 @@
  *    (preload/core/options.c).
  * The core names no tool: adding a folder with a tool.yaml adds a row here.
  */
-import type { OptionSchema, OptionValue } from '../config/load.js';
-import { cName, type ToolManifest } from './manifest.js';
+import type { OptionSchema, OptionValue } from '../config/options.js';
+import { cName, type ToolManifest } from '../tools/manifest.js';
 
 const upper = (s: string) => cName(s).toUpperCase();
 const cString = (s: string) => JSON.stringify(s); // JSON string escapes are valid C for this text
@@ -61,7 +61,7 @@ export function optionsHeader(m: ToolManifest): string {
   const c = cName(m.name);
   const guard = `MPII_OPTIONS_${upper(m.name)}_H`;
   const out = [
-    `/* Generated from preload/tools/${m.name}/tool.yaml by src/tools/gen-c.ts: do not edit. The options of tool '${m.name}'. */`,
+    `/* Generated from preload/tools/${m.name}/tool.yaml by src/gen/tools-c.ts: do not edit. The options of tool '${m.name}'. */`,
     `#ifndef ${guard}`,
     `#define ${guard}`,
     '',
@@ -93,7 +93,7 @@ export function optionsHeader(m: ToolManifest): string {
 /** mpii_tools.c */
 export function toolsSource(manifests: ToolManifest[]): string {
   const out = [
-    `/* Generated from preload/tools/<name>/tool.yaml by src/tools/gen-c.ts: do not edit.`,
+    `/* Generated from preload/tools/<name>/tool.yaml by src/gen/tools-c.ts: do not edit.`,
     ` * The built-in tools the shim registers by name, and their typed options. */`,
     '#include <stddef.h>',
     '#include "builtin_tools.h"',

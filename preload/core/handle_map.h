@@ -1,6 +1,7 @@
-/* A map from MPI handles (pointers in Open MPI, integers in MPICH) to pointers: open
- * addressing with linear probing and backward-shift deletion, so a lookup on the hot path is a
- * multiply and usually one probe, and no tombstones pile up as handles come and go. */
+/* A map from MPI handles (pointers in Open MPI, integers in MPICH) to pointers, for the tools that
+ * keep state per handle (the monitor's communicators and requests, the profile's persistent
+ * requests): open addressing with linear probing and backward-shift deletion, so a lookup on the
+ * hot path is a multiply and usually one probe, and no tombstones pile up as handles come and go. */
 #ifndef MPII_HANDLE_MAP_H
 #define MPII_HANDLE_MAP_H
 #include <stddef.h>
@@ -12,7 +13,7 @@ typedef struct {
     size_t cap, used; /* cap is 0 or a power of two */
 } handle_map_t;
 
-#define MON_KEY(handle) ((uintptr_t) (handle))
+#define HANDLE_KEY(handle) ((uintptr_t) (handle))
 
 static inline size_t handle_map_slot(const handle_map_t *m, uintptr_t key)
 {
