@@ -287,14 +287,19 @@ async function runOnce(fl, bin, s, c) {
       if (!m) throw new Error(`no result line: ${r.stdout.trim()}`);
       if (r.hung) finalizeHangs++;
       let stats;
+      let why;
       // a run killed in MPI_Finalize may have left no profile: its time still counts
       if (out)
         try {
-          stats = overlapTotals(overlapRuns(readProfile(out))[0]);
+          const ov = overlapRuns(readProfile(out))[0];
+          stats = overlapTotals(ov);
+          // adaptive's reasons, per site and rank (the report's per-site lines)
+          why = {};
+          for (const site of ov.sites) for (const [w, n] of site.why) why[w] = (why[w] ?? 0) + n;
         } catch {
           stats = undefined;
         }
-      return { ms: Number(m[1]), checksum: m[3], stats };
+      return { ms: Number(m[1]), checksum: m[3], stats, why };
     } catch (e) {
       if (i >= 3) throw e;
       log(`retry ${i}: ${e.message.split('\n')[0]}`);
@@ -391,6 +396,14 @@ function stencilReport(s, res, med) {
         `${m('receives converted').toFixed(0)} receives and ${m('sendrecvs converted').toFixed(0)} sendrecvs in the background, ${(m('passed: adaptive, site decided plain') + m('passed: adaptive, plain turn while exploring')).toFixed(0)} calls passed plain`,
     );
   }
+  const why = {};
+  for (const r of res.Adaptive) for (const [w, n] of Object.entries(r?.why ?? {})) why[w] = (why[w] ?? 0) + n;
+  if (Object.keys(why).length)
+    out.push(
+      `  adaptive's latest decision per site and rank, all rounds: ${Object.entries(why)
+        .map(([w, n]) => `${n} ${w}`)
+        .join(', ')}`,
+    );
   const best = [];
   for (let r = 0; r < opt.reps; r++)
     if (res.Adaptive[r] && res.Sendrecv[r] && res.Paging[r]) best.push(res.Adaptive[r].ms / Math.min(res.Sendrecv[r].ms, res.Paging[r].ms));
