@@ -34,7 +34,8 @@ function files(dir: string, base = ''): string[] {
 describe('a tool is one folder', () => {
   before(async () => {
     for (const d of ['bin', 'config', 'preload', 'src']) cpSync(join(ROOT, d), join(copy, d), { recursive: true });
-    for (const f of ['package.json', 'tsconfig.json']) cpSync(join(ROOT, f), join(copy, f));
+    // docs/run.md holds the environment's generated table, which npm run gen rewrites too
+    for (const f of ['package.json', 'tsconfig.json', 'docs/run.md']) cpSync(join(ROOT, f), join(copy, f));
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
     cpSync(join(ROOT, 'test', 'tools', 'hello'), join(copy, 'preload', 'tools', 'hello'), { recursive: true });
     // what a user runs after adding the folder (no test/ or bench/ in the copy: nothing else to
