@@ -96,6 +96,11 @@ const SETTINGS = [
 // class" halo is 60 KiB: Open MPI's TCP eager limit is 64 KiB with its header, and above it a
 // hand-written Isend waits for a rendezvous only an MPI call progresses (docs/overlap.md).
 const STENCIL_RATE = '1gbit';
+// the smallest bucket that holds a TSO segment: with tbf's default (1 ms at the rate, 125 KB) a
+// step's halos went through in one burst, the link was not the bottleneck, and shapes whose
+// computation equals the transfer time sat on a knife edge between bursting and rate-bound
+// (first run, docs/overlap.md "Stencils")
+const STENCIL_BURST = '64kb';
 const STENCIL_ITER = 100;
 const STENCIL = (id, dim, nb, halo, compute, blocking = 'sendrecv') => ({
   id,
@@ -107,6 +112,7 @@ const STENCIL = (id, dim, nb, halo, compute, blocking = 'sendrecv') => ({
   halo,
   compute,
   rate: STENCIL_RATE,
+  burst: STENCIL_BURST,
   note: `${dim}-D stencil, ${nb} neighbour${nb > 1 ? 's' : ''} per rank (${blocking === 'pairs' ? 'Send/Recv pairs' : 'Sendrecv'}), halo ${halo >= 1 << 20 ? `${halo >> 20} MiB` : `${halo >> 10} KiB`}, computation ${compute}x the transfer time`,
 });
 SETTINGS.push(
