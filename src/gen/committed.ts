@@ -16,7 +16,12 @@ export function generatedFiles(root = ROOT): Record<string, string> {
 
 /** Generated files whose committed text is not what their sources make now. */
 export function staleFiles(root = ROOT): string[] {
-  return Object.entries(generatedFiles(root))
+  return staleAmong(generatedFiles(root), root);
+}
+
+/** Of `files` (path -> the text it should have), those whose text under `root` differs. */
+export function staleAmong(files: Record<string, string>, root: string): string[] {
+  return Object.entries(files)
     .filter(([path, text]) => {
       try {
         return readFileSync(join(root, path), 'utf8') !== text;
