@@ -142,6 +142,26 @@ for (const f of FLAVORS) {
       });
     }
 
+    it("a write inside the stripped C library is named by its distribution's debug package (libc6-dbg, by build-id)", async () => {
+      // scripts/setup.sh installs libc6-dbg: its files sit under /usr/lib/debug/.build-id, where
+      // every Debian -dbgsym package puts them, and nothing tells mpii where they are
+      const libc = execaSync('sh', ['-c', 'ldconfig -p | grep -m1 "libc.so.6 (libc6,"'], { reject: false }).stdout.split(' => ')[1];
+      assert.ok(libc, 'libc.so.6 in ldconfig -p');
+      assert.doesNotMatch(execaSync('readelf', ['-S', '-W', libc]).stdout, /\.symtab/, 'the system libc is stripped');
+      const id = /Build ID: ([0-9a-f]+)/.exec(execaSync('readelf', ['-n', libc]).stdout)?.[1];
+      assert.ok(id && existsSync(`/usr/lib/debug/.build-id/${id.slice(0, 2)}/${id.slice(2)}.debug`), 'libc6-dbg is installed (scripts/setup.sh)');
+      const { code, stderr, run } = await underMemcheck(f, 2, 'memcheck_libc_write', []);
+      assert.equal(code, 0, stderr);
+      const found = run.errors.find((x) => x.kind === 'write to a pending receive buffer');
+      assert.ok(found && run.errors.length === 1, show(every(run)));
+      assert.equal(found.call.at?.line, marked('memcheck_libc_write', 'MEMCHECK-CALL'));
+      // the faulting instruction is libc's own (memset's assembly source, named with its line);
+      // the frame below it is the program's memset call
+      assert.match(found.access?.at.fn ?? '', /memset/, show([found]));
+      assert.match(found.access?.at.line ?? '', /^memset[\w-]*\.S:\d+$/, show([found]));
+      assert.equal(found.backtrace[1]?.line, marked('memcheck_libc_write', 'MEMCHECK-ACCESS'), show([found]));
+    });
+
     it('an RMA epoch of many operations: guards held across 64 calls are given up, a write right after a call is still found', async () => {
       // MPICH's rma/manyrma2 (16,384 Accumulate calls per epoch) ran 200x plain's time when every
       // guard was lifted and lowered around every later call until the fence

@@ -64,22 +64,40 @@ static inline void mpii_register_hooks(int tool_id, int (*wraps)(int), void (*co
 
 /* The layer below tool `tool_id` for function ID (QMPI typedef QTYPE), called with the wrapper's
  * `context` and the arguments after it; the value is what that layer returned. Every built-in
- * tool calls on through this macro: one table load and one indirect call. */
-#define MPII_CALL_NEXT(tool_id, ID, QTYPE, ...)                          \
-    ({                                                                   \
-        int mpii_nid_;                                                   \
-        void (*mpii_fn_)(void) = mpii_next((tool_id), (ID), &mpii_nid_); \
-        ((QTYPE *) mpii_fn_)(context, mpii_nid_, __VA_ARGS__);           \
+ * tool calls on through this macro: in the general shim one table load and one indirect call, in a
+ * specialised stack a direct call (MPII_CALL_BELOW_). */
+#define MPII_CALL_NEXT(tool_id, ID, QTYPE, ...)                                                       \
+    ({                                                                                                \
+        int mpii_nid_;                                                                                \
+        void (*mpii_fn_)(void);                                                                       \
+        MPII_CALL_BELOW_(tool_id, ID, QTYPE, mpii_fn_, mpii_nid_, (context, mpii_nid_, __VA_ARGS__)); \
     })
 
 /* The same for wrappers written with MPII_FOREACH_FUNC, whose NEXTARGS name `context` and
  * `next_id`: ((QTYPE *) next) NEXTARGS. */
-#define MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS)              \
-    ({                                                                 \
-        int next_id;                                                   \
-        void (*mpii_fn_)(void) = mpii_next((tool_id), (ID), &next_id); \
-        ((QTYPE *) mpii_fn_) NEXTARGS;                                 \
+#define MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS)                  \
+    ({                                                                     \
+        int next_id;                                                       \
+        void (*mpii_fn_)(void);                                            \
+        MPII_CALL_BELOW_(tool_id, ID, QTYPE, mpii_fn_, next_id, NEXTARGS); \
     })
+
+/* Both macros' call: the layer's pointer and id into FN and NID first (ARGS read NID), then the
+ * call. In a specialised stack the call is written once per branch of mpii_spec_on: the compiled-in
+ * branch's callee is then a constant, a direct call the compiler inlines down to the library's
+ * function. One call through a pointer that may be either of two layers stays an indirect call
+ * (GCC merges the two callees before it inlines): for profile's and monitor's wrappers an extra
+ * call and the QMPI arguments' shuffle on every MPI call. */
+#ifdef MPII_SPEC
+#define MPII_CALL_BELOW_(tool_id, ID, QTYPE, FN, NID, ARGS)                                                         \
+    (MPII_LIKELY(mpii_spec_on) ? ((FN) = MPII_SPEC_STATIC_OF_(MPII_SPEC_SELF, (ID), &(NID)), ((QTYPE *) (FN)) ARGS) \
+                               : ((FN) = mpii_chain_next((tool_id), (ID), &(NID)), ((QTYPE *) (FN)) ARGS))
+#define MPII_SPEC_STATIC_OF_(self, id, next_id) MPII_SPEC_STATIC_OF__(self, id, next_id)
+#define MPII_SPEC_STATIC_OF__(self, id, next_id) mpii_spec_static_##self(id, next_id)
+#else
+#define MPII_CALL_BELOW_(tool_id, ID, QTYPE, FN, NID, ARGS) \
+    ((FN) = mpii_chain_next((tool_id), (ID), &(NID)), ((QTYPE *) (FN)) ARGS)
+#endif
 
 /* Per-instance tool storage, indexed by tool id (0 = the MPI library). */
 extern void **mpii_storage __attribute__((visibility("hidden")));

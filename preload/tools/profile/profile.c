@@ -678,12 +678,16 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
  * if timed; receives are counted before they run, the rest after they returned, from how they
  * ended. The general path (a second thread at MPI_THREAD_MULTIPLE, deep stacks) takes the
  * argument view's address: it builds its own copy, so the fast path's view stays in registers. */
-/* The tail path's next layer: the one the latest site keeps, or in a specialised stack the one
- * compiled in (a direct call). Sets next_id. */
+/* The tail path's call of the next layer: the one the latest site keeps, or in a specialised stack
+ * the one compiled in (a direct call, inlined down to the library's function). */
 #ifdef MPII_SPEC
-#define PF_LATEST_NEXT(l, ID) mpii_next(tool_id, ID, &next_id)
+#define PF_TAIL_CALL(l, ID, QTYPE, NEXTARGS) return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS)
 #else
-#define PF_LATEST_NEXT(l, ID) (next_id = (l)->next_id, (l)->next)
+#define PF_TAIL_CALL(l, ID, QTYPE, NEXTARGS)   \
+    do {                                       \
+        next_id = (l)->next_id;                \
+        return ((QTYPE *) (l)->next) NEXTARGS; \
+    } while (0)
 #endif
 #define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                           \
     static __attribute__((noinline)) RET pf_full_##NAME QPARAMS;                                            \
@@ -697,8 +701,7 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
             if (MPII_LIKELY(l->addr == pf_calling_address(context) && l->gap > 1 &&                         \
                             pf_count_quick(l, ID, KIND, &a))) {                                             \
                 l->gap--;                                                                                   \
-                void (*pf_next_)(void) = PF_LATEST_NEXT(l, ID); /* sets next_id first */                    \
-                return ((QTYPE *) pf_next_) NEXTARGS;                                                       \
+                PF_TAIL_CALL(l, ID, QTYPE, NEXTARGS);                                                       \
             }                                                                                               \
         }                                                                                                   \
         return pf_full_##NAME NEXTARGS;                                                                     \
