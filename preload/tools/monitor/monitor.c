@@ -171,29 +171,66 @@ static void stop_recording(void)
     mon_cache_finish();
 }
 
-#define MON_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                               \
-    MPII_HOOK RET mon_##NAME QPARAMS                                                                             \
-    {                                                                                                            \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                                        \
-        (void) a;                                                                                                \
-        if (ID == MPI_FINALIZE_T) stop_recording();                                                              \
-        uintptr_t freed = freed_key(KIND, ID, &a);                                                               \
-        (void) freed;                                                                                            \
-        if (MPII_LIKELY(mon_recording)) {                                                                        \
-            if (mon_threaded) pthread_mutex_lock(&mon_lock);                                                     \
-            before(KIND, ID, &a);                                                                                \
-            if (mon_threaded) pthread_mutex_unlock(&mon_lock);                                                   \
-        }                                                                                                        \
-        RET rc = MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);                                              \
-        if (KIND == MPII_KIND_INIT && rc == MPI_SUCCESS) start_recording();                                      \
-        else if (mon_recording &&                                                                                \
-                 (KIND == MPII_KIND_SEND_INIT || KIND == MPII_KIND_COMM_CREATE || KIND == MPII_KIND_COMM_FREE || \
-                  KIND == MPII_KIND_WIN_FREE || ID == MPI_COMM_SET_NAME_T || ID == MPI_REQUEST_FREE_T)) {        \
-            if (mon_threaded) pthread_mutex_lock(&mon_lock);                                                     \
-            after(KIND, ID, &a, (int) (intptr_t) rc, freed);                                                     \
-            if (mon_threaded) pthread_mutex_unlock(&mon_lock);                                                   \
-        }                                                                                                        \
-        return rc;                                                                                               \
+/* What every wrapper does: count before the call (a send, a collective, a start, one-sided),
+ * remember after it (new communicators, persistent sends, frees). Statements ending in the
+ * return: a function's body. */
+#define MON_BODY(RET, NAME, ID, QTYPE, NEXTARGS, KIND)                                                       \
+    mpii_args_t a = MPII_ARGS_##NAME;                                                                        \
+    (void) a;                                                                                                \
+    if (ID == MPI_FINALIZE_T) stop_recording();                                                              \
+    uintptr_t freed = freed_key(KIND, ID, &a);                                                               \
+    (void) freed;                                                                                            \
+    if (MPII_LIKELY(mon_recording)) {                                                                        \
+        if (mon_threaded) pthread_mutex_lock(&mon_lock);                                                     \
+        before(KIND, ID, &a);                                                                                \
+        if (mon_threaded) pthread_mutex_unlock(&mon_lock);                                                   \
+    }                                                                                                        \
+    RET rc = MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);                                              \
+    if (KIND == MPII_KIND_INIT && rc == MPI_SUCCESS) start_recording();                                      \
+    else if (mon_recording &&                                                                                \
+             (KIND == MPII_KIND_SEND_INIT || KIND == MPII_KIND_COMM_CREATE || KIND == MPII_KIND_COMM_FREE || \
+              KIND == MPII_KIND_WIN_FREE || ID == MPI_COMM_SET_NAME_T || ID == MPI_REQUEST_FREE_T)) {        \
+        if (mon_threaded) pthread_mutex_lock(&mon_lock);                                                     \
+        after(KIND, ID, &a, (int) (intptr_t) rc, freed);                                                     \
+        if (mon_threaded) pthread_mutex_unlock(&mon_lock);                                                   \
+    }                                                                                                        \
+    return rc
+/* A send on MPI_COMM_WORLD of a type whose size the core has cached, outside MPI_THREAD_MULTIPLE:
+ * counted here, no call made (1); anything else (0) goes to the full wrapper, which counts it. */
+MON_INLINE int send_quick(MPI_Comm comm, int peer, MPI_Count count, MPI_Datatype type)
+{
+    if (!mon_recording || mon_threaded || comm != MPI_COMM_WORLD) return 0;
+    uint64_t *r = peer_row(world_of(comm, peer));
+    if (!r) return 1; /* not counted (MPI_PROC_NULL, the rank itself), the type never asked for */
+    uint64_t size = 0;
+    if (count > 0) {
+        const mpii_type_t *e = mpii_type_slot(type);
+        if (MPII_UNLIKELY(e->type != type || (uintptr_t) type == 0)) return 0;
+        size = (uint64_t) e->size;
+    }
+    count_message(r, times(count, size));
+    return 1;
+}
+
+/* The wrapper: a send that send_quick counts goes on to the next layer at once; everything else
+ * runs mon_full_NAME, a function of its own. So the common send makes no call before the next
+ * layer's (the full wrapper's may call MPI or take the lock), and keeps its arguments in the
+ * registers they came in: no callee-saved registers saved and restored on every send. */
+#define MON_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                    \
+    static __attribute__((noinline, unused)) RET mon_full_##NAME QPARAMS              \
+    {                                                                                 \
+        MON_BODY(RET, NAME, ID, QTYPE, NEXTARGS, KIND);                               \
+    }                                                                                 \
+    MPII_HOOK RET mon_##NAME QPARAMS                                                  \
+    {                                                                                 \
+        if (KIND == MPII_KIND_SEND) {                                                 \
+            mpii_args_t a = MPII_ARGS_##NAME;                                         \
+            if (MPII_LIKELY(send_quick(a.comm, a.peer, a.count, a.datatype)))         \
+                return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);             \
+            int next_id = tool_id; /* NEXTARGS pass it: to mon_full_NAME unchanged */ \
+            return mon_full_##NAME NEXTARGS;                                          \
+        }                                                                             \
+        MON_BODY(RET, NAME, ID, QTYPE, NEXTARGS, KIND);                               \
     }
 MPII_FOREACH_FUNC(MON_WRAPPER)
 

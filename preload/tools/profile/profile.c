@@ -689,22 +689,33 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
         return ((QTYPE *) (l)->next) NEXTARGS; \
     } while (0)
 #endif
+/* The tail path of a call from site KEY, in pf_NAME (the return address) and pf_py_NAME (a Python
+ * rank's line key): counted and handed on, or pf_full_NAME. */
+#define PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, KEY)                                         \
+    if (PF_TAILABLE(ID, KIND)) {                                                              \
+        pf_latest_t *l = &((pf_state_t *) mpii_tool_storage(tool_id))->latest[ID];            \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                     \
+        if (MPII_LIKELY(l->addr == (KEY) && l->gap > 1 && pf_count_quick(l, ID, KIND, &a))) { \
+            l->gap--;                                                                         \
+            PF_TAIL_CALL(l, ID, QTYPE, NEXTARGS);                                             \
+        }                                                                                     \
+    }                                                                                         \
+    return pf_full_##NAME NEXTARGS
+/* A Python rank's calls take their key from the interpreter (mpii_python_site), a function call:
+ * in a function of their own, so that pf_NAME makes no call before the next layer's and keeps the
+ * arguments in the registers they came in (no callee-saved registers to save and restore). */
 #define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                           \
     static __attribute__((noinline)) RET pf_full_##NAME QPARAMS;                                            \
+    static __attribute__((noinline, unused)) RET pf_py_##NAME QPARAMS                                       \
+    {                                                                                                       \
+        int next_id = tool_id; /* NEXTARGS pass it: to pf_full_NAME unchanged */                            \
+        PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, pf_calling_address(context));                              \
+    }                                                                                                       \
     MPII_HOOK RET pf_##NAME QPARAMS                                                                         \
     {                                                                                                       \
-        pf_state_t *s = mpii_tool_storage(tool_id);                                                         \
-        int next_id = tool_id; /* NEXTARGS pass it: to pf_full_NAME unchanged */                            \
-        if (PF_TAILABLE(ID, KIND)) {                                                                        \
-            pf_latest_t *l = &s->latest[ID];                                                                \
-            mpii_args_t a = MPII_ARGS_##NAME;                                                               \
-            if (MPII_LIKELY(l->addr == pf_calling_address(context) && l->gap > 1 &&                         \
-                            pf_count_quick(l, ID, KIND, &a))) {                                             \
-                l->gap--;                                                                                   \
-                PF_TAIL_CALL(l, ID, QTYPE, NEXTARGS);                                                       \
-            }                                                                                               \
-        }                                                                                                   \
-        return pf_full_##NAME NEXTARGS;                                                                     \
+        int next_id = tool_id;                                                                              \
+        if (PF_TAILABLE(ID, KIND) && MPII_UNLIKELY(mpii_python_site != NULL)) return pf_py_##NAME NEXTARGS; \
+        PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, mpii_return_address(context));                             \
     }                                                                                                       \
     static RET pf_full_##NAME QPARAMS                                                                       \
     {                                                                                                       \
