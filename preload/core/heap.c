@@ -322,7 +322,7 @@ static void *exclusive(size_t n, size_t align)
     /* The next allocator maps a large block on its own, one page more than asked (its header),
      * right below the previous one: two arrays allocated one after the other start `pages + 2`
      * pages apart. An even number of pages apart can make them alias in the caches (a stencil
-     * streaming u into v, 0x3e0000 bytes apart: 1.55x the step time of 0x3df000 apart, issue 33),
+     * streaming u into v, 0x3e0000 bytes apart: 1.6x the step time of glibc's placement, issue 33),
      * so the request is made one page longer then: an odd distance, as glibc alone gives for most
      * sizes, for every size. */
     size_t extra = (pages + 2) % 2 == 0 ? mpii_page_size : 0;

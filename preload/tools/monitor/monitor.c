@@ -215,7 +215,7 @@ MON_INLINE int send_quick(MPI_Comm comm, int peer, MPI_Count count, MPI_Datatype
 /* The wrapper: a send that send_quick counts goes on to the next layer at once; everything else
  * runs mon_full_NAME, a function of its own. So the common send makes no call before the next
  * layer's (the full wrapper's may call MPI or take the lock), and keeps its arguments in the
- * registers they came in: no callee-saved registers saved and restored on every send. */
+ * registers they came in: three callee-saved registers saved and restored on a send, not six. */
 #define MON_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                    \
     static __attribute__((noinline, unused)) RET mon_full_##NAME QPARAMS              \
     {                                                                                 \

@@ -703,7 +703,7 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
     return pf_full_##NAME NEXTARGS
 /* A Python rank's calls take their key from the interpreter (mpii_python_site), a function call:
  * in a function of their own, so that pf_NAME makes no call before the next layer's and keeps the
- * arguments in the registers they came in (no callee-saved registers to save and restore). */
+ * arguments in the registers they came in (one callee-saved register saved and restored, not four). */
 #define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                           \
     static __attribute__((noinline)) RET pf_full_##NAME QPARAMS;                                            \
     static __attribute__((noinline, unused)) RET pf_py_##NAME QPARAMS                                       \
