@@ -27,13 +27,22 @@ static inline mpii_type_t *mpii_type_slot(MPI_Datatype t)
 const mpii_type_t *mpii_type_info(MPI_Datatype t);
 uint64_t mpii_type_size_slow(MPI_Datatype t);
 
+/* 1 and the bytes of one element of t in *size when the cache holds t, else 0: no call made (a
+ * wrapper that must not call anything on its fast path). */
+static inline int mpii_type_size_cached(MPI_Datatype t, uint64_t *size)
+{
+    const mpii_type_t *e = mpii_type_slot(t);
+    if (e->type != t || (uintptr_t) t == 0) return 0;
+    *size = (uint64_t) e->size;
+    return 1;
+}
+
 /* The bytes of one element of t; 0 for MPI_DATATYPE_NULL (legal with zero counts) or an invalid
  * type. The per-call path of the tools that count bytes: inlined. */
 static inline uint64_t mpii_type_size(MPI_Datatype t)
 {
-    const mpii_type_t *e = mpii_type_slot(t);
-    if (MPII_LIKELY(e->type == t && (uintptr_t) t != 0)) return (uint64_t) e->size;
-    return mpii_type_size_slow(t);
+    uint64_t size;
+    return MPII_LIKELY(mpii_type_size_cached(t, &size)) ? size : mpii_type_size_slow(t);
 }
 
 /* The program frees t (its handle may come back as another type): the generated MPI_Type_free

@@ -325,7 +325,7 @@ static void *exclusive(size_t n, size_t align)
      * streaming u into v, 0x3e0000 bytes apart: 1.6x the step time of glibc's placement, issue 33),
      * so the request is made one page longer then: an odd distance, as glibc alone gives for most
      * sizes, for every size. */
-    size_t extra = (pages + 2) % 2 == 0 ? mpii_page_size : 0;
+    size_t extra = pages % 2 == 0 ? mpii_page_size : 0; /* pages + 2 even */
     void *raw = next.malloc(pages * mpii_page_size + align + extra);
     if (!raw) return NULL;
     lock();

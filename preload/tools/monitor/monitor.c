@@ -31,11 +31,26 @@ typedef struct {
  * mpii_args_t it reads in registers instead of building the whole struct on every call. */
 #define MON_INLINE static inline __attribute__((always_inline))
 
-MON_INLINE void on_send(const mpii_args_t *a)
+/* A send's count and bytes in its peer's row. ask = 0: counted only if the datatype's size is
+ * cached (returns 0, nothing counted, when it would have to ask MPI); returns 1 otherwise. */
+MON_INLINE int count_send(const mpii_args_t *a, int ask)
 {
     uint64_t *r = peer_row(world_of(a->comm, a->peer));
-    if (!r) return; /* before asking MPI for the type's size */
-    count_message(r, bytes_of(a->count ? a->count : a->send_count, a->datatype ? a->datatype : a->send_datatype));
+    if (!r) return 1; /* not counted: before asking MPI for the type's size */
+    MPI_Count n = a->count ? a->count : a->send_count;
+    MPI_Datatype t = a->datatype ? a->datatype : a->send_datatype;
+    uint64_t size = 0;
+    if (n > 0 && !mpii_type_size_cached(t, &size)) {
+        if (!ask) return 0;
+        size = mpii_type_size_slow(t);
+    }
+    count_message(r, times(n, size));
+    return 1;
+}
+
+MON_INLINE void on_send(const mpii_args_t *a)
+{
+    (void) count_send(a, 1);
 }
 
 MON_INLINE void on_started(const MPI_Request *reqs, int n)
@@ -197,40 +212,29 @@ static void stop_recording(void)
     return rc
 /* A send on MPI_COMM_WORLD of a type whose size the core has cached, outside MPI_THREAD_MULTIPLE:
  * counted here, no call made (1); anything else (0) goes to the full wrapper, which counts it. */
-MON_INLINE int send_quick(MPI_Comm comm, int peer, MPI_Count count, MPI_Datatype type)
+MON_INLINE int send_quick(const mpii_args_t *a)
 {
-    if (!mon_recording || mon_threaded || comm != MPI_COMM_WORLD) return 0;
-    uint64_t *r = peer_row(world_of(comm, peer));
-    if (!r) return 1; /* not counted (MPI_PROC_NULL, the rank itself), the type never asked for */
-    uint64_t size = 0;
-    if (count > 0) {
-        const mpii_type_t *e = mpii_type_slot(type);
-        if (MPII_UNLIKELY(e->type != type || (uintptr_t) type == 0)) return 0;
-        size = (uint64_t) e->size;
-    }
-    count_message(r, times(count, size));
-    return 1;
+    return mon_recording && !mon_threaded && a->comm == MPI_COMM_WORLD && count_send(a, 0);
 }
 
 /* The wrapper: a send that send_quick counts goes on to the next layer at once; everything else
  * runs mon_full_NAME, a function of its own. So the common send makes no call before the next
  * layer's (the full wrapper's may call MPI or take the lock), and keeps its arguments in the
  * registers they came in: three callee-saved registers saved and restored on a send, not six. */
-#define MON_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                    \
-    static __attribute__((noinline, unused)) RET mon_full_##NAME QPARAMS              \
-    {                                                                                 \
-        MON_BODY(RET, NAME, ID, QTYPE, NEXTARGS, KIND);                               \
-    }                                                                                 \
-    MPII_HOOK RET mon_##NAME QPARAMS                                                  \
-    {                                                                                 \
-        if (KIND == MPII_KIND_SEND) {                                                 \
-            mpii_args_t a = MPII_ARGS_##NAME;                                         \
-            if (MPII_LIKELY(send_quick(a.comm, a.peer, a.count, a.datatype)))         \
-                return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS);             \
-            int next_id = tool_id; /* NEXTARGS pass it: to mon_full_NAME unchanged */ \
-            return mon_full_##NAME NEXTARGS;                                          \
-        }                                                                             \
-        MON_BODY(RET, NAME, ID, QTYPE, NEXTARGS, KIND);                               \
+#define MON_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                     \
+    static __attribute__((noinline, unused)) RET mon_full_##NAME QPARAMS                               \
+    {                                                                                                  \
+        MON_BODY(RET, NAME, ID, QTYPE, NEXTARGS, KIND);                                                \
+    }                                                                                                  \
+    MPII_HOOK RET mon_##NAME QPARAMS                                                                   \
+    {                                                                                                  \
+        if (KIND == MPII_KIND_SEND) {                                                                  \
+            mpii_args_t a = MPII_ARGS_##NAME;                                                          \
+            if (MPII_LIKELY(send_quick(&a))) return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS); \
+            int next_id = tool_id; /* NEXTARGS pass it: to mon_full_NAME unchanged */                  \
+            return mon_full_##NAME NEXTARGS;                                                           \
+        }                                                                                              \
+        MON_BODY(RET, NAME, ID, QTYPE, NEXTARGS, KIND);                                                \
     }
 MPII_FOREACH_FUNC(MON_WRAPPER)
 
