@@ -2,12 +2,16 @@
 // bench/memcheck-codes.mjs - memcheck on production codes: what it finds (per kind) and what it
 // costs (wall time next to the code alone).
 //
-// Debian's builds, all linked with Open MPI, each on an input written for mpii (test/apps/):
+// Debian's builds, each on an input written for mpii (test/apps/):
 //   QE      pw.x -in test/apps/si.pw.in           (silicon, LDA, 4x4x4 k-points: FFTs, reductions)
 //   CP2K    cp2k.psmp -i test/apps/h2o-dzvp.inp   (two waters, DZVP: DBCSR, ScaLAPACK, grids)
 //   LAMMPS  lmp -in test/apps/in.lj               (Lennard-Jones liquid: halo exchange)
-// with -np 2, OMP_NUM_THREADS=1, each run in a fresh directory, configurations
-//   plain     mpirun.openmpi alone
+//   NWChem  nwchem.openmpi and nwchem.mpich test/apps/c6h6-b3lyp.nw (benzene DFT gradient: Global
+//           Arrays over MPI one-sided, ScaLAPACK); on MPICH with ARMCI_USE_WIN_ALLOCATE=0, which
+//           Debian's build needs to run at all
+// the first three linked with Open MPI; with -np 2, OMP_NUM_THREADS=1, each run in a fresh
+// directory, configurations
+//   plain     the MPI's launcher alone
 //   memcheck  mpii run --tools memcheck (default options)
 //   before    (with BEFORE=<another checkout's bin/mpii.js>) the same from that checkout
 // interleaved in rounds (a fresh order each round), median wall time per configuration. Prints
@@ -15,7 +19,8 @@
 // (the last round's; the counts of every round when they differ) and its statistics.
 //
 // Usage (after `npm run build`): node bench/memcheck-codes.mjs
-// Knobs: ROUNDS (default 3), CODES (comma list of QE,CP2K,LAMMPS; default all installed),
+// Knobs: ROUNDS (default 3), CODES (comma list of QE,CP2K,LAMMPS,NWChem,NWChem-MPICH; default
+// all installed),
 // BEFORE (path of another checkout's bin/mpii.js: its memcheck as a third configuration).
 // Plain text on stdout, progress on stderr.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,6 +37,15 @@ const CODES = [
   { name: 'QE', bin: 'pw.x', args: ['-in', apps('si.pw.in')], ok: /convergence has been achieved/ },
   { name: 'CP2K', bin: 'cp2k.psmp', args: ['-i', apps('h2o-dzvp.inp')], ok: /ENERGY\| Total FORCE_EVAL/ },
   { name: 'LAMMPS', bin: 'lmp', args: ['-in', apps('in.lj'), '-log', 'none'], ok: /Loop time/ },
+  { name: 'NWChem', bin: 'nwchem.openmpi', args: [apps('c6h6-b3lyp.nw')], ok: /DFT ENERGY GRADIENTS/ },
+  {
+    name: 'NWChem-MPICH',
+    mpi: 'mpich',
+    bin: 'nwchem.mpich',
+    args: [apps('c6h6-b3lyp.nw')],
+    ok: /DFT ENERGY GRADIENTS/,
+    env: { ARMCI_USE_WIN_ALLOCATE: '0' },
+  },
 ].filter((c) => (!process.env.CODES || process.env.CODES.split(',').includes(c.name)) && which(c.bin));
 
 env.OMP_NUM_THREADS = '1';
@@ -40,9 +54,12 @@ env.CP2K_DATA_DIR = env.CP2K_DATA_DIR ?? '/usr/share/cp2k';
 const tmp = mkdtempSync(join(tmpdir(), 'mpii-bench-codes-'));
 let seq = 0;
 const fresh = () => mkdtempSync(join(tmp, `run-${++seq}-`));
-const launch = ['-np', '2', '--oversubscribe'];
+/** MPICH's launcher refuses --oversubscribe (it never needs it). */
+const launchFor = (mpi) => (mpi === 'mpich' ? ['-np', '2'] : ['-np', '2', '--oversubscribe']);
 
 function configs(code) {
+  const mpi = code.mpi ?? 'openmpi';
+  const launch = launchFor(mpi);
   const mc = (name, mpii) => ({
     name,
     memcheck: true,
@@ -52,7 +69,7 @@ function configs(code) {
       'run',
       '--quiet',
       '--mpi',
-      'openmpi',
+      mpi,
       '--out',
       join(dir, 'out'),
       '--tools',
@@ -64,7 +81,7 @@ function configs(code) {
     mpii,
   });
   return [
-    { name: 'plain', argv: () => ['mpirun.openmpi', ...launch, code.bin, ...code.args] },
+    { name: 'plain', argv: () => [`mpirun.${mpi}`, ...launch, code.bin, ...code.args] },
     mc('memcheck', MPII),
     ...(process.env.BEFORE ? [mc('before', process.env.BEFORE)] : []),
   ];
@@ -74,7 +91,8 @@ function configs(code) {
 function once(code, c) {
   const dir = fresh();
   const argv = c.argv(dir);
-  const r = run(['sh', '-c', `cd '${dir}' && exec "$@"`, 'sh', ...argv], TIMEOUT_MS);
+  const vars = Object.entries(code.env ?? {}).map(([k, v]) => `${k}=${v}`);
+  const r = run(['env', ...vars, 'sh', '-c', `cd '${dir}' && exec "$@"`, 'sh', ...argv], TIMEOUT_MS);
   if (!code.ok.test(r.stdout)) throw new Error(`${code.name} ${c.name}: no result in its output:\n${r.stdout.slice(-2000)}`);
   let found = null;
   if (c.memcheck) {
@@ -90,7 +108,7 @@ function once(code, c) {
 }
 
 let failed = 0;
-console.log('=== memcheck on production codes (Open MPI, -np 2, OMP_NUM_THREADS=1) ===');
+console.log('=== memcheck on production codes (-np 2, OMP_NUM_THREADS=1) ===');
 console.log(`load before: ${run(['uptime']).stdout.trim()}`);
 for (const code of CODES) {
   try {
@@ -106,7 +124,7 @@ for (const code of CODES) {
       log(`${code.name} round ${r + 1}/${ROUNDS}`);
     }
     const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
-    console.log(`\n${code.name} (${code.bin} ${code.args.map((a) => a.replace(ROOT + '/', '')).join(' ')})`);
+    console.log(`\n${code.name} (${code.mpi ?? 'openmpi'}: ${code.bin} ${code.args.map((a) => a.replace(ROOT + '/', '')).join(' ')})`);
     console.log(`${pad('config', 10)}${lpad('median', 10)}${lpad('/plain', 9)}  samples (s)`);
     for (const c of cs) {
       const ratio = m[c.name] / m.plain;

@@ -31,8 +31,8 @@ system_packages() {
   # Python programs (test/python.test.ts): the distribution's mpi4py is built for Open MPI and runs
   # with /usr/bin/python3; python3-dev: the Python call-site helper; mpi4py-fft: a real mpi4py package
   apt-get install -y -qq --no-install-recommends python3-mpi4py python3-numpy python3-dev python3-venv python3-mpi4py-fft >/dev/null
-  # an application nobody here wrote: LAMMPS (test/apps.test.ts)
-  apt-get install -y -qq --no-install-recommends lammps >/dev/null
+  # applications nobody here wrote (test/apps.test.ts): LAMMPS; NWChem for both MPIs
+  apt-get install -y -qq --no-install-recommends lammps nwchem-openmpi nwchem-mpich >/dev/null
 }
 
 if [ "${1:-}" = --system-only ]; then
