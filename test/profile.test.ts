@@ -224,15 +224,27 @@ for (const f of FLAVORS) {
       assert.equal(over[0].site.location, '(sites beyond the table)');
     });
 
-    it('MPI_THREAD_MULTIPLE: one thread alone, then three threads calling MPI at once, all counted', async () => {
-      const { run, stdout } = await profiled(f, 'profile_threads', 'threads', 'profile', 2);
+    it('MPI_THREAD_MULTIPLE: one thread alone, three at once, one alone again (unlocked again), three again: all counted', async () => {
+      const { run, stdout, stderr } = await profiled(f, 'profile_threads', 'threads', 'profile', 2);
       assert.match(stdout, /profile_threads ok provided=3/); // both MPIs here grant MPI_THREAD_MULTIPLE
       const totals = siteTotals(run),
         m = markers('profile_threads');
       const before = site(totals, 'MPI_Sendrecv', m.before),
-        t = site(totals, 'MPI_Sendrecv', m.threads);
+        t = site(totals, 'MPI_Sendrecv', m.threads),
+        after = site(totals, 'MPI_Comm_rank', m.after);
       assert.deepEqual([before.count, before.sent, before.recv], [2 * 100, 2 * 100 * 64, 2 * 100 * 64]);
-      assert.deepEqual([t.count, t.sent, t.recv], [2 * 3 * 500, 2 * 3 * 500 * 64, 2 * 3 * 500 * 64]);
+      assert.deepEqual([t.count, t.sent, t.recv], [2 * 2 * 3 * 500, 2 * 2 * 3 * 500 * 64, 2 * 2 * 3 * 500 * 64]);
+      assert.equal(after.count, 2 * 70000);
+      // per rank: locked when the threads first call, unlocked again within the 70,000 calls alone
+      // (PF_RESUME_CALLS = 65,536), locked again when the threads come back
+      assert.deepEqual(
+        run.ranks.map((r) => [r.joins, r.resumes]),
+        [
+          [2, 1],
+          [2, 1],
+        ],
+      );
+      assert.match(stderr.replace(/\s+/g, ' '), /MPI calls from more than one thread: counted under a lock from 4 starts, the unlocked path back 2 times/);
     });
 
     it("a crashed job keeps its profile: times up to each rank's last MPI call", async () => {

@@ -207,7 +207,7 @@ export function writeSparseEntry(b: Buffer, at: number, v: { index?: number | bi
 }
 
 /** Constants the tools declare beside their blocks. */
-export const CONSTANTS = {"MC_MAX_FINDINGS":256,"MC_FRAMES":16,"PF_MAX_DEPTH":8,"PF_ALWAYS_TIMED":64} as const;
+export const CONSTANTS = {"MC_MAX_FINDINGS":256,"MC_FRAMES":16,"PF_MAX_DEPTH":8,"PF_ALWAYS_TIMED":64,"PF_RESUME_CALLS":65536} as const;
 
 /** Every tool's blocks (core = tool 0): counters blocks with their field indices (`index`),
  *  fields of several words (`words`), the row length (`size`) and their labels. */
@@ -490,7 +490,7 @@ export const BLOCKS = {
     "clock": {
       "kind": "counters",
       "row": {
-        "size": 13,
+        "size": 15,
         "index": {
           "timer": 0,
           "t0_ticks": 1,
@@ -504,7 +504,9 @@ export const BLOCKS = {
           "on_since": 9,
           "pcontrol": 10,
           "depth": 11,
-          "capacity": 12
+          "capacity": 12,
+          "joins": 13,
+          "resumes": 14
         },
         "words": {}
       },
@@ -521,7 +523,9 @@ export const BLOCKS = {
         "on_since",
         "pcontrol",
         "depth",
-        "capacity"
+        "capacity",
+        "joins",
+        "resumes"
       ]
     },
     "overflow": {

@@ -63,7 +63,9 @@ typedef struct {
     int threaded;        /* MPI granted MPI_THREAD_MULTIPLE */
     int errors_return;   /* an MPI error may return instead of aborting: count from how calls end */
     int no_tail;         /* threaded or errors_return: every call takes pf_full_NAME (see PF_WRAPPER) */
-    volatile int shared; /* a thread other than MPI_Init's has called MPI: the general path, locked */
+    volatile int shared; /* a thread other than MPI_Init's is calling MPI: the general path, locked */
+    int others_in;       /* other threads' calls between pf_enter_general and pf_exit_general (locked) */
+    uint64_t solo;       /* MPI_Init's thread's general calls since another thread's last (locked) */
     volatile int busy;   /* MPI_Init's thread is in a fast-path segment (pf_fast_enter) */
     uint64_t sample;     /* time one call in `sample` on average after a site's first PF_ALWAYS_TIMED */
     uint64_t rng;        /* xorshift state for the gaps between timed calls */
@@ -76,7 +78,12 @@ typedef struct {
         uintptr_t lo, hi;
     } modules[PF_MAX_MODULES]; /* code already described in the profile */
     int nmodules;
-    unsigned char named[MPII_NFUNCS];                             /* function names already in the profile */
+    unsigned char named[MPII_NFUNCS]; /* function names already in the profile */
+    /* the functions whose latest site keeps a signature (pf_remember_signature): the few
+     * point-to-point ones a program uses, so that MPI_Type_free forgets them in O(their number) */
+    unsigned char sig_listed[MPII_NFUNCS];
+    unsigned short sig_ids[MPII_NFUNCS];
+    int n_sig;
     pf_latest_t latest[MPII_NFUNCS] __attribute__((aligned(64))); /* fast path only */
 } pf_state_t;
 
@@ -112,10 +119,16 @@ static int tsc_trusted(void)
 
 
 /* A freed type's handle may come back as another type: forget every size known by handle (the
- * core forgets its own cache, extent.h, whichever tools run). */
+ * core forgets its own cache, extent.h, whichever tools run). Only the functions listed keep one:
+ * mpi4py's test suite frees 5.6 million types, and a walk over every function's latest site (500
+ * cache lines) each time was 5 % of its CPU time. */
 static __attribute__((noinline)) void pf_forget_types(pf_state_t *s)
 {
-    for (int i = 0; i < MPII_NFUNCS; i++) s->latest[i].sig_type = 0;
+    for (int i = 0; i < s->n_sig; i++) {
+        s->latest[s->sig_ids[i]].sig_type = 0;
+        s->sig_listed[s->sig_ids[i]] = 0;
+    }
+    s->n_sig = 0;
 }
 
 static unsigned char pf_alltoall[MPII_NFUNCS];        /* send buffer holds one block per peer */
@@ -414,12 +427,17 @@ PF_INLINE int pf_count_quick(const pf_latest_t *l, int id, int kind, const mpii_
 
 /* After a point-to-point call was counted in full with its bytes (`bytes`, as pf_count returned
  * them): its signature, for the tail path. */
-PF_INLINE void pf_remember_signature(pf_latest_t *l, int kind, const mpii_args_t *a, int rc, uint64_t bytes)
+PF_INLINE void pf_remember_signature(pf_state_t *s, int id, int kind, const mpii_args_t *a, int rc, uint64_t bytes)
 {
     if ((kind != MPII_KIND_SEND && kind != MPII_KIND_RECV) || rc != MPI_SUCCESS) return;
+    pf_latest_t *l = &s->latest[id];
     if (a->peer == MPI_PROC_NULL) {
         l->null_seen = 1;
         return;
+    }
+    if (!s->sig_listed[id]) {
+        s->sig_listed[id] = 1;
+        s->sig_ids[s->n_sig++] = (unsigned short) id;
     }
     l->sig_type = (uintptr_t) a->datatype;
     l->sig_count = (int64_t) a->count;
@@ -457,13 +475,23 @@ PF_INLINE void pf_time(pf_state_t *s, uint64_t *f, uint64_t t0, uint64_t t1)
 /* The general path, once a second thread has called MPI at MPI_THREAD_MULTIPLE (one lock around the
  * bookkeeping, never around the MPI call) and for stack depth > 1: one copy for every function (the
  * kind is a run-time value here), so the wrappers' own path has no lock and no depth to test. */
+static void pf_join_locked(pf_state_t *s);
+static void pf_maybe_resume(pf_state_t *s);
+
 static __attribute__((noinline)) uint64_t *pf_enter_general(pf_state_t *s, int id, int kind, QMPI_Context context,
                                                             const mpii_args_t *a, MPI_Request freed, int *timed)
 {
     uint64_t addr[PF_MAX_DEPTH];
     addr[0] = pf_calling_address(context);
     if (s->depth > 1) pf_stack(addr[0], addr, s->depth);
-    if (s->threaded) pthread_mutex_lock(&s->lock);
+    if (s->threaded) {
+        pthread_mutex_lock(&s->lock);
+        if (!mpii_init_thread) {
+            pf_join_locked(s); /* MPI_Init's thread may have gone back to the fast path */
+            s->others_in++;
+            s->solo = 0;
+        }
+    }
     uint64_t *f = s->depth > 1 ? pf_row_deep(s, id, addr) : pf_row1(s, id, addr[0]);
     *timed = pf_take_turn(s, &f[PF_GAP], f);
     if (PF_EARLY(kind)) pf_count(s, f, id, kind, a, MPI_SUCCESS, freed);
@@ -480,7 +508,12 @@ static __attribute__((noinline)) void pf_exit_general(pf_state_t *s, uint64_t *f
     else if (rc != MPI_SUCCESS)
         pf_uncount(s, f, id, kind, a);
     if (timed) pf_time(s, f, t0, t1);
-    if (s->threaded) pthread_mutex_unlock(&s->lock);
+    if (s->threaded) {
+        if (!mpii_init_thread) s->others_in--;
+        else
+            pf_maybe_resume(s);
+        pthread_mutex_unlock(&s->lock);
+    }
 }
 
 /* ---- start, stop, Pcontrol ---- */
@@ -529,13 +562,19 @@ static void pf_errors_may_return(pf_state_t *s)
 /* One thread at MPI_THREAD_MULTIPLE. mpi4py asks for MPI_THREAD_MULTIPLE and nearly every
  * program it runs calls MPI from one thread, so MPI_Init's thread keeps the fast path, unlocked
  * (without the tail path: another thread's tail call would count unlocked), until another thread
- * calls MPI. That thread then switches everybody to the general path for good (pf_join_thread),
- * which locks; it waits for MPI_Init's thread to finish the bookkeeping it may be in. The fast
- * side marks its bookkeeping with two plain stores (`busy`, set before it reads `shared`); the
- * joining side's process-wide barrier makes either the mark visible to it or its `shared` visible
- * to the fast side (an asymmetric handshake: the barrier's cost is paid once per run). The
- * bookkeeping is in two segments, before and after the MPI call, never around it: a thread waiting
- * for it never waits for a message. */
+ * calls MPI. That thread then switches everybody to the general path (pf_join_locked), which
+ * locks; it waits for MPI_Init's thread to finish the bookkeeping it may be in. The fast side
+ * marks its bookkeeping with two plain stores (`busy`, set before it reads `shared`); the joining
+ * side's process-wide barrier makes either the mark visible to it or its `shared` visible to the
+ * fast side (an asymmetric handshake: the barrier's cost is paid once per join). The bookkeeping
+ * is in two segments, before and after the MPI call, never around it: a thread waiting for it
+ * never waits for a message.
+ * Back to the fast path: once MPI_Init's thread has made PF_RESUME_CALLS calls with no other
+ * thread's call begun between them and none in progress (pf_exit_general, under the lock), it
+ * clears `shared`. Another thread only counts under the lock and with `shared` set (it joins again
+ * there if it was cleared), and never takes the fast path, so the two never count unlocked at
+ * once. mpi4py's own test suite calls MPI from five threads in one test, then makes 20 million
+ * calls from one thread: locked, they cost it 4 % of its time. */
 PF_INLINE int pf_fast_enter(pf_state_t *s)
 {
     s->busy = 1;
@@ -551,20 +590,43 @@ PF_INLINE void pf_fast_leave(pf_state_t *s)
     s->busy = 0;
 }
 
+/* With the lock held. */
+static void pf_join_locked(pf_state_t *s)
+{
+    if (s->shared) return;
+    s->shared = 1;
+    s->clock[PF_JOINS]++;
+    set_recording(s, s->path != PF_OFF);
+    pf_process_barrier();
+    while (s->busy) {
+#if defined(__x86_64__)
+        _mm_pause();
+#endif
+    }
+}
+
 static __attribute__((noinline)) void pf_join_thread(pf_state_t *s)
 {
     pthread_mutex_lock(&s->lock);
-    if (!s->shared) {
-        s->shared = 1;
-        set_recording(s, s->path != PF_OFF);
-        pf_process_barrier();
-        while (s->busy) {
-#if defined(__x86_64__)
-            _mm_pause();
-#endif
-        }
-    }
+    pf_join_locked(s);
     pthread_mutex_unlock(&s->lock);
+}
+
+/* With the lock held, on MPI_Init's thread after one of its general calls. */
+static void pf_maybe_resume(pf_state_t *s)
+{
+    if (++s->solo < PF_RESUME_CALLS || s->others_in || !s->shared) return;
+    s->solo = 0;
+    s->shared = 0;
+    s->clock[PF_RESUMES]++;
+    set_recording(s, s->path != PF_OFF);
+}
+
+/* A call from a thread other than MPI_Init's at MPI_THREAD_MULTIPLE: never on the fast path, even
+ * when it reads the path a moment before MPI_Init's thread goes back to it. */
+PF_INLINE int pf_other_thread(const pf_state_t *s)
+{
+    return s->threaded && !mpii_init_thread;
 }
 
 /* At the start of every wrapper's full part and of Pcontrol: the first call from a thread other
@@ -704,63 +766,64 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
 /* A Python rank's calls take their key from the interpreter (mpii_python_site), a function call:
  * in a function of their own, so that pf_NAME makes no call before the next layer's and keeps the
  * arguments in the registers they came in (one callee-saved register saved and restored, not four). */
-#define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                           \
-    static __attribute__((noinline)) RET pf_full_##NAME QPARAMS;                                            \
-    static __attribute__((noinline, unused)) RET pf_py_##NAME QPARAMS                                       \
-    {                                                                                                       \
-        int next_id = tool_id; /* NEXTARGS pass it: to pf_full_NAME unchanged */                            \
-        PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, pf_calling_address(context));                              \
-    }                                                                                                       \
-    MPII_HOOK RET pf_##NAME QPARAMS                                                                         \
-    {                                                                                                       \
-        int next_id = tool_id;                                                                              \
-        if (PF_TAILABLE(ID, KIND) && MPII_UNLIKELY(mpii_python_site != NULL)) return pf_py_##NAME NEXTARGS; \
-        PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, mpii_return_address(context));                             \
-    }                                                                                                       \
-    static RET pf_full_##NAME QPARAMS                                                                       \
-    {                                                                                                       \
-        pf_state_t *s = mpii_tool_storage(tool_id);                                                         \
-        int next_id, timed;                                                                                 \
-        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                                              \
-        pf_check_thread(s);                                                                                 \
-        if (ID == MPI_FINALIZE_T) pf_stop(s);                                                               \
-        if (MPII_UNLIKELY(pf_sets_errhandler[ID])) pf_errors_may_return(s);                                 \
-        int path = s->path;                                                                                 \
-        if (MPII_UNLIKELY(path != PF_FAST) || KIND == MPII_KIND_INIT || MPII_UNLIKELY(!pf_fast_enter(s))) { \
-            if (path == PF_OFF || KIND == MPII_KIND_INIT) {                                                 \
-                RET rc = ((QTYPE *) next) NEXTARGS;                                                         \
-                if (KIND == MPII_KIND_INIT && (int) (intptr_t) rc == MPI_SUCCESS) pf_start(s);              \
-                return rc;                                                                                  \
-            }                                                                                               \
-            mpii_args_t ga = MPII_ARGS_##NAME;                                                              \
-            MPI_Request gfreed = ID == MPI_REQUEST_FREE_T && ga.request ? *ga.request : MPI_REQUEST_NULL;   \
-            uint64_t *gf = pf_enter_general(s, ID, KIND, context, &ga, gfreed, &timed);                     \
-            uint64_t t0 = timed ? pf_ticks() : 0;                                                           \
-            RET rc = ((QTYPE *) next) NEXTARGS;                                                             \
-            uint64_t t1 = timed ? pf_ticks() : 0;                                                           \
-            pf_exit_general(s, gf, ID, KIND, &ga, (int) (intptr_t) rc, gfreed, timed, t0, t1);              \
-            return rc;                                                                                      \
-        }                                                                                                   \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                                   \
-        MPI_Request freed = ID == MPI_REQUEST_FREE_T && a.request ? *a.request : MPI_REQUEST_NULL;          \
-        uint64_t *f = pf_site_fast(s, ID, pf_calling_address(context), &timed);                             \
-        uint64_t bytes = PF_EARLY(KIND) ? pf_count(s, f, ID, KIND, &a, MPI_SUCCESS, freed) : 0;             \
-        pf_fast_leave(s);                                                                                   \
-        uint64_t t0 = timed ? pf_ticks() : 0;                                                               \
-        RET rc = ((QTYPE *) next) NEXTARGS;                                                                 \
-        uint64_t t1 = timed ? pf_ticks() : 0;                                                               \
-        if (MPII_UNLIKELY(!pf_fast_enter(s))) { /* another thread called MPI meanwhile */                   \
-            mpii_args_t ga = MPII_ARGS_##NAME;                                                              \
-            pf_exit_general(s, f, ID, KIND, &ga, (int) (intptr_t) rc, freed, timed, t0, t1);                \
-            return rc;                                                                                      \
-        }                                                                                                   \
-        if (!PF_EARLY(KIND)) bytes = pf_count(s, f, ID, KIND, &a, (int) (intptr_t) rc, freed);              \
-        else if (MPII_UNLIKELY((int) (intptr_t) rc != MPI_SUCCESS))                                         \
-            pf_uncount(s, f, ID, KIND, &a);                                                                 \
-        pf_remember_signature(&s->latest[ID], KIND, &a, (int) (intptr_t) rc, bytes);                        \
-        if (timed) pf_time(s, f, t0, t1);                                                                   \
-        pf_fast_leave(s);                                                                                   \
-        return rc;                                                                                          \
+#define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                            \
+    static __attribute__((noinline)) RET pf_full_##NAME QPARAMS;                                             \
+    static __attribute__((noinline, unused)) RET pf_py_##NAME QPARAMS                                        \
+    {                                                                                                        \
+        int next_id = tool_id; /* NEXTARGS pass it: to pf_full_NAME unchanged */                             \
+        PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, pf_calling_address(context));                               \
+    }                                                                                                        \
+    MPII_HOOK RET pf_##NAME QPARAMS                                                                          \
+    {                                                                                                        \
+        int next_id = tool_id;                                                                               \
+        if (PF_TAILABLE(ID, KIND) && MPII_UNLIKELY(mpii_python_site != NULL)) return pf_py_##NAME NEXTARGS;  \
+        PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, mpii_return_address(context));                              \
+    }                                                                                                        \
+    static RET pf_full_##NAME QPARAMS                                                                        \
+    {                                                                                                        \
+        pf_state_t *s = mpii_tool_storage(tool_id);                                                          \
+        int next_id, timed;                                                                                  \
+        void (*next)(void) = mpii_next(tool_id, ID, &next_id);                                               \
+        pf_check_thread(s);                                                                                  \
+        if (ID == MPI_FINALIZE_T) pf_stop(s);                                                                \
+        if (MPII_UNLIKELY(pf_sets_errhandler[ID])) pf_errors_may_return(s);                                  \
+        int path = s->path;                                                                                  \
+        if (MPII_UNLIKELY(path != PF_FAST) || KIND == MPII_KIND_INIT || MPII_UNLIKELY(pf_other_thread(s)) || \
+            MPII_UNLIKELY(!pf_fast_enter(s))) {                                                              \
+            if (path == PF_OFF || KIND == MPII_KIND_INIT) {                                                  \
+                RET rc = ((QTYPE *) next) NEXTARGS;                                                          \
+                if (KIND == MPII_KIND_INIT && (int) (intptr_t) rc == MPI_SUCCESS) pf_start(s);               \
+                return rc;                                                                                   \
+            }                                                                                                \
+            mpii_args_t ga = MPII_ARGS_##NAME;                                                               \
+            MPI_Request gfreed = ID == MPI_REQUEST_FREE_T && ga.request ? *ga.request : MPI_REQUEST_NULL;    \
+            uint64_t *gf = pf_enter_general(s, ID, KIND, context, &ga, gfreed, &timed);                      \
+            uint64_t t0 = timed ? pf_ticks() : 0;                                                            \
+            RET rc = ((QTYPE *) next) NEXTARGS;                                                              \
+            uint64_t t1 = timed ? pf_ticks() : 0;                                                            \
+            pf_exit_general(s, gf, ID, KIND, &ga, (int) (intptr_t) rc, gfreed, timed, t0, t1);               \
+            return rc;                                                                                       \
+        }                                                                                                    \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                                    \
+        MPI_Request freed = ID == MPI_REQUEST_FREE_T && a.request ? *a.request : MPI_REQUEST_NULL;           \
+        uint64_t *f = pf_site_fast(s, ID, pf_calling_address(context), &timed);                              \
+        uint64_t bytes = PF_EARLY(KIND) ? pf_count(s, f, ID, KIND, &a, MPI_SUCCESS, freed) : 0;              \
+        pf_fast_leave(s);                                                                                    \
+        uint64_t t0 = timed ? pf_ticks() : 0;                                                                \
+        RET rc = ((QTYPE *) next) NEXTARGS;                                                                  \
+        uint64_t t1 = timed ? pf_ticks() : 0;                                                                \
+        if (MPII_UNLIKELY(!pf_fast_enter(s))) { /* another thread called MPI meanwhile */                    \
+            mpii_args_t ga = MPII_ARGS_##NAME;                                                               \
+            pf_exit_general(s, f, ID, KIND, &ga, (int) (intptr_t) rc, freed, timed, t0, t1);                 \
+            return rc;                                                                                       \
+        }                                                                                                    \
+        if (!PF_EARLY(KIND)) bytes = pf_count(s, f, ID, KIND, &a, (int) (intptr_t) rc, freed);               \
+        else if (MPII_UNLIKELY((int) (intptr_t) rc != MPI_SUCCESS))                                          \
+            pf_uncount(s, f, ID, KIND, &a);                                                                  \
+        pf_remember_signature(s, ID, KIND, &a, (int) (intptr_t) rc, bytes);                                  \
+        if (timed) pf_time(s, f, t0, t1);                                                                    \
+        pf_fast_leave(s);                                                                                    \
+        return rc;                                                                                           \
     }
 MPII_FOREACH_FUNC(PF_WRAPPER)
 

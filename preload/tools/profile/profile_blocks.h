@@ -5,6 +5,7 @@
 
 #define PF_MAX_DEPTH 8 /* deepest call-site stack (option depth) */
 #define PF_ALWAYS_TIMED 64 /* a site's first calls, all timed (option sample: the later ones one in N) */
+#define PF_RESUME_CALLS 65536 /* calls of MPI_Init's thread alone, after another thread's, that bring the fast path back */
 
 /* block "clock" (counters): the timer, the application's start and end, a calibration pair, Pcontrol state */
 enum {
@@ -21,7 +22,9 @@ enum {
     PF_PCONTROL = 10, /* MPI_Pcontrol calls */
     PF_DEPTH = 11, /* call-site stack depth */
     PF_CAPACITY = 12, /* rows of the sites table */
-    PF_CLOCK_FIELDS = 13
+    PF_JOINS = 13, /* times a thread other than MPI_Init's called MPI while the fast path was on: the general path, locked, from then */
+    PF_RESUMES = 14, /* times MPI_Init's thread made PF_RESUME_CALLS calls with no other thread's between them: back to the fast path */
+    PF_CLOCK_FIELDS = 15
 };
 #define PF_CLOCK_LABELS \
     "timer\n" \
@@ -36,7 +39,9 @@ enum {
     "on_since\n" \
     "pcontrol\n" \
     "depth\n" \
-    "capacity"
+    "capacity\n" \
+    "joins\n" \
+    "resumes"
 
 /* block "overflow" (counters): one row of statistics per MPI function id: calls that found the sites table full. The same statistics end each row of "sites". With option sample=N > 1 a site's first PF_ALWAYS_TIMED calls are timed, then one in N on average: the reader adds the first calls' ticks (ticks_first) to the later timed calls' ticks scaled by later calls / later timed calls */
 enum {

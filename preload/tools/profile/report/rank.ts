@@ -176,6 +176,8 @@ export class RankReader {
       recorded: (g('on_ticks') + (onSince ? Math.max(0, end - onSince) : 0)) / rate,
       mpi: 0,
       pcontrol: g('pcontrol'),
+      joins: g('joins'),
+      resumes: g('resumes'),
       finished: g('end_ticks') > 0,
     };
     const depth = g('depth') || 1;

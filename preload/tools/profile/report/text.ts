@@ -57,6 +57,14 @@ function formatRun(run: ProfileRun, o: Required<ProfileTextOptions>): string[] {
   out.push(`  app vs MPI time per rank${which}:`);
   out.push(...t(['rank', 'app s', 'MPI s', 'MPI %'], rows, [true, true, true, true]));
   if (unfinished) out.push(warn(`    † did not reach MPI_Finalize: times up to its last MPI call (${unfinished} rank${unfinished === 1 ? '' : 's'})`));
+  const joins = run.ranks.reduce((a, r) => a + r.joins, 0);
+  if (joins > 0) {
+    const resumes = run.ranks.reduce((a, r) => a + r.resumes, 0);
+    out.push(
+      `    MPI calls from more than one thread: counted under a lock from ${joins} start${joins === 1 ? '' : 's'}, ` +
+        `the unlocked path back ${resumes} time${resumes === 1 ? '' : 's'} (all ranks)`,
+    );
+  }
   if (run.ranks.some((r) => r.pcontrol > 0)) {
     out.push(`    MPI % is of the time recording was on (MPI_Pcontrol switched it ${run.ranks.reduce((a, r) => a + r.pcontrol, 0)} times)`);
   }

@@ -37,6 +37,10 @@ export interface RankTimes {
   /** seconds inside MPI calls while recording */
   mpi: number;
   pcontrol: number;
+  /** times another thread's MPI call put the tool on its locked path, and times MPI_Init's thread
+   * alone brought it back to the fast one */
+  joins: number;
+  resumes: number;
   finished: boolean;
 }
 
