@@ -359,9 +359,9 @@ static __attribute__((noinline)) void pf_switch_site(pf_state_t *s, pf_latest_t 
     if (l->row && !s->no_tail) l->row[PF_GAP] = l->gap;
     l->row = pf_row1(s, id, addr);
     l->addr = addr;
-    l->next = mpii_next(s->tool, id, &l->next_id); /* fixed once MPI runs */
-    l->gap = s->no_tail ? 0 : l->row[PF_GAP];      /* no_tail: the row counts down, and 0 keeps the tail path shut */
-    l->sig_type = 0;                               /* the signature's size may be new to this row, and 0 bytes too */
+    if (!s->no_tail) l->next = mpii_next(s->tool, id, &l->next_id); /* fixed once MPI runs; the tail path's */
+    l->gap = s->no_tail ? 0 : l->row[PF_GAP]; /* no_tail: the row counts down, and 0 keeps the tail path shut */
+    l->sig_type = 0;                          /* the signature's size may be new to this row, and 0 bytes too */
     l->null_seen = 0;
 }
 
