@@ -12,6 +12,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { memcheckRuns } from '../preload/tools/memcheck/report.js';
+import { readProfile } from '../src/profile-file/read.js';
 import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir } from './helpers.js';
 
 const INPUT = join(ROOT, 'test', 'apps', 'in.lj');
@@ -39,14 +41,6 @@ const NWCHEM_INPUT = join(ROOT, 'test', 'apps', 'c6h6-b3lyp.nw');
  * dynamic load balancing sums in another order: 6e-12 seen), so results agree to 1e-8. */
 const dftEnergy = (out: string) => Number(/Total DFT energy =\s+(-?\d+\.\d+)/.exec(out)?.[1]);
 
-interface MemcheckRun {
-  errors: { kind: string }[];
-  hints: { class: string; kind: string }[];
-}
-interface MemcheckJson {
-  memcheck: MemcheckRun | MemcheckRun[];
-}
-
 for (const f of FLAVORS) {
   describe(`${f}: NWChem (Debian) under memcheck`, () => {
     it('reports no error on a correct code and leaves its energy as plain', async () => {
@@ -65,8 +59,8 @@ for (const f of FLAVORS) {
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /DFT ENERGY GRADIENTS/);
       assert.ok(Math.abs(dftEnergy(r.stdout) - reference) < 1e-8, `${dftEnergy(r.stdout)} against ${reference}`);
-      const json = JSON.parse((await mpii(['report', '--json', out])).stdout) as MemcheckJson;
-      const run = Array.isArray(json.memcheck) ? json.memcheck[0] : json.memcheck;
+      const [run] = memcheckRuns(readProfile(out));
+      assert.ok(run, 'no memcheck run in the profile');
       assert.deepEqual(run.errors, [], JSON.stringify(run.errors).slice(0, 2000));
       // hints may appear (a broadcast rank 1 never reads, ScaLAPACK's dlaset_ over received data:
       // docs/tools/memcheck.md), and every one of them is a hint

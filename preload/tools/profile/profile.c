@@ -633,7 +633,7 @@ PF_INLINE int pf_other_thread(const pf_state_t *s)
  * than MPI_Init's (only threads there once MPI granted MPI_THREAD_MULTIPLE). */
 PF_INLINE void pf_check_thread(pf_state_t *s)
 {
-    if (MPII_UNLIKELY(s->threaded) && !mpii_init_thread && !s->shared) pf_join_thread(s);
+    if (MPII_UNLIKELY(pf_other_thread(s)) && !s->shared) pf_join_thread(s);
 }
 
 /* Whether an error on `comm` aborts the job (MPI 4's mpi_initial_errhandler can say otherwise). */
