@@ -99,6 +99,27 @@ static inline void mpii_register_hooks(int tool_id, int (*wraps)(int), void (*co
     ((FN) = mpii_chain_next((tool_id), (ID), &(NID)), ((QTYPE *) (FN)) ARGS)
 #endif
 
+/* A hook's outlined parts (functions of its own that its wrapper calls, for the rarer cases) take
+ * MPII_OUTLINED_PARAMS(QPARAMS), are called with MPII_OUTLINED_ARGS(NEXTARGS) and start with
+ * MPII_OUTLINED_CONTEXT. In a specialised stack that is the application's return address in place of
+ * the context, the context built again inside: there the context is an array on the stack of the
+ * entry point the hook is inlined into, and once its address is passed to a call GCC makes no tail
+ * call anywhere in that function (the callee might read the array), so the common case would return
+ * through the wrapper, with a stack frame, instead of jumping to the layer below. Elsewhere the
+ * context is a parameter, and they take it as it came. */
+#define MPII_SKIP_FIRST(first, ...) __VA_ARGS__
+#ifdef MPII_SPEC
+#define MPII_OUTLINED_PARAMS(QPARAMS) (uint64_t mpii_ra, MPII_SKIP_FIRST QPARAMS)
+#define MPII_OUTLINED_ARGS(NEXTARGS) (mpii_return_address(context), MPII_SKIP_FIRST NEXTARGS)
+#define MPII_OUTLINED_CONTEXT                                                     \
+    void *mpii_call[2] = { (void *) mpii_storage, (void *) (uintptr_t) mpii_ra }; \
+    QMPI_Context context = { mpii_call }
+#else
+#define MPII_OUTLINED_PARAMS(QPARAMS) QPARAMS
+#define MPII_OUTLINED_ARGS(NEXTARGS) NEXTARGS
+#define MPII_OUTLINED_CONTEXT (void) context
+#endif
+
 /* Per-instance tool storage, indexed by tool id (0 = the MPI library). */
 extern void **mpii_storage __attribute__((visibility("hidden")));
 

@@ -222,8 +222,9 @@ MON_INLINE int send_quick(const mpii_args_t *a)
  * layer's (the full wrapper's may call MPI or take the lock), and keeps its arguments in the
  * registers they came in: three callee-saved registers saved and restored on a send, not six. */
 #define MON_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                     \
-    static __attribute__((noinline, unused)) RET mon_full_##NAME QPARAMS                               \
+    static __attribute__((noinline, unused)) RET mon_full_##NAME MPII_OUTLINED_PARAMS(QPARAMS)         \
     {                                                                                                  \
+        MPII_OUTLINED_CONTEXT;                                                                         \
         MON_BODY(RET, NAME, ID, QTYPE, NEXTARGS, KIND);                                                \
     }                                                                                                  \
     MPII_HOOK RET mon_##NAME QPARAMS                                                                   \
@@ -232,7 +233,7 @@ MON_INLINE int send_quick(const mpii_args_t *a)
             mpii_args_t a = MPII_ARGS_##NAME;                                                          \
             if (MPII_LIKELY(send_quick(&a))) return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS); \
             int next_id = tool_id; /* NEXTARGS pass it: to mon_full_NAME unchanged */                  \
-            return mon_full_##NAME NEXTARGS;                                                           \
+            return mon_full_##NAME MPII_OUTLINED_ARGS(NEXTARGS);                                       \
         }                                                                                              \
         MON_BODY(RET, NAME, ID, QTYPE, NEXTARGS, KIND);                                                \
     }

@@ -89,6 +89,23 @@ typedef struct {
 
 enum { PF_OFF, PF_FAST, PF_GENERAL };
 
+/* The state of the instance at this tool's place in a specialised stack (MPII_SPEC_SELF) is a static
+ * variable, the others' come from the heap. The compiled-in wrappers, whose tool id is a constant,
+ * then reach a function's latest site at an address known when the shim is linked, not through the
+ * storage table and a heap pointer: on the plain-way ping-pong with both ranks on one core that was
+ * 1.018 of the library's time against 1.040 (bench/pingpong-plain.mjs; docs/performance.md). */
+#ifdef MPII_SPEC
+static pf_state_t pf_place_state __attribute__((aligned(64)));
+#endif
+
+PF_INLINE pf_state_t *pf_state(int tool_id)
+{
+#ifdef MPII_SPEC
+    if (tool_id == MPII_SPEC_SELF) return &pf_place_state;
+#endif
+    return mpii_tool_storage(tool_id);
+}
+
 /* ---- the timer: the TSC where the kernel trusts it as its clock source, else CLOCK_MONOTONIC ---- */
 
 static int use_tsc;
@@ -335,7 +352,7 @@ PF_INLINE pf_bytes_t pf_bytes(pf_state_t *s, int kind, int id, const mpii_args_t
 /* ---- one call ---- */
 
 /* A gap of 1..2N-1 calls (mean N) until the next timed call. */
-static __attribute__((noinline)) uint64_t pf_next_gap(pf_state_t *s, const uint64_t *f)
+PF_INLINE uint64_t pf_next_gap(pf_state_t *s, const uint64_t *f)
 {
     if (s->sample <= 1 || f[PF_TIMED] + 1 < PF_ALWAYS_TIMED) return 1;
     return 1 + ((mpii_xorshift(&s->rng) >> 32) * (2 * s->sample - 1) >> 32); /* no division */
@@ -743,44 +760,70 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
 /* The tail path's call of the next layer: the one the latest site keeps, or in a specialised stack
  * the one compiled in (a direct call, inlined down to the library's function). */
 #ifdef MPII_SPEC
-#define PF_TAIL_CALL(l, ID, QTYPE, NEXTARGS) return MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS)
+#define PF_CALL_LATEST(l, ID, QTYPE, NEXTARGS) MPII_CALL_NEXT_ARGS(tool_id, ID, QTYPE, NEXTARGS)
 #else
-#define PF_TAIL_CALL(l, ID, QTYPE, NEXTARGS)   \
-    do {                                       \
-        next_id = (l)->next_id;                \
-        return ((QTYPE *) (l)->next) NEXTARGS; \
-    } while (0)
+#define PF_CALL_LATEST(l, ID, QTYPE, NEXTARGS) (next_id = (l)->next_id, ((QTYPE *) (l)->next) NEXTARGS)
 #endif
+/* The tail path's timed call (its site's turn came, pf_take_turn): in a function of its own, so that
+ * the untimed calls keep their tail call, and short, so that what a timed call adds is the clock and
+ * the statistics. Its turn used to go to pf_full_NAME: one call in 64 through two kilobytes of code
+ * the processor had not run for 64 calls cost a ping-pong whose two ranks share a core 3 % of its
+ * time (bench/pingpong-plain.mjs; docs/performance.md), against 0.3 % without any timing. */
+#define PF_UNPAREN(...) __VA_ARGS__
+#define PF_WITH(FIRST, LIST) (FIRST, PF_UNPAREN LIST) /* (FIRST, the items of LIST) */
+#define PF_TIMED(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                                        \
+    static __attribute__((noinline, unused)) RET pf_timed_##NAME PF_WITH(pf_state_t *s, MPII_OUTLINED_PARAMS(QPARAMS)) \
+    {                                                                                                                  \
+        MPII_OUTLINED_CONTEXT;                                                                                         \
+        pf_latest_t *l = &s->latest[ID];                                                                               \
+        int next_id = tool_id;                                                                                         \
+        (void) next_id;                                                                                                \
+        uint64_t t0 = pf_ticks();                                                                                      \
+        RET rc = PF_CALL_LATEST(l, ID, QTYPE, NEXTARGS);                                                               \
+        uint64_t t1 = pf_ticks();                                                                                      \
+        pf_time(s, l->row, t0, t1);                                                                                    \
+        l->gap = pf_next_gap(s, l->row);                                                                               \
+        return rc;                                                                                                     \
+    }
+MPII_FOREACH_FUNC(PF_TIMED)
 /* The tail path of a call from site KEY, in pf_NAME (the return address) and pf_py_NAME (a Python
- * rank's line key): counted and handed on, or pf_full_NAME. */
-#define PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, KEY)                                         \
-    if (PF_TAILABLE(ID, KIND)) {                                                              \
-        pf_latest_t *l = &((pf_state_t *) mpii_tool_storage(tool_id))->latest[ID];            \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                     \
-        if (MPII_LIKELY(l->addr == (KEY) && l->gap > 1 && pf_count_quick(l, ID, KIND, &a))) { \
-            l->gap--;                                                                         \
-            PF_TAIL_CALL(l, ID, QTYPE, NEXTARGS);                                             \
-        }                                                                                     \
-    }                                                                                         \
-    return pf_full_##NAME NEXTARGS
+ * rank's line key): counted and handed on, or timed in pf_timed_NAME when its turn came (gap 1; 0
+ * keeps the tail path shut), or pf_full_NAME. */
+#define PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, KEY)                                          \
+    if (PF_TAILABLE(ID, KIND)) {                                                               \
+        pf_state_t *ts = pf_state(tool_id);                                                    \
+        pf_latest_t *l = &ts->latest[ID];                                                      \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                      \
+        if (MPII_LIKELY(l->addr == (KEY) && l->gap != 0 && pf_count_quick(l, ID, KIND, &a))) { \
+            if (MPII_LIKELY(l->gap > 1)) {                                                     \
+                l->gap--;                                                                      \
+                return PF_CALL_LATEST(l, ID, QTYPE, NEXTARGS);                                 \
+            }                                                                                  \
+            return pf_timed_##NAME PF_WITH(ts, MPII_OUTLINED_ARGS(NEXTARGS));                  \
+        }                                                                                      \
+    }                                                                                          \
+    return pf_full_##NAME MPII_OUTLINED_ARGS(NEXTARGS)
 /* A Python rank's calls take their key from the interpreter (mpii_python_site), a function call:
  * in a function of their own, so that pf_NAME makes no call before the next layer's and keeps the
  * arguments in the registers they came in (one callee-saved register saved and restored, not four). */
 #define PF_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                            \
-    static __attribute__((noinline)) RET pf_full_##NAME QPARAMS;                                             \
-    static __attribute__((noinline, unused)) RET pf_py_##NAME QPARAMS                                        \
+    static __attribute__((noinline)) RET pf_full_##NAME MPII_OUTLINED_PARAMS(QPARAMS);                       \
+    static __attribute__((noinline, unused)) RET pf_py_##NAME MPII_OUTLINED_PARAMS(QPARAMS)                  \
     {                                                                                                        \
+        MPII_OUTLINED_CONTEXT;                                                                               \
         int next_id = tool_id; /* NEXTARGS pass it: to pf_full_NAME unchanged */                             \
         PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, pf_calling_address(context));                               \
     }                                                                                                        \
     MPII_HOOK RET pf_##NAME QPARAMS                                                                          \
     {                                                                                                        \
         int next_id = tool_id;                                                                               \
-        if (PF_TAILABLE(ID, KIND) && MPII_UNLIKELY(mpii_python_site != NULL)) return pf_py_##NAME NEXTARGS;  \
+        if (PF_TAILABLE(ID, KIND) && MPII_UNLIKELY(mpii_python_site != NULL))                                \
+            return pf_py_##NAME MPII_OUTLINED_ARGS(NEXTARGS);                                                \
         PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, mpii_return_address(context));                              \
     }                                                                                                        \
-    static RET pf_full_##NAME QPARAMS                                                                        \
+    static RET pf_full_##NAME MPII_OUTLINED_PARAMS(QPARAMS)                                                  \
     {                                                                                                        \
+        MPII_OUTLINED_CONTEXT;                                                                               \
         pf_state_t *s = mpii_tool_storage(tool_id);                                                          \
         int next_id, timed;                                                                                  \
         void (*next)(void) = mpii_next(tool_id, ID, &next_id);                                               \
@@ -840,7 +883,11 @@ static void (*const mpii_profile_hooks[MPII_NFUNCS])(void) = { MPII_FOREACH_FUNC
 
 void mpii_profile_init(int tool_id)
 {
+#ifdef MPII_SPEC
+    pf_state_t *s = tool_id == MPII_SPEC_SELF ? &pf_place_state : aligned_alloc(64, (sizeof *s + 63) & ~(size_t) 63);
+#else
     pf_state_t *s = aligned_alloc(64, (sizeof *s + 63) & ~(size_t) 63);
+#endif
     if (!s) return;
     memset(s, 0, sizeof *s);
     s->tool = tool_id;
