@@ -61,11 +61,17 @@ static inline int world_of(MPI_Comm comm, int peer)
 }
 
 /* One point-to-point message: count, bytes and its histogram bin. */
-static inline void count_message(uint64_t *r, uint64_t bytes)
+/* One message of `bytes` whose histogram bin is `bin` (hist_bin) in row r. */
+static inline void count_message_in(uint64_t *r, uint64_t bytes, int bin)
 {
     r[MON_PML_COUNT]++;
     r[MON_PML_BYTES] += bytes;
-    r[MON_HIST + hist_bin(bytes)]++;
+    r[MON_HIST + bin]++;
+}
+
+static inline void count_message(uint64_t *r, uint64_t bytes)
+{
+    count_message_in(r, bytes, hist_bin(bytes));
 }
 
 /* One message of `bytes` to/from `world` in the class whose count field is `what`. */

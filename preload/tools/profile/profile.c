@@ -742,16 +742,17 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
     ((KIND) != MPII_KIND_INIT && (ID) != MPI_FINALIZE_T && (KIND) != MPII_KIND_SEND_INIT && \
      (KIND) != MPII_KIND_RECV_INIT && (ID) != MPI_REQUEST_FREE_T)
 
-/* The wrapper of every MPI function, in two parts; KIND and ID are constants in each, so each
+/* The wrapper of every MPI function, in three parts; KIND and ID are constants in each, so each
  * keeps only its own cases.
- * pf_NAME, the common case: a call from its function's latest site that is not timed (after a
- * site's first 64, all but one in `sample`) and needs no MPI call to be counted (pf_count_quick)
- * is counted and handed to the next layer as a tail call (a jump: nothing left to do after the
+ * pf_NAME, the common case: a call from its function's latest site that needs no MPI call to be
+ * counted (pf_count_quick) is counted and, when it is not timed (after a site's first 64, all but
+ * one in `sample`), handed to the next layer as a tail call (a jump: nothing left to do after the
  * call, no return through the tool), so in a ping-pong the tool adds a compare, a countdown and
- * the counters between a message's arrival and the next send. Its bytes are counted before the
- * call, as if it succeeds, and unlocked: taken only while an error cannot return and MPI did not
- * grant MPI_THREAD_MULTIPLE (otherwise `no_tail` keeps every latest site's countdown at 0). It
- * does not test the path itself: leaving PF_FAST leaves no latest site (set_recording).
+ * the counters between a message's arrival and the next send; when it is timed, pf_timed_NAME
+ * reads the clock around the call. Its bytes are counted before the call, as if it succeeds, and
+ * unlocked: taken only while an error cannot return and MPI did not grant MPI_THREAD_MULTIPLE
+ * (otherwise `no_tail` keeps every latest site's countdown at 0). It does not test the path
+ * itself: leaving PF_FAST leaves no latest site (set_recording).
  * pf_full_NAME, everything else. With recording off it is a load, a test and the call. On the
  * fast path (depth 1, MPI called from one thread): the site, the turn, the clock around the call
  * if timed; receives are counted before they run, the rest after they returned, from how they
