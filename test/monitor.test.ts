@@ -204,6 +204,20 @@ for (const f of FLAVORS) {
   });
 }
 
+for (const f of FLAVORS) {
+  describe(`${f}: monitor's latest send after MPI_Type_free (monitor_type_reuse)`, () => {
+    it('a freed datatype handle given to a larger type counts the larger size from the same call site', async () => {
+      const out = outDir(`${f}-type-reuse`);
+      const r = await mpii(['run', '--tools', 'monitor', '--out', out, ...launcherArgs(f, 2), program(f, 'monitor_type_reuse')]);
+      assert.equal(r.code, 0, r.stderr);
+      // the case under test: both MPIs give the 4-int type the freed 2-int type's handle
+      assert.match(r.stdout, /monitor_type_reuse ok reused=1 size=2/);
+      const [run] = monitorRuns(readProfile(out));
+      assert.deepEqual(run.ranks[0].peers.get(1)!.p2p, { count: 6, bytes: 3 * 8 + 3 * 16 });
+    });
+  });
+}
+
 describe('monitor: outputs', () => {
   it(".prof files are accepted by Open MPI's profile2mat and aggregate_profile", async () => {
     const { out } = await monitored('openmpi', 'monitor_coll', 'scripts');
