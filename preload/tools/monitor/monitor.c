@@ -48,37 +48,30 @@ MON_INLINE int count_send(const mpii_args_t *a, int ask)
     return 1;
 }
 
-/* The latest send counted in full on MPI_COMM_WORLD, and where it went: the same send again (a loop's) adds
- * the same bytes to the same row and histogram bin, without the peer's checks, the datatype cache
- * and the bin's computation. `freed` keeps the datatype's size honest: a freed handle may name
- * another type next (mpii_types_freed). Recording stops before the rows go (stop_recording). */
+/* The signature of the latest send on MPI_COMM_WORLD counted in full, outside MPI_THREAD_MULTIPLE:
+ * (count, datatype) and the bytes and histogram bin they make. A send with the same signature (a
+ * loop's, to any peer) is counted by send_quick with no datatype cache and no bin to compute.
+ * `freed` keeps the size honest: a freed handle may name another type next (mpii_types_freed). */
 typedef struct {
-    uint64_t *row; /* NULL: nothing kept */
-    uint64_t bytes;
     MPI_Datatype type;
     MPI_Count count;
-    int peer, bin;
+    uint64_t bytes;
+    int bin, valid;
     unsigned freed;
 } mon_last_t;
 static mon_last_t mon_last;
 
-/* A send of count > 0 on MPI_COMM_WORLD, counted and kept in mon_last (outside MPI_THREAD_MULTIPLE):
- * the arguments one by one, as taking the argument view's address would make every send build the
- * whole view in memory. */
-static __attribute__((noinline)) void count_send_latest(int peer, MPI_Count count, MPI_Datatype type)
+/* Out of line: the full wrapper's, which keeps the quick path's registers free. */
+static __attribute__((noinline)) void remember_send(MPI_Count count, MPI_Datatype type)
 {
-    uint64_t *r = peer_row(world_of(MPI_COMM_WORLD, peer));
-    if (!r) return; /* not counted, as count_send */
     uint64_t bytes = times(count, mpii_type_size(type));
-    mon_last = (mon_last_t){ r, bytes, type, count, peer, hist_bin(bytes), mpii_types_freed };
-    count_message_in(r, bytes, mon_last.bin);
+    mon_last = (mon_last_t){ type, count, bytes, hist_bin(bytes), 1, mpii_types_freed };
 }
 
 MON_INLINE void on_send(const mpii_args_t *a)
 {
-    if (a->comm == MPI_COMM_WORLD && !mon_threaded && a->count > 0) count_send_latest(a->peer, a->count, a->datatype);
-    else
-        (void) count_send(a, 1);
+    if (a->comm == MPI_COMM_WORLD && !mon_threaded) remember_send(a->count, a->datatype);
+    (void) count_send(a, 1);
 }
 
 MON_INLINE void on_started(const MPI_Request *reqs, int n)
@@ -238,22 +231,24 @@ static void stop_recording(void)
         if (mon_threaded) pthread_mutex_unlock(&mon_lock);                                                   \
     }                                                                                                        \
     return rc
-/* The latest send again (mon_last) on MPI_COMM_WORLD, outside MPI_THREAD_MULTIPLE: counted here,
- * no call made (1); anything else (0) goes to the full wrapper, which counts it and keeps it. */
+/* A send on MPI_COMM_WORLD with the latest signature (mon_last), outside MPI_THREAD_MULTIPLE:
+ * counted here, no call made (1); nothing to count for MPI_PROC_NULL or the rank itself. Anything
+ * else (0) goes to the full wrapper, which counts it and keeps its signature. */
 MON_INLINE int send_quick(const mpii_args_t *a)
 {
-    if (!mon_recording || mon_threaded || a->comm != MPI_COMM_WORLD) return 0;
     const mon_last_t *l = &mon_last;
-    if (a->datatype != l->type || a->count != l->count || a->peer != l->peer || !l->row || mpii_types_freed != l->freed)
+    if (!mon_recording || mon_threaded || a->comm != MPI_COMM_WORLD || a->datatype != l->type || a->count != l->count ||
+        !l->valid || mpii_types_freed != l->freed)
         return 0;
-    count_message_in(l->row, l->bytes, l->bin);
+    uint64_t *r = peer_row(a->peer);
+    if (r) count_message_in(r, l->bytes, l->bin);
     return 1;
 }
 
 /* The wrapper: a send that send_quick counts goes on to the next layer at once; everything else
  * runs mon_full_NAME, a function of its own. So the common send makes no call before the next
  * layer's (the full wrapper's may call MPI or take the lock), and keeps its arguments in the
- * registers they came in: three callee-saved registers saved and restored on a send, not six. */
+ * registers they came in (no callee-saved register to save on the latest send again). */
 #define MON_WRAPPER(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                     \
     static __attribute__((noinline, unused)) RET mon_full_##NAME MPII_OUTLINED_PARAMS(QPARAMS)         \
     {                                                                                                  \

@@ -60,8 +60,7 @@ static inline int world_of(MPI_Comm comm, int peer)
     return peer < n ? map[peer] : -1;
 }
 
-/* One point-to-point message: count, bytes and its histogram bin. */
-/* One message of `bytes` whose histogram bin is `bin` (hist_bin) in row r. */
+/* One point-to-point message in row r: count, bytes and its histogram bin (hist_bin(bytes)). */
 static inline void count_message_in(uint64_t *r, uint64_t bytes, int bin)
 {
     r[MON_PML_COUNT]++;
@@ -69,6 +68,7 @@ static inline void count_message_in(uint64_t *r, uint64_t bytes, int bin)
     r[MON_HIST + bin]++;
 }
 
+/* The same, the bin computed. */
 static inline void count_message(uint64_t *r, uint64_t bytes)
 {
     count_message_in(r, bytes, hist_bin(bytes));
