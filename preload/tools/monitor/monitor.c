@@ -70,7 +70,9 @@ static __attribute__((noinline)) void remember_send(MPI_Count count, MPI_Datatyp
 
 MON_INLINE void on_send(const mpii_args_t *a)
 {
-    if (a->comm == MPI_COMM_WORLD && !mon_threaded) remember_send(a->count, a->datatype);
+    /* a->datatype: a send's or MPI_Sendrecv_replace's (count, datatype); MPI_Sendrecv's are its
+     * send_count and send_datatype, and it is no MPI_Send to keep a signature for */
+    if (a->comm == MPI_COMM_WORLD && !mon_threaded && a->datatype) remember_send(a->count, a->datatype);
     (void) count_send(a, 1);
 }
 
