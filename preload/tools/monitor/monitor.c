@@ -64,7 +64,7 @@ static mon_last_t mon_last;
 /* Out of line: the full wrapper's, which keeps the quick path's registers free. */
 static __attribute__((noinline)) void remember_send(MPI_Count count, MPI_Datatype type)
 {
-    uint64_t bytes = times(count, mpii_type_size(type));
+    uint64_t bytes = count > 0 ? times(count, mpii_type_size(type)) : 0; /* as count_send: no size asked for none */
     mon_last = (mon_last_t){ type, count, bytes, hist_bin(bytes), 1, mpii_types_freed };
 }
 
