@@ -53,10 +53,10 @@ MON_INLINE int count_send(const mpii_args_t *a, int ask)
  * loop's, to any peer) is counted by send_quick with no datatype cache and no bin to compute.
  * `freed` keeps the size honest: a freed handle may name another type next (mpii_types_freed). */
 typedef struct {
-    MPI_Datatype type;
+    MPI_Datatype type; /* 0: nothing kept (no datatype handle is 0) */
     MPI_Count count;
     uint64_t bytes;
-    int bin, valid;
+    int bin;
     unsigned freed;
 } mon_last_t;
 static mon_last_t mon_last;
@@ -65,7 +65,7 @@ static mon_last_t mon_last;
 static __attribute__((noinline)) void remember_send(MPI_Count count, MPI_Datatype type)
 {
     uint64_t bytes = count > 0 ? times(count, mpii_type_size(type)) : 0; /* as count_send: no size asked for none */
-    mon_last = (mon_last_t){ type, count, bytes, hist_bin(bytes), 1, mpii_types_freed };
+    mon_last = (mon_last_t){ type, count, bytes, hist_bin(bytes), mpii_types_freed };
 }
 
 MON_INLINE void on_send(const mpii_args_t *a)
@@ -240,7 +240,7 @@ MON_INLINE int send_quick(const mpii_args_t *a)
 {
     const mon_last_t *l = &mon_last;
     if (!mon_recording || mon_threaded || a->comm != MPI_COMM_WORLD || a->datatype != l->type || a->count != l->count ||
-        !l->valid || mpii_types_freed != l->freed)
+        mpii_types_freed != l->freed)
         return 0;
     uint64_t *r = peer_row(a->peer);
     if (r) count_message_in(r, l->bytes, l->bin);
