@@ -29,11 +29,8 @@ __attribute__((noinline)) uint64_t mpii_type_size_slow(MPI_Datatype t)
     return e ? (uint64_t) e->size : 0;
 }
 
-unsigned mpii_types_freed;
-
 void mpii_type_forget(MPI_Datatype t)
 {
-    mpii_types_freed++;
     mpii_type_t *e = mpii_type_slot(t);
     if (e->type == t) e->type = (MPI_Datatype) 0;
 }

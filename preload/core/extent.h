@@ -23,10 +23,6 @@ static inline mpii_type_t *mpii_type_slot(MPI_Datatype t)
     return &mpii_types[(k ^ (k >> 6) ^ (k >> 12)) & (MPII_TYPE_SLOTS - 1)];
 }
 
-/* How many datatypes were freed (MPI_Type_free): a tool that keeps a datatype handle's size of its
- * own compares it, since MPI may give a freed handle to the next type made. */
-extern unsigned mpii_types_freed __attribute__((visibility("hidden")));
-
 /* Facts about t from the library (cached), or NULL for MPI_DATATYPE_NULL or an invalid type. */
 const mpii_type_t *mpii_type_info(MPI_Datatype t);
 uint64_t mpii_type_size_slow(MPI_Datatype t);

@@ -48,24 +48,29 @@ MON_INLINE int count_send(const mpii_args_t *a, int ask)
     return 1;
 }
 
-/* The signature of the latest send on MPI_COMM_WORLD counted in full, outside MPI_THREAD_MULTIPLE:
- * (count, datatype) and the bytes and histogram bin they make. A send with the same signature (a
- * loop's, to any peer) is counted by send_quick with no datatype cache and no bin to compute.
- * `freed` keeps the size honest: a freed handle may name another type next (mpii_types_freed). */
+/* The signature of the latest send on MPI_COMM_WORLD counted in full: (count, datatype) and the
+ * bytes and histogram bin they make. A send with the same signature (a loop's, to any peer) is
+ * counted by send_quick with no datatype cache and no bin to compute. Kept only while recording
+ * outside MPI_THREAD_MULTIPLE, and forgotten when recording stops and at every MPI_Type_free (MPI
+ * may give the freed handle to the next type made): so send_quick tests none of these itself. */
 typedef struct {
-    MPI_Datatype type; /* 0: nothing kept (no datatype handle is 0) */
-    MPI_Count count;
+    MPI_Datatype type;
+    MPI_Count count; /* -1 with type 0: nothing kept (no send is given either) */
     uint64_t bytes;
     int bin;
-    unsigned freed;
 } mon_last_t;
-static mon_last_t mon_last;
+static mon_last_t mon_last = { .count = -1 };
 
 /* Out of line: the full wrapper's, which keeps the quick path's registers free. */
 static __attribute__((noinline)) void remember_send(MPI_Count count, MPI_Datatype type)
 {
     uint64_t bytes = count > 0 ? times(count, mpii_type_size(type)) : 0; /* as count_send: no size asked for none */
-    mon_last = (mon_last_t){ type, count, bytes, hist_bin(bytes), mpii_types_freed };
+    mon_last = (mon_last_t){ type, count, bytes, hist_bin(bytes) };
+}
+
+static void forget_send(void)
+{
+    mon_last = (mon_last_t){ .count = -1 };
 }
 
 MON_INLINE void on_send(const mpii_args_t *a)
@@ -137,7 +142,9 @@ MON_INLINE void before(mpii_kind_t kind, int id, const mpii_args_t *a)
     case MPII_KIND_COMM_FREE:
         if (a->comm_ref) mon_comm_freeing(*a->comm_ref);
         break;
-    default: break; /* a freed type: the core forgets its cached size (extent.h) */
+    default:
+        if (id == MPI_TYPE_FREE_T) forget_send(); /* the core forgets its cached size (extent.h) */
+        break;
     }
 }
 
@@ -204,6 +211,7 @@ static void stop_recording(void)
 {
     if (!mon_recording) return;
     mon_pvars_finish();
+    forget_send();
     mon_recording = 0;
     report_memory();
     mon_cache_finish();
@@ -233,17 +241,16 @@ static void stop_recording(void)
         if (mon_threaded) pthread_mutex_unlock(&mon_lock);                                                   \
     }                                                                                                        \
     return rc
-/* A send on MPI_COMM_WORLD with the latest signature (mon_last), outside MPI_THREAD_MULTIPLE:
- * counted here, no call made (1); nothing to count for MPI_PROC_NULL or the rank itself. Anything
- * else (0) goes to the full wrapper, which counts it and keeps its signature. */
+/* A send on MPI_COMM_WORLD with the latest signature (mon_last, kept only while it may be used):
+ * counted here, no call made (1); nothing to count for MPI_PROC_NULL or the rank itself (one
+ * unsigned compare takes the negative ranks with the ones past the last). Anything else (0) goes
+ * to the full wrapper, which counts it and keeps its signature. */
 MON_INLINE int send_quick(const mpii_args_t *a)
 {
     const mon_last_t *l = &mon_last;
-    if (!mon_recording || mon_threaded || a->comm != MPI_COMM_WORLD || a->datatype != l->type || a->count != l->count ||
-        mpii_types_freed != l->freed)
-        return 0;
-    uint64_t *r = peer_row(a->peer);
-    if (r) count_message_in(r, l->bytes, l->bin);
+    if (a->comm != MPI_COMM_WORLD || a->datatype != l->type || a->count != l->count) return 0;
+    if ((unsigned) a->peer < (unsigned) mon_world_size && a->peer != mon_world_rank)
+        count_message_in(mon_peers + (size_t) a->peer * MON_ROW, l->bytes, l->bin);
     return 1;
 }
 
@@ -291,7 +298,8 @@ static inline int mpii_monitor_wraps(int id)
     case MPII_KIND_COMM_CREATE:
     case MPII_KIND_COMM_FREE:
     case MPII_KIND_WIN_FREE: return 1;
-    default: return id == MPI_FINALIZE_T || id == MPI_REQUEST_FREE_T || id == MPI_COMM_SET_NAME_T;
+    default:
+        return id == MPI_FINALIZE_T || id == MPI_REQUEST_FREE_T || id == MPI_COMM_SET_NAME_T || id == MPI_TYPE_FREE_T;
     }
 }
 #define MON_HOOK(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND) [ID] = (void (*)(void)) mon_##NAME,

@@ -765,20 +765,24 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
 #else
 #define PF_CALL_LATEST(l, ID, QTYPE, NEXTARGS) (next_id = (l)->next_id, ((QTYPE *) (l)->next) NEXTARGS)
 #endif
-/* The tail path's timed call (its site's turn came, pf_take_turn): in a function of its own, so that
- * the untimed calls keep their tail call, and short, so that what a timed call adds is the clock and
- * the statistics. Its turn used to go to pf_full_NAME: one call in 64 through two kilobytes of code
- * the processor had not run for 64 calls cost a ping-pong whose two ranks share a core 3 % of its
- * time (bench/pingpong-plain.mjs; docs/performance.md), against 0.3 % without any timing. */
+/* The tail path's timed call (its site's turn came, gap 1): in a function of its own, so that the
+ * untimed calls keep their tail call and test the countdown once, and short, so that what a timed
+ * call adds is the clock and the statistics. Its turn used to go to pf_full_NAME: one call in 64
+ * through two kilobytes of code the processor had not run for 64 calls cost a ping-pong whose two
+ * ranks share a core 3 % of its time (bench/pingpong-plain.mjs; docs/performance.md), against
+ * 0.3 % without any timing. A call pf_count_quick cannot count goes on to pf_full_NAME, whose turn
+ * it is then (pf_take_turn). */
 #define PF_UNPAREN(...) __VA_ARGS__
 #define PF_WITH(FIRST, LIST) (FIRST, PF_UNPAREN LIST) /* (FIRST, the items of LIST) */
 #define PF_TIMED(RET, NAME, ID, QTYPE, QPARAMS, NEXTARGS, KIND)                                                        \
+    static __attribute__((noinline)) RET pf_full_##NAME MPII_OUTLINED_PARAMS(QPARAMS);                                 \
     static __attribute__((noinline, unused)) RET pf_timed_##NAME PF_WITH(pf_state_t *s, MPII_OUTLINED_PARAMS(QPARAMS)) \
     {                                                                                                                  \
         MPII_OUTLINED_CONTEXT;                                                                                         \
         pf_latest_t *l = &s->latest[ID];                                                                               \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                                              \
         int next_id = tool_id;                                                                                         \
-        (void) next_id;                                                                                                \
+        if (!pf_count_quick(l, ID, KIND, &a)) return pf_full_##NAME MPII_OUTLINED_ARGS(NEXTARGS);                      \
         uint64_t t0 = pf_ticks();                                                                                      \
         RET rc = PF_CALL_LATEST(l, ID, QTYPE, NEXTARGS);                                                               \
         uint64_t t1 = pf_ticks();                                                                                      \
@@ -788,21 +792,20 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
     }
 MPII_FOREACH_FUNC(PF_TIMED)
 /* The tail path of a call from site KEY, in pf_NAME (the return address) and pf_py_NAME (a Python
- * rank's line key): counted and handed on, or timed in pf_timed_NAME when its turn came (gap 1; 0
- * keeps the tail path shut), or pf_full_NAME. */
-#define PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, KEY)                                          \
-    if (PF_TAILABLE(ID, KIND)) {                                                               \
-        pf_state_t *ts = pf_state(tool_id);                                                    \
-        pf_latest_t *l = &ts->latest[ID];                                                      \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                      \
-        if (MPII_LIKELY(l->addr == (KEY) && l->gap != 0 && pf_count_quick(l, ID, KIND, &a))) { \
-            if (MPII_LIKELY(l->gap > 1)) {                                                     \
-                l->gap--;                                                                      \
-                return PF_CALL_LATEST(l, ID, QTYPE, NEXTARGS);                                 \
-            }                                                                                  \
-            return pf_timed_##NAME PF_WITH(ts, MPII_OUTLINED_ARGS(NEXTARGS));                  \
-        }                                                                                      \
-    }                                                                                          \
+ * rank's line key): counted and handed on while its site's countdown is past 1, timed in
+ * pf_timed_NAME when its turn came (gap 1; 0 keeps the tail path shut), or pf_full_NAME. */
+#define PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, KEY)                                                        \
+    if (PF_TAILABLE(ID, KIND)) {                                                                             \
+        pf_state_t *ts = pf_state(tool_id);                                                                  \
+        pf_latest_t *l = &ts->latest[ID];                                                                    \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                                    \
+        uint64_t key = (KEY);                                                                                \
+        if (MPII_LIKELY(l->addr == key && l->gap > 1 && pf_count_quick(l, ID, KIND, &a))) {                  \
+            l->gap--;                                                                                        \
+            return PF_CALL_LATEST(l, ID, QTYPE, NEXTARGS);                                                   \
+        }                                                                                                    \
+        if (l->addr == key && l->gap == 1) return pf_timed_##NAME PF_WITH(ts, MPII_OUTLINED_ARGS(NEXTARGS)); \
+    }                                                                                                        \
     return pf_full_##NAME MPII_OUTLINED_ARGS(NEXTARGS)
 /* A Python rank's calls take their key from the interpreter (mpii_python_site), a function call:
  * in a function of their own, so that pf_NAME makes no call before the next layer's and keeps the
