@@ -181,6 +181,7 @@ for (const f of FLAVORS) {
     async function countsExact(at: Record<string, number>, tools: string) {
       const { run, stdout } = await profiled(f, 'profile_counts', tools === 'profile' ? 'counts' : 'counts-untimed', tools, 2);
       assert.match(stdout, /failed 200\b/, 'the MPI returned an error for every send to a rank that does not exist');
+      assert.match(stdout, /^info 999$/m, 'MPI_Info_set got its own key and value past its first 64 calls');
       const sites = siteTotals(run);
       const row = (name: string, fn: string) => {
         const t = site(sites, fn, at[name]);

@@ -20,6 +20,11 @@ const sha256 = (): Hash => (createRequire(import.meta.url)('node:crypto') as typ
 // of a tool's per-call work. Plain stores instead.
 const ARCH_FLAGS = process.arch === 'x64' ? ['-mstringop-strategy=unrolled_loop'] : [];
 
+// Wrappers are macros expanded over every MPI function: a local that takes a parameter's name in
+// one of them (MPI_Info_set's `key`) passes the wrong value on to MPI, and the compiler's only
+// sign is one of these warnings. A build that has one is wrong: it stops.
+const ERROR_FLAGS = ['-Werror=int-conversion', '-Werror=incompatible-pointer-types'];
+
 /** The compiler's flags for one source of the shim: the generated wrappers (hundreds of
  *  functions) with line tables only, as full debug information nearly doubled their compile
  *  time, the longest step of a build. */
@@ -33,6 +38,7 @@ export function compileArgs(src: string, obj: string, genDir: string, extra: str
     '-std=gnu11',
     '-fno-semantic-interposition',
     '-Wall',
+    ...ERROR_FLAGS,
     ...ARCH_FLAGS,
     ...extra,
     '-I',

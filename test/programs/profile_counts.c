@@ -13,6 +13,8 @@
  * both ranks send and receive ROUNDS x 8 doubles from one site each with recording off
  * (MPI_Pcontrol(0)) for the middle third, and rank 0 sends SHORT x 8 doubles in send_to again,
  * whose site is then the latest (its tail path must not survive a change of the error handler).
+ * Then ROUNDS MPI_Info_set calls from one site; rank 0 prints "info <value>" (the last one set,
+ * as MPI_Info_get reads it back).
  * Phase 2: MPI_ERRORS_RETURN on MPI_COMM_WORLD; ROUNDS more 64-byte sends from another site, then
  * BAD sends to rank `size` (no such rank: each fails and returns) from there and BAD from send_to.
  * Rank 0 prints "failed <n>" (how many of the bad sends returned an error). */
@@ -78,6 +80,19 @@ int main(int argc, char **argv)
         if (rank == 0) send_to(1, 8);
         else if (rank == 1) MPI_Recv(v, 8, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
+    /* a function whose parameter shares a name with a wrapper's own local (MPI_Info_set's `key`)
+     * must get its own argument on the tail path too: the value read back is the last one set */
+    MPI_Info info;
+    char value[16];
+    int found = 0;
+    MPI_Info_create(&info);
+    for (int i = 0; i < ROUNDS; i++) {
+        snprintf(value, sizeof value, "%d", i);
+        MPI_Info_set(info, "mpii", value);
+    }
+    MPI_Info_get(info, "mpii", sizeof value - 1, value, &found);
+    if (rank == 0) printf("info %s\n", found ? value : "(none)");
+    MPI_Info_free(&info);
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     for (int i = 0; i < ROUNDS; i++) {
