@@ -1,9 +1,7 @@
-// The shim as a library: loads anywhere without libmpi, the cache, --dry-run, signals.
+// The shim as a library: loads anywhere without libmpi, a warm cache, --dry-run, signals (concurrent
+// cold builds: shim-cache.test.ts).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { execa } from 'execa';
 import { FLAVORS, MPII, TEST_ENV, launcherArgs, mpii, outDir, program, ranksGone, ranksOf, shimInfo } from './helpers.js';
 
@@ -54,22 +52,3 @@ for (const f of FLAVORS) {
     });
   });
 }
-
-describe('shim cache', () => {
-  it('concurrent cold builds both succeed and leave one complete cache entry', async () => {
-    const cache = mkdtempSync(join(tmpdir(), 'mpii-cache-'));
-    const env = { ...TEST_ENV, XDG_CACHE_HOME: cache };
-    const [a, b] = await Promise.all([
-      execa('node', [MPII, 'build', '--mpi', 'mpich', '--quiet'], { env }),
-      execa('node', [MPII, 'build', '--mpi', 'mpich', '--quiet'], { env }),
-    ]);
-    assert.equal(a.stdout.split('\t')[2], b.stdout.split('\t')[2]);
-    const entries = readdirSync(join(cache, 'mpii')).filter((e) => e.startsWith('mpich-'));
-    assert.equal(entries.length, 1);
-    assert.ok(readdirSync(join(cache, 'mpii', entries[0])).includes('libmpii.so'));
-    assert.deepEqual(
-      readdirSync(join(cache, 'mpii')).filter((e) => e.startsWith('.build')),
-      [],
-    );
-  });
-});
