@@ -97,6 +97,18 @@ describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
     assert.ok(r.background <= 4 * r.decisions + 4, JSON.stringify(r));
   });
 
+  it('one stalled period does not lose a block pair alone: the first exploration keeps a site 10 % faster in the background', () => {
+    // 60 calls: the first decision only (a later re-check would correct a wrong one). The stall
+    // makes the first background block slower than its plain pair as sums; each block is compared
+    // without its mode's longest period, as the overall means are (a stencil's site went plain
+    // over one such period, and its job ran slower than both plain and paging: docs/overlap.md)
+    const r = run('halo-stall', 60);
+    assert.equal(r.first_decision, 33);
+    assert.equal(r.why, WHY.won, JSON.stringify(r));
+    assert.equal(r.on, 1);
+    assert.equal(r.background, 44, '16 exploring, then every call after the decision');
+  });
+
   it('a site where the background hides something but is no faster goes back to plain', () => {
     const r = run('tie', 100_000);
     assert.equal(r.on, 0);

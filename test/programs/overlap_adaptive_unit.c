@@ -23,6 +23,9 @@
  *   slower         receive hidden (2 ms) but the background 1.3x slower (SOR on a fast link:
  *                  the method's cost per message above what it hides)
  *   halo-short     as halo, in a 40 µs loop (periods too short for an early decision)
+ *   halo-stall     halo-short with the background 0.9x plain, and one period of the first
+ *                  background block 20 µs longer (another site's mode switch, a lost time
+ *                  slice): that block alone is slower than its plain pair
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +46,8 @@ int main(int argc, char **argv)
     const char *sc = argv[1];
     long calls = atol(argv[2]);
     double plain = 100000, bg; /* ns per period */
-    uint64_t gap = 1000, between = 0;
+    uint64_t gap = 1000, between = 0, stall = 0;
+    long stall_after = 0; /* the call after which the clock stalls once */
     int report = 1;
     if (!strcmp(sc, "randomaccess")) bg = 1.2 * plain;
     else if (!strcmp(sc, "randomaccess-unreported")) bg = 1.2 * plain, report = 0;
@@ -52,6 +56,7 @@ int main(int argc, char **argv)
     else if (!strcmp(sc, "tie")) bg = plain, gap = 2000000;
     else if (!strcmp(sc, "slower")) bg = 1.3 * plain, gap = 2000000;
     else if (!strcmp(sc, "halo-short")) plain = 40000, bg = 0.6 * plain, gap = 30000;
+    else if (!strcmp(sc, "halo-stall")) plain = 40000, bg = 0.9 * plain, gap = 30000, stall_after = 3, stall = 20000;
     else return 2;
     ov_site_t *s = ov_site_of((void *) 0x401234);
     long background = 0, first_off = 0, first_decision = 0;
@@ -64,7 +69,7 @@ int main(int argc, char **argv)
         } else if (!first_off) {
             first_off = i;
         }
-        clock_ns += (uint64_t) (on ? bg : plain);
+        clock_ns += (uint64_t) (on ? bg : plain) + (i == stall_after ? stall : 0);
     }
     printf("background=%ld first_off=%ld first_decision=%ld unhidden_giveups=%llu decisions=%llu on=%d why=%d site_background=%u "
            "site_decisions=%u plain_ns=%llu background_ns=%llu\n",

@@ -39,6 +39,7 @@ typedef struct {
     uint64_t block[2][OV_PAIRS]; /* nanoseconds of the periods that followed a call in each mode,
                                   * by block (three per block) */
     uint64_t max[2];             /* the longest of them (left out of the final comparison: one stall) */
+    uint8_t max_block[2];        /* the block that holds it */
     uint32_t n[2];
     uint16_t unhidden, hidden; /* this exploration's background receives, by what they hid */
 } ov_site_t;
