@@ -63,8 +63,8 @@ static uint64_t block_periods(const ov_site_t *s, int m, int i)
 }
 
 /* Whether background block i beat plain block i, as means, each block without its mode's longest
- * period if it holds it (the stall the overall comparison leaves out too: a mode switch of another
- * site, a time slice lost, which alone lost a stencil's pair). */
+ * period if it holds it: the stall the overall comparison leaves out too (another site's switch of
+ * mode, a time slice lost), which alone would lose the pair. */
 static int block_won(const ov_site_t *s, int i)
 {
     uint64_t sum[2], n[2];
