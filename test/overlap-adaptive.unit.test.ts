@@ -100,8 +100,7 @@ describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
   it('one stalled period does not lose a block pair alone: the first exploration keeps a site 10 % faster in the background', () => {
     // 60 calls: the first decision only (a later re-check would correct a wrong one). The stall
     // makes the first background block slower than its plain pair as sums; each block is compared
-    // without its mode's longest period, as the overall means are (a stencil's site went plain
-    // over one such period, and its job ran slower than both plain and paging: docs/overlap.md)
+    // without its mode's longest period, as the overall means are
     const r = run('halo-stall', 60);
     assert.equal(r.first_decision, 33);
     assert.equal(r.why, WHY.won, JSON.stringify(r));
