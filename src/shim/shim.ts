@@ -22,7 +22,8 @@ const ARCH_FLAGS = process.arch === 'x64' ? ['-mstringop-strategy=unrolled_loop'
 
 // Wrappers are macros expanded over every MPI function: a local that takes a parameter's name in
 // one of them (MPI_Info_set's `key`) passes the wrong value on to MPI, and the compiler's only
-// sign is one of these warnings. A build that has one is wrong: it stops.
+// sign is one of these warnings. A build that has one is wrong: it stops (GCC 14 makes both
+// errors by default; Debian 12's GCC 12 only warns).
 const ERROR_FLAGS = ['-Werror=int-conversion', '-Werror=incompatible-pointer-types'];
 
 /** The compiler's flags for one source of the shim: the generated wrappers (hundreds of
