@@ -73,11 +73,29 @@ static void forget_send(void)
     mon_last = (mon_last_t){ .count = -1 };
 }
 
+/* A send on MPI_COMM_WORLD with the latest signature (mon_last, kept only while it may be used):
+ * counted here, no call made (1); nothing to count for MPI_PROC_NULL or the rank itself (one
+ * unsigned compare takes the negative ranks with the ones past the last). Anything else (0) goes
+ * to the full wrapper, which counts it and keeps its signature. */
+MON_INLINE int send_quick(const mpii_args_t *a)
+{
+    const mon_last_t *l = &mon_last;
+    if (a->comm != MPI_COMM_WORLD || a->datatype != l->type || a->count != l->count) return 0;
+    if ((unsigned) a->peer < (unsigned) mon_world_size && a->peer != mon_world_rank)
+        count_message_in(mon_peers + (size_t) a->peer * MON_ROW, l->bytes, l->bin);
+    return 1;
+}
+
 MON_INLINE void on_send(const mpii_args_t *a)
 {
     /* a->datatype: a send's or MPI_Sendrecv_replace's (count, datatype); MPI_Sendrecv's are its
-     * send_count and send_datatype, and it is no MPI_Send to keep a signature for */
-    if (a->comm == MPI_COMM_WORLD && !mon_threaded && a->datatype) remember_send(a->count, a->datatype);
+     * send_count and send_datatype, and it is no MPI_Send to keep a signature for. A kept signature
+     * counts the send too: its bytes and bin are not worked out twice. */
+    if (a->comm == MPI_COMM_WORLD && !mon_threaded && a->datatype) {
+        remember_send(a->count, a->datatype);
+        (void) send_quick(a);
+        return;
+    }
     (void) count_send(a, 1);
 }
 
@@ -241,19 +259,6 @@ static void stop_recording(void)
         if (mon_threaded) pthread_mutex_unlock(&mon_lock);                                                   \
     }                                                                                                        \
     return rc
-/* A send on MPI_COMM_WORLD with the latest signature (mon_last, kept only while it may be used):
- * counted here, no call made (1); nothing to count for MPI_PROC_NULL or the rank itself (one
- * unsigned compare takes the negative ranks with the ones past the last). Anything else (0) goes
- * to the full wrapper, which counts it and keeps its signature. */
-MON_INLINE int send_quick(const mpii_args_t *a)
-{
-    const mon_last_t *l = &mon_last;
-    if (a->comm != MPI_COMM_WORLD || a->datatype != l->type || a->count != l->count) return 0;
-    if ((unsigned) a->peer < (unsigned) mon_world_size && a->peer != mon_world_rank)
-        count_message_in(mon_peers + (size_t) a->peer * MON_ROW, l->bytes, l->bin);
-    return 1;
-}
-
 /* The wrapper: a send that send_quick counts goes on to the next layer at once; everything else
  * runs mon_full_NAME, a function of its own. So the common send makes no call before the next
  * layer's (the full wrapper's may call MPI or take the lock), and keeps its arguments in the

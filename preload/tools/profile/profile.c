@@ -794,18 +794,19 @@ MPII_FOREACH_FUNC(PF_TIMED)
 /* The tail path of a call from site KEY, in pf_NAME (the return address) and pf_py_NAME (a Python
  * rank's line key): counted and handed on while its site's countdown is past 1, timed in
  * pf_timed_NAME when its turn came (gap 1; 0 keeps the tail path shut), or pf_full_NAME. */
-#define PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, KEY)                                                                \
-    if (PF_TAILABLE(ID, KIND)) {                                                                                     \
-        pf_state_t *ts = pf_state(tool_id);                                                                          \
-        pf_latest_t *l = &ts->latest[ID];                                                                            \
-        mpii_args_t a = MPII_ARGS_##NAME;                                                                            \
-        uint64_t pf_tail_key = (KEY);                                                                                \
-        if (MPII_LIKELY(l->addr == pf_tail_key && l->gap > 1 && pf_count_quick(l, ID, KIND, &a))) {                  \
-            l->gap--;                                                                                                \
-            return PF_CALL_LATEST(l, ID, QTYPE, NEXTARGS);                                                           \
-        }                                                                                                            \
-        if (l->addr == pf_tail_key && l->gap == 1) return pf_timed_##NAME PF_WITH(ts, MPII_OUTLINED_ARGS(NEXTARGS)); \
-    }                                                                                                                \
+#define PF_TAIL(NAME, ID, QTYPE, NEXTARGS, KIND, KEY)                                          \
+    if (PF_TAILABLE(ID, KIND)) {                                                               \
+        pf_state_t *ts = pf_state(tool_id);                                                    \
+        pf_latest_t *l = &ts->latest[ID];                                                      \
+        mpii_args_t a = MPII_ARGS_##NAME;                                                      \
+        if (MPII_LIKELY(l->addr == (KEY))) {                                                   \
+            if (MPII_LIKELY(l->gap > 1 && pf_count_quick(l, ID, KIND, &a))) {                  \
+                l->gap--;                                                                      \
+                return PF_CALL_LATEST(l, ID, QTYPE, NEXTARGS);                                 \
+            }                                                                                  \
+            if (l->gap == 1) return pf_timed_##NAME PF_WITH(ts, MPII_OUTLINED_ARGS(NEXTARGS)); \
+        }                                                                                      \
+    }                                                                                          \
     return pf_full_##NAME MPII_OUTLINED_ARGS(NEXTARGS)
 /* A Python rank's calls take their key from the interpreter (mpii_python_site), a function call:
  * in a function of their own, so that pf_NAME makes no call before the next layer's and keeps the
