@@ -48,6 +48,7 @@ function site(sites: SiteTotal[], fn: string, line: number, caller?: number): Si
 }
 
 const lines = markers('profile_sites');
+const sampledLines = markers('profile_sampled');
 
 for (const f of FLAVORS) {
   describe(`profile on ${f}`, () => {
@@ -132,7 +133,7 @@ for (const f of FLAVORS) {
       assert.match(js[0].location, /profile_sites\.c:\d+ exchange ← profile_sites\.c:\d+ main/);
     });
 
-    it("sampled timing (the default, here one in 8): exact counts, the timed calls' time scaled to every call", async (t) => {
+    it("sampled timing (the default, here one in 8; a hot site's calls past its first 1,024 timed one in 128): exact counts, the timed calls' time scaled to every call", async (t) => {
       for (const [sample, tag] of [
         [8, 'sampled'],
         [1, 'every'],
@@ -151,6 +152,16 @@ for (const f of FLAVORS) {
           // each site: its first 64, then one in 8 of its other 236 on average (random gaps of 1..15)
           else assert.ok(t.timed >= 64 + 10 && t.timed <= 64 + 80, `timed ${t.timed} of a site's 300`);
         }
+        // the hot site: 100,000 calls per rank; with sample=8 its first 64, then 1,024 one in 8
+        // (~8,200 calls), then one in 128 of the other ~91,700 (~720: random gaps of 1..255)
+        const hot = siteTotals(run).filter((t) => t.site.fn === 'MPI_Sendrecv');
+        assert.deepEqual(
+          hot.map((t) => [t.count, t.site.frames[0].line]),
+          [[2 * 100_000, sampledLines.hot]],
+        );
+        const later = hot[0].timed / 2 - 64 - 1024; // per rank, past the dense stretch
+        if (sample === 1) assert.equal(hot[0].timed, 2 * 100_000);
+        else assert.ok(later >= 600 && later <= 850, `hot site: ${hot[0].timed} of 2 x 100,000 calls timed`);
         if (sample === 1) assert.doesNotMatch(stderr, /calls timed/);
         else assert.match(stderr, new RegExp(`times: \\d+ of \\d+ calls timed .*sample=1 times every call`));
         // what the times must be whatever the machine's speed: each site's time stands for all its
@@ -159,7 +170,7 @@ for (const f of FLAVORS) {
         // close the estimate comes to the program's own measurement depends on the machine's load:
         // that is a benchmark's question, printed here as a diagnostic only. The estimator itself
         // is checked exactly in profile.unit.test.ts (scaledTicks).
-        for (const s of recvs) {
+        for (const s of [...recvs, ...hot]) {
           assert.ok(s.tmin > 0 && s.tmin <= s.tmax, `tmin ${s.tmin} tmax ${s.tmax}`);
           assert.ok(
             s.time >= s.count * s.tmin * (1 - 1e-9) && s.time <= s.count * s.tmax * (1 + 1e-9),

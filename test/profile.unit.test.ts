@@ -105,6 +105,25 @@ describe('profile report (synthetic jobs)', () => {
     assert.equal(scaledTicks(70, 64, 6400, 6400), 7000); // none of the later calls timed yet: the first calls' mean
     assert.equal(scaledTicks(0, 0, 0, 0), 0);
   });
+
+  it('sampled times of a hot site: the dense stretch (one in N) and the sparse one (one in 16 N) each scaled by its own rate', () => {
+    // 64 first calls of 100 ticks; then 65,536 calls of 100 ticks, 1,024 of them timed; then
+    // 1,048,576 calls of 50 ticks (the program's phase changed), 1,024 of them timed
+    const first = 64 * 100,
+      dense = { calls: 64 + 65_536, ticks: 1024 * 100 },
+      sparse = 1024 * 50;
+    const count = dense.calls + 1_048_576,
+      timed = 64 + 1024 + 1024,
+      ticks = first + dense.ticks + sparse;
+    assert.equal(scaledTicks(count, timed, ticks, first, dense), first + 65_536 * 100 + 1_048_576 * 50);
+    // one scale for both stretches would weigh the dense one's 65,536 calls as half of them
+    const oneScale = scaledTicks(count, timed, ticks, first);
+    assert.ok(oneScale > 1.4 * (first + 65_536 * 100 + 1_048_576 * 50), `one scale: ${oneScale}`);
+    // no sparse call timed yet: the dense stretch's mean stands for them
+    assert.equal(scaledTicks(dense.calls + 500, 64 + 1024, first + dense.ticks, first, dense), first + 65_536 * 100 + 500 * 100);
+    // a profile that never left its dense stretch (dense_calls 0) scales as before
+    assert.equal(scaledTicks(64 + 10_000, 64 + 160, first + 160 * 100, first, { calls: 0, ticks: 0 }), first + 10_000 * 100);
+  });
 });
 
 describe('symbols', () => {

@@ -207,7 +207,15 @@ export function writeSparseEntry(b: Buffer, at: number, v: { index?: number | bi
 }
 
 /** Constants the tools declare beside their blocks. */
-export const CONSTANTS = {"MC_MAX_FINDINGS":256,"MC_FRAMES":16,"PF_MAX_DEPTH":8,"PF_ALWAYS_TIMED":64,"PF_RESUME_CALLS":65536} as const;
+export const CONSTANTS = {
+  "MC_MAX_FINDINGS": 256,
+  "MC_FRAMES": 16,
+  "PF_MAX_DEPTH": 8,
+  "PF_ALWAYS_TIMED": 64,
+  "PF_DENSE_TIMED": 1024,
+  "PF_SPARSE_FACTOR": 16,
+  "PF_RESUME_CALLS": 65536
+} as const;
 
 /** Every tool's blocks (core = tool 0): counters blocks with their field indices (`index`),
  *  fields of several words (`words`), the row length (`size`) and their labels. */
@@ -531,7 +539,7 @@ export const BLOCKS = {
     "overflow": {
       "kind": "counters",
       "row": {
-        "size": 11,
+        "size": 13,
         "index": {
           "count": 0,
           "ticks": 1,
@@ -543,7 +551,9 @@ export const BLOCKS = {
           "size_max": 7,
           "timed": 8,
           "gap": 9,
-          "ticks_first": 10
+          "ticks_first": 10,
+          "dense_calls": 11,
+          "dense_ticks": 12
         },
         "words": {}
       },
@@ -558,7 +568,9 @@ export const BLOCKS = {
         "size_max",
         "timed",
         "gap",
-        "ticks_first"
+        "ticks_first",
+        "dense_calls",
+        "dense_ticks"
       ]
     },
     "sites": {"kind":"counters","labels":"free"},

@@ -4,8 +4,9 @@
  * there. Per site: calls, total/min/max time, bytes sent and received, smallest and largest bytes
  * per call. Calls and bytes are exact. Times: a site's first 64 calls are all timed, then (option
  * sample=N, default 64) one in N at random gaps, since reading the clock is most of the tool's
- * cost (an rdtsc is 11-26 ns on this project's VMs, an 8-byte shared-memory round trip ~170 ns);
- * random gaps keep a loop's period from aliasing with the sampling. sample=1 times every call.
+ * cost (an rdtsc is 10-26 ns on this project's VMs, an 8-byte shared-memory round trip ~170 ns),
+ * and past a site's 1,024th such timed call one in 16 N (pf_next_gap); random gaps keep a loop's
+ * period from aliasing with the sampling. sample=1 times every call.
  * Per rank: application wall time and the time recording was on; MPI_Pcontrol(0) switches
  * recording off, any other level on. Everything lives in the rank's profile file (layout:
  * profile.h), so a crashed job still reports; the CLI turns addresses into function and
@@ -351,11 +352,17 @@ PF_INLINE pf_bytes_t pf_bytes(pf_state_t *s, int kind, int id, const mpii_args_t
 
 /* ---- one call ---- */
 
-/* A gap of 1..2N-1 calls (mean N) until the next timed call. */
-PF_INLINE uint64_t pf_next_gap(pf_state_t *s, const uint64_t *f)
+/* A gap of 1..2M-1 calls (mean M) until the next timed call, drawn at a timed call: the
+ * `timed`-th of its site, this one included. M is N (option sample) until the site's
+ * PF_DENSE_TIMED-th timed call after its first PF_ALWAYS_TIMED, then PF_SPARSE_FACTOR x N: a hot
+ * site's time is known well by then (1,024 timed calls), and each timed call costs two clock reads
+ * (~20 ns here), which one in N calls of a 170 ns ping-pong pays 0.4 % for. The reader scales
+ * each stretch by its own rate (pf_time keeps where the dense one ended). */
+PF_INLINE uint64_t pf_next_gap(pf_state_t *s, uint64_t timed)
 {
-    if (s->sample <= 1 || f[PF_TIMED] + 1 < PF_ALWAYS_TIMED) return 1;
-    return 1 + ((mpii_xorshift(&s->rng) >> 32) * (2 * s->sample - 1) >> 32); /* no division */
+    if (s->sample <= 1 || timed < PF_ALWAYS_TIMED) return 1;
+    uint64_t mean = timed < PF_ALWAYS_TIMED + PF_DENSE_TIMED ? s->sample : s->sample * PF_SPARSE_FACTOR;
+    return 1 + ((mpii_xorshift(&s->rng) >> 32) * (2 * mean - 1) >> 32); /* no division */
 }
 
 /* Whether to time this call: a countdown (`gap`) of the site whose row is `f` (the calling
@@ -366,7 +373,7 @@ PF_INLINE int pf_take_turn(pf_state_t *s, uint64_t *gap, const uint64_t *f)
         --*gap;
         return 0;
     }
-    *gap = pf_next_gap(s, f);
+    *gap = pf_next_gap(s, f[PF_TIMED] + 1); /* this call is timed: pf_time counts it after the call */
     return 1;
 }
 
@@ -478,6 +485,12 @@ PF_INLINE void pf_time(pf_state_t *s, uint64_t *f, uint64_t t0, uint64_t t1)
     if (f[PF_TIMED] < PF_ALWAYS_TIMED) f[PF_TICKS_FIRST] += dt; /* never scaled: see profile.h */
     f[PF_TIMED]++;
     f[PF_TICKS] += dt;
+    if (MPII_UNLIKELY(f[PF_TIMED] == PF_ALWAYS_TIMED + PF_DENSE_TIMED) && s->sample > 1) {
+        /* the end of the stretch timed one in N (pf_next_gap): every path counts a call before
+         * timing it, so the count includes this one */
+        f[PF_DENSE_CALLS] = f[PF_COUNT];
+        f[PF_DENSE_TICKS] = f[PF_TICKS] - f[PF_TICKS_FIRST];
+    }
     if (dt < f[PF_TMIN]) f[PF_TMIN] = dt;
     if (dt > f[PF_TMAX]) f[PF_TMAX] = dt;
     s->clock[PF_LAST_TICKS] = t1;
@@ -787,7 +800,7 @@ static int pf_pcontrol(QMPI_Context context, int tool_id, const int level, ...)
         RET rc = PF_CALL_LATEST(l, ID, QTYPE, NEXTARGS);                                                               \
         uint64_t t1 = pf_ticks();                                                                                      \
         pf_time(s, l->row, t0, t1);                                                                                    \
-        l->gap = pf_next_gap(s, l->row);                                                                               \
+        l->gap = pf_next_gap(s, l->row[PF_TIMED]); /* pf_time counted this call */                                     \
         return rc;                                                                                                     \
     }
 MPII_FOREACH_FUNC(PF_TIMED)

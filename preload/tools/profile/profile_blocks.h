@@ -5,6 +5,8 @@
 
 #define PF_MAX_DEPTH 8 /* deepest call-site stack (option depth) */
 #define PF_ALWAYS_TIMED 64 /* a site's first calls, all timed (option sample: the later ones one in N) */
+#define PF_DENSE_TIMED 1024 /* a site's later calls timed one in N until this many were; from then one in PF_SPARSE_FACTOR x N */
+#define PF_SPARSE_FACTOR 16 /* how much rarer a hot site's timed calls become past its PF_DENSE_TIMED later timed ones */
 #define PF_RESUME_CALLS 65536 /* calls of MPI_Init's thread alone, after another thread's, that bring the fast path back */
 
 /* block "clock" (counters): the timer, the application's start and end, a calibration pair, Pcontrol state */
@@ -43,7 +45,7 @@ enum {
     "joins\n" \
     "resumes"
 
-/* block "overflow" (counters): one row of statistics per MPI function id: calls that found the sites table full. The same statistics end each row of "sites". With option sample=N > 1 a site's first PF_ALWAYS_TIMED calls are timed, then one in N on average: the reader adds the first calls' ticks (ticks_first) to the later timed calls' ticks scaled by later calls / later timed calls */
+/* block "overflow" (counters): one row of statistics per MPI function id: calls that found the sites table full. The same statistics end each row of "sites". With option sample=N > 1 a site's first PF_ALWAYS_TIMED calls are timed, then one in N on average, and past its PF_DENSE_TIMED later timed calls one in PF_SPARSE_FACTOR x N: the reader adds the first calls' ticks (ticks_first) to each stretch's timed ticks scaled by that stretch's calls / its timed calls (the dense stretch ends at dense_calls with dense_ticks; the sparse one is the rest) */
 enum {
     PF_COUNT = 0, /* calls */
     PF_TICKS = 1, /* time inside the call, summed */
@@ -56,7 +58,9 @@ enum {
     PF_TIMED = 8, /* calls that were timed: ticks, ticks_min and ticks_max are theirs */
     PF_GAP = 9, /* calls until the next timed one (the tool's countdown) */
     PF_TICKS_FIRST = 10, /* the part of ticks of the site's first PF_ALWAYS_TIMED calls */
-    PF_NFIELDS = 11
+    PF_DENSE_CALLS = 11, /* the site's calls when its PF_DENSE_TIMED-th later call was timed (0 until then): the end of the stretch timed one in N */
+    PF_DENSE_TICKS = 12, /* the ticks of that stretch's timed calls (ticks_first not included) */
+    PF_NFIELDS = 13
 };
 #define PF_FIELD_LABELS \
     "count\n" \
@@ -69,6 +73,8 @@ enum {
     "size_max\n" \
     "timed\n" \
     "gap\n" \
-    "ticks_first"
+    "ticks_first\n" \
+    "dense_calls\n" \
+    "dense_ticks"
 
 #endif

@@ -21,16 +21,32 @@ import type { RankTimes, SiteStats } from './types.js';
 
 const NONE = 2 ** 63; // the C side's UINT64_MAX ("no value yet") reads as 2^64
 const ALWAYS_TIMED = CONSTANTS.PF_ALWAYS_TIMED; // a site's first calls, all timed (preload/tools/profile/blocks.yaml)
+const DENSE_TIMED = CONSTANTS.PF_DENSE_TIMED; // later calls timed one in N, then rarer (blocks.yaml)
+
+/** Where a site's dense stretch (one in N timed) ended: its calls then, its later timed calls' ticks. */
+export interface DenseEnd {
+  calls: number;
+  ticks: number;
+}
 
 /** The ticks a site spent in MPI: its timed calls' ticks scaled to all its calls. A site's first
  * ALWAYS_TIMED calls are all timed and are taken as they are (the first call may set up a
  * connection and take milliseconds: scaled, it would count many times); the later timed calls
- * stand for all later calls. Without `ticksFirst` (older profiles) all timed calls are scaled. */
-export function scaledTicks(count: number, timed: number, ticks: number, ticksFirst?: number): number {
+ * stand for all later calls. Past its DENSE_TIMED-th later timed call a site is timed more rarely
+ * (`dense`: where that stretch ended), so each stretch is scaled by its own calls / timed calls: one
+ * scale for both would give the dense stretch's calls the weight of its many timed calls. Without
+ * `ticksFirst` (older profiles) all timed calls are scaled alike. */
+export function scaledTicks(count: number, timed: number, ticks: number, ticksFirst?: number, dense?: DenseEnd): number {
   if (timed <= 0) return 0;
   const first = Math.min(timed, ALWAYS_TIMED);
   if (ticksFirst === undefined || timed <= first) return ticks * (count / timed);
-  return ticksFirst + (ticks - ticksFirst) * ((count - first) / (timed - first));
+  if (!dense || dense.calls <= 0) return ticksFirst + (ticks - ticksFirst) * ((count - first) / (timed - first));
+  const denseTime = dense.ticks * ((dense.calls - first) / DENSE_TIMED);
+  const sparseTimed = timed - first - DENSE_TIMED;
+  const sparseCalls = count - dense.calls;
+  // no sparse call timed yet: the dense stretch's mean stands for them
+  const sparseMean = sparseTimed > 0 ? (ticks - ticksFirst - dense.ticks) / sparseTimed : dense.ticks / DENSE_TIMED;
+  return ticksFirst + denseTime + sparseMean * sparseCalls;
 }
 
 export interface RawRow {
@@ -95,6 +111,8 @@ interface Fields {
   timed: number;
   ticks: number;
   ticksFirst: number;
+  denseCalls: number;
+  denseTicks: number;
   ticksMin: number;
   ticksMax: number;
   sent: number;
@@ -113,6 +131,8 @@ function fieldsOf(labels: string[], first: number): Fields {
     timed: i('timed'),
     ticks: i('ticks'),
     ticksFirst: i('ticks_first'),
+    denseCalls: i('dense_calls'),
+    denseTicks: i('dense_ticks'),
     ticksMin: i('ticks_min'),
     ticksMax: i('ticks_max'),
     sent: i('bytes_sent'),
@@ -278,7 +298,14 @@ function stats(w: Float64Array, a: number, n: number, f: Fields, rate: number): 
   return {
     count,
     timed,
-    time: scaledTicks(count, timed, g(f.ticks), f.ticksFirst >= 0 ? g(f.ticksFirst) : undefined) / rate,
+    time:
+      scaledTicks(
+        count,
+        timed,
+        g(f.ticks),
+        f.ticksFirst >= 0 ? g(f.ticksFirst) : undefined,
+        f.denseCalls >= 0 ? { calls: g(f.denseCalls), ticks: g(f.denseTicks) } : undefined,
+      ) / rate,
     tmin: tmin >= NONE ? 0 : tmin / rate,
     tmax: g(f.ticksMax) / rate,
     sent: g(f.sent),

@@ -110,7 +110,7 @@ function formatRun(run: ProfileRun, o: Required<ProfileTextOptions>): string[] {
     const timed = sites.reduce((a, x) => a + x.timed, 0);
     if (timed < calls) {
       out.push(`    times: ${timed} of ${calls} calls timed (scaled); sample=1 times every call`);
-      out.push("    (a site's first 64 calls, then one in N at random; min, max of the timed)");
+      out.push("    (a site's first 64 calls, then one in N at random, one in 16 N past its 1,088th timed; min, max of the timed)");
     }
     const moved = top.filter((x) => x.sent + x.recv > 0).sort((a, b) => b.sent + b.recv - (a.sent + a.recv) || a.site.id - b.site.id);
     if (moved.length) {
