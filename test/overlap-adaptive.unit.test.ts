@@ -108,6 +108,20 @@ describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
     assert.equal(r.background, 44, '16 exploring, then every call after the decision');
   });
 
+  it('a site in doubt among sites that went background explores again once they decided, and keeps what the combination shows', () => {
+    // A wins; B's first exploration ends in doubt (its blocks saw A's take turns too); with A in
+    // the background B explores again: where B plain beside A background is slower than both
+    // uniform choices (mix) it goes background, where it makes no difference (mix-fine) plain
+    const mix = run('mix', 100);
+    assert.deepEqual([mix.a, mix.b, mix.b_decisions, mix.b_why, mix.rechecked], [1, 1, 2, WHY.won, 1], JSON.stringify(mix));
+    assert.equal(mix.last_step_us, 90, 'the loop ends at the all-background step time');
+    const fine = run('mix-fine', 100);
+    assert.deepEqual([fine.a, fine.b, fine.b_decisions, fine.b_why, fine.rechecked], [1, 0, 2, WHY.notWon, 1], JSON.stringify(fine));
+    // one site alone has nobody else to wait for: its doubt stands (no second exploration)
+    const tie = run('tie', 100);
+    assert.deepEqual([tie.why, tie.site_decisions], [WHY.notWon, 1], JSON.stringify(tie));
+  });
+
   it('a site where the background hides something but is no faster goes back to plain', () => {
     const r = run('tie', 100_000);
     assert.equal(r.on, 0);

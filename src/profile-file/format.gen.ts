@@ -421,7 +421,7 @@ export const BLOCKS = {
     "stats": {
       "kind": "counters",
       "row": {
-        "size": 31,
+        "size": 32,
         "index": {
           "sends converted": 0,
           "receives converted": 1,
@@ -453,7 +453,8 @@ export const BLOCKS = {
           "adaptive decisions": 27,
           "call sites given up: nothing to hide behind": 28,
           "chain ends not waited at: computation follows": 29,
-          "calls checked": 30
+          "calls checked": 30,
+          "call sites in doubt explored again once the others had decided": 31
         },
         "words": {}
       },
@@ -488,7 +489,8 @@ export const BLOCKS = {
         "adaptive decisions",
         "call sites given up: nothing to hide behind",
         "chain ends not waited at: computation follows",
-        "calls checked"
+        "calls checked",
+        "call sites in doubt explored again once the others had decided"
       ]
     },
     "disabled": {"kind":"text","labels":"none"},

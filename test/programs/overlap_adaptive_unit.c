@@ -26,6 +26,15 @@
  *   halo-stall     halo-short with the background 0.9x plain, and one period of the first
  *                  background block 20 µs longer (another site's mode switch, a lost time
  *                  slice): that block alone is slower than its plain pair
+ * Two sites, A and B, each called once per step (A first, B half a step later), B's first call two
+ * steps after A's (so their blocks are shifted by two calls), receives hidden; a step's time
+ * depends on both sites' modes in it (A, B: background 1, plain 0), µs:
+ *   mix            (1,1) 90, (0,0) 100, (1,0) 110, (0,1) 115: issue 33's MPICH stencil, where
+ *                  each site's exploration saw the other's blocks too: A wins, B is in doubt,
+ *                  and A background with B plain is slower than both uniform choices
+ *   mix-fine       the same but (1,0) 90: beside A in the background, B's mode makes no difference
+ * Their line: a=<A's on> b=<B's on> b_decisions= b_why= rechecked=<ST_SITES_RECHECKED>
+ *   last_step_us=<the last step's time>
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,11 +49,37 @@ int ov_mode = OV_ADAPTIVE;
 static uint64_t clock_ns = 1000000;
 static uint64_t now(void) { return clock_ns; }
 
+/* The two-site scenarios: `calls` steps. */
+static int two_sites(const char *sc, long calls)
+{
+    double t_mix = !strcmp(sc, "mix") ? 110000 : !strcmp(sc, "mix-fine") ? 90000 : 0;
+    if (!t_mix) return 2;
+    const double step_us[2][2] = { { 100000, 115000 }, { t_mix, 90000 } }; /* [A][B] */
+    ov_site_t *a = ov_site_of((void *) 0x401234), *b = ov_site_of((void *) 0x405678);
+    double last = 0;
+    for (long i = 1; i <= calls; i++) {
+        int on_a = ov_site_on(a, now);
+        if (on_a) ov_site_receive_done(a, 1);
+        clock_ns += (uint64_t) (last / 2);
+        int on_b = 0; /* B has not started: plain */
+        if (i > 2) {
+            on_b = ov_site_on(b, now);
+            if (on_b) ov_site_receive_done(b, 1);
+        }
+        last = step_us[on_a][on_b];
+        clock_ns += (uint64_t) (last / 2);
+    }
+    printf("a=%d b=%d b_decisions=%u b_why=%d rechecked=%llu last_step_us=%.0f\n", a->on, b->on, b->decisions, b->why,
+           (unsigned long long) stats[ST_SITES_RECHECKED], last / 1000);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) return 2;
     const char *sc = argv[1];
     long calls = atol(argv[2]);
+    if (!strncmp(sc, "mix", 3)) return two_sites(sc, calls);
     double plain = 100000, bg; /* ns per period */
     uint64_t gap = 1000, between = 0, stall = 0;
     long stall_after = 0; /* the call after which the clock stalls once */

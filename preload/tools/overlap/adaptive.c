@@ -14,7 +14,17 @@
  * Early decisions, after OV_EARLY periods of each mode: 1.5x slower in the background and the
  * site goes plain; where the plain period is 100 µs or more (a full exploration would take a
  * short job's first iterations), 1.25x slower already, and 1.25x faster keeps it in the
- * background. In between, the full exploration decides (in doubt, plain). */
+ * background. In between, the full exploration decides (in doubt, plain).
+ *
+ * Sites decide alone, but they run together: while a site explores, the others explore too (their
+ * blocks take turns with its own, in step or shifted by a few calls) or keep their decisions, and
+ * its periods are the loop's as they all ran. A site that ends in doubt (not-won) while another one
+ * decided the background during its exploration, or is still exploring, measured a mix that no
+ * longer runs: issue 33's MPICH stencil (st2-256k-pairs) decided its rank 0's send plain (2 % slower
+ * in the background while its partners took turns) and every other site background, and that mix
+ * was slower than both uniform choices (20.0 ms a step against 18.3 all-background, 19.2 all-plain).
+ * Such a site explores once more OV_RECHECK_CALLS calls later, the others settled: then its blocks
+ * compare the combination as decided with itself in the background. */
 #include <string.h>
 #include "stats.h"
 #include "adaptive.h"
@@ -76,10 +86,27 @@ static int block_won(const ov_site_t *s, int i)
     return sum[1] * n[0] < sum[0] * n[1];
 }
 
-static void decide(ov_site_t *s, int on, int why)
+/* Whether another site may run differently now than while s explored (its exploration began at
+ * s->explore_t0; t: now): one decided the background since, or one is still exploring (its latest
+ * exploring call within four of s's periods: a site of the same loop, not one of the setup). */
+static int others_changed(const ov_site_t *s, uint64_t t)
+{
+    uint64_t period = s->decided_period[0] > s->decided_period[1] ? s->decided_period[0] : s->decided_period[1];
+    for (int i = 0; i < OV_SITES; i++) {
+        const ov_site_t *o = &sites[i];
+        if (!o->addr || o == s) continue;
+        if (o->state == OV_EXPLOIT ? o->on && o->decided_t >= s->explore_t0 : o->t_last && t - o->t_last < 4 * period)
+            return 1;
+    }
+    return 0;
+}
+
+/* t: the clock now (0 from the give-up rule, which reads none) */
+static void decide(ov_site_t *s, int on, int why, uint64_t t)
 {
     s->why = (uint8_t) why;
     s->decisions++;
+    s->decided_t = t;
     s->decided_period[0] = mean_period(s, 0);
     s->decided_period[1] = mean_period(s, 1);
     int was = s->on;
@@ -90,6 +117,10 @@ static void decide(ov_site_t *s, int on, int why)
     s->backoff = (was == s->on && s->backoff < (1u << 16)) ? s->backoff * 2 : 256;
     s->state = OV_EXPLOIT;
     s->until = s->calls + s->backoff;
+    if (why == OV_WHY_NOT_WON && s->decisions == 1 && others_changed(s, t)) { /* in doubt, among others that moved */
+        s->until = s->calls + OV_RECHECK_CALLS;
+        ov_stats[ST_SITES_RECHECKED]++;
+    }
 }
 
 void ov_site_receive_done(ov_site_t *s, int hidden)
@@ -116,13 +147,15 @@ static int site_mode(ov_site_t *s, uint64_t (*now)(void))
         s->t_last = 0;    /* the period since the last decided call is not charged, */
         s->mode_prev = 2; /* nor the one after the first call of the new exploration */
         s->phase = 0;
+        s->explore_t0 = 0;
     }
     if (s->unhidden >= OV_UNHIDDEN && !s->hidden) {
         ov_stats[ST_SITES_UNHIDDEN]++;
-        decide(s, 0, OV_WHY_UNHIDDEN);
+        decide(s, 0, OV_WHY_UNHIDDEN, 0);
         return 0;
     }
     uint64_t t = now();
+    if (!s->explore_t0) s->explore_t0 = t;
     if (s->t_last && s->mode_prev == s->mode_prev2) {
         uint64_t dt = t - s->t_last;
         int m = s->mode_prev;
@@ -148,14 +181,14 @@ static int site_mode(ov_site_t *s, uint64_t (*now)(void))
              * a first block that only paid the method's warm-up or a stall). A full exploration
              * of such a site ran a short job's first 26 iterations half in the background
              * (issue 22's testbed: SOR at 100 Mbit/s, 30 iterations, 1.22x of plain) */
-            decide(s, 0, OV_WHY_EARLY_SLOWER);
+            decide(s, 0, OV_WHY_EARLY_SLOWER, t);
         } else if (long_periods && on + on / 4 < off) {
             /* 1.25x faster in the background: keep it now. A halo exchange that hides its
              * transfers behind the interior wins from its first block; waiting for 12 periods
              * of each mode ran half of a short job's iterations plain (issue 22's testbed: 30
              * iterations, all but the last few exploring). The re-check after the backoff, and
              * the rule above, correct a first block a stall of one mode decided. */
-            decide(s, 1, OV_WHY_EARLY_FASTER);
+            decide(s, 1, OV_WHY_EARLY_FASTER, t);
         } else if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) {
             /* the background must win each block against the plain block after it (the two ran
              * under the same load), and by 5 % over all, each mode without its longest period
@@ -167,7 +200,7 @@ static int site_mode(ov_site_t *s, uint64_t (*now)(void))
             on = (sum[1] - s->max[1]) * (s->n[0] - 1);
             off = (sum[0] - s->max[0]) * (s->n[1] - 1);
             int won = wins == OV_PAIRS && on < off - off / 20;
-            decide(s, won, won ? OV_WHY_WON : OV_WHY_NOT_WON);
+            decide(s, won, won ? OV_WHY_WON : OV_WHY_NOT_WON, t);
         }
         if (s->state == OV_EXPLOIT) return s->on;
     }

@@ -36,7 +36,8 @@ enum {
     ST_SITES_UNHIDDEN = 28,
     ST_CHAIN_ENDS_SKIPPED = 29,
     ST_CHECKED = 30,
-    ST_COUNT = 31
+    ST_SITES_RECHECKED = 31,
+    ST_COUNT = 32
 };
 #define OV_STAT_LABELS \
     "sends converted\n" \
@@ -69,6 +70,7 @@ enum {
     "adaptive decisions\n" \
     "call sites given up: nothing to hide behind\n" \
     "chain ends not waited at: computation follows\n" \
-    "calls checked"
+    "calls checked\n" \
+    "call sites in doubt explored again once the others had decided"
 
 #endif

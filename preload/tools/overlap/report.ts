@@ -184,7 +184,10 @@ export function formatOverlap(p: Profile): string[] {
       const plain = t['call sites decided plain'] ?? 0;
       out.push(
         `  adaptive    ${t['call sites']} call sites (over all ranks): ${t['call sites'] - plain} in the background, ${plain} plain at the end; ` +
-          `${t['adaptive decisions'] ?? 0} decisions`,
+          `${t['adaptive decisions'] ?? 0} decisions` +
+          (t['call sites in doubt explored again once the others had decided']
+            ? `; ${t['call sites in doubt explored again once the others had decided']} sites in doubt explored again once the others had decided`
+            : ''),
       );
       out.push(...siteLines(run.sites));
     }
