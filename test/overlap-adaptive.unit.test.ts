@@ -108,6 +108,19 @@ describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
     assert.equal(r.background, 44, '16 exploring, then every call after the decision');
   });
 
+  it('an early win needs every background period shorter than every plain one: a noisy first block decides nothing', () => {
+    // first background periods 60, 60, 105 µs against plain 100: 1.25x faster as means, but the
+    // modes overlap. Where the background is in fact 1.2x slower, the full exploration says so
+    const noisy = run('noisy-start', 100);
+    assert.deepEqual([noisy.first_decision, noisy.why, noisy.on, noisy.background], [33, WHY.notWon, 0, 16], JSON.stringify(noisy));
+    // where it is in fact faster, the full exploration keeps it (16 calls later than an early win)
+    const fast = run('fast-start', 100);
+    assert.deepEqual([fast.first_decision, fast.why, fast.on], [33, WHY.won, 1], JSON.stringify(fast));
+    // a clean first block still decides early
+    const halo = run('halo', 100);
+    assert.deepEqual([halo.first_decision, halo.why], [9, WHY.earlyFaster], JSON.stringify(halo));
+  });
+
   it('a site in doubt among sites that went background explores again once they decided, and keeps what the combination shows', () => {
     // A wins; B's first exploration ends in doubt (its blocks saw A's take turns too); with A in
     // the background B explores again: where B plain beside A background is slower than both
@@ -117,6 +130,9 @@ describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
     assert.equal(mix.last_step_us, 90, 'the loop ends at the all-background step time');
     const fine = run('mix-fine', 100);
     assert.deepEqual([fine.a, fine.b, fine.b_decisions, fine.b_why, fine.rechecked], [1, 0, 2, WHY.notWon, 1], JSON.stringify(fine));
+    // both in doubt, neither in the background: nothing moved, nobody explores again
+    const both = run('mix-tie', 100);
+    assert.deepEqual([both.a, both.b, both.b_decisions, both.b_why, both.rechecked], [0, 0, 1, WHY.notWon, 0], JSON.stringify(both));
     // one site alone has nobody else to wait for: its doubt stands (no second exploration)
     const tie = run('tie', 100);
     assert.deepEqual([tie.why, tie.site_decisions], [WHY.notWon, 1], JSON.stringify(tie));

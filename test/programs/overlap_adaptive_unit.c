@@ -26,6 +26,9 @@
  *   halo-stall     halo-short with the background 0.9x plain, and one period of the first
  *                  background block 20 µs longer (another site's mode switch, a lost time
  *                  slice): that block alone is slower than its plain pair
+ *   noisy-start    a ~100 µs loop (plain 100 µs) whose background is 1.2x slower (120 µs) but
+ *                  whose first background periods were 60, 60 and 105 µs: 1.25x faster as means
+ *   fast-start     the same first periods, then 60 µs: the background is faster
  * Two sites, A and B, each called once per step (A first, B half a step later), B's first call two
  * steps after A's (so their blocks are shifted by two calls), receives hidden; a step's time
  * depends on both sites' modes in it (A, B: background 1, plain 0), µs:
@@ -33,6 +36,7 @@
  *                  each site's exploration saw the other's blocks too: A wins, B is in doubt,
  *                  and A background with B plain is slower than both uniform choices
  *   mix-fine       the same but (1,0) 90: beside A in the background, B's mode makes no difference
+ *   mix-tie        every step 100: both in doubt, neither in the background (nobody explores again)
  * Their line: a=<A's on> b=<B's on> b_decisions= b_why= rechecked=<ST_SITES_RECHECKED>
  *   last_step_us=<the last step's time>
  */
@@ -52,9 +56,10 @@ static uint64_t now(void) { return clock_ns; }
 /* The two-site scenarios: `calls` steps. */
 static int two_sites(const char *sc, long calls)
 {
-    double t_mix = !strcmp(sc, "mix") ? 110000 : !strcmp(sc, "mix-fine") ? 90000 : 0;
+    int tie = !strcmp(sc, "mix-tie");
+    double t_mix = !strcmp(sc, "mix") ? 110000 : !strcmp(sc, "mix-fine") ? 90000 : tie ? 100000 : 0;
     if (!t_mix) return 2;
-    const double step_us[2][2] = { { 100000, 115000 }, { t_mix, 90000 } }; /* [A][B] */
+    const double step_us[2][2] = { { 100000, tie ? 100000 : 115000 }, { t_mix, tie ? 100000 : 90000 } }; /* [A][B] */
     ov_site_t *a = ov_site_of((void *) 0x401234), *b = ov_site_of((void *) 0x405678);
     double last = 0;
     for (long i = 1; i <= calls; i++) {
@@ -92,7 +97,11 @@ int main(int argc, char **argv)
     else if (!strcmp(sc, "slower")) bg = 1.3 * plain, gap = 2000000;
     else if (!strcmp(sc, "halo-short")) plain = 40000, bg = 0.6 * plain, gap = 30000;
     else if (!strcmp(sc, "halo-stall")) plain = 40000, bg = 0.9 * plain, gap = 30000, stall_after = 3, stall = 20000;
+    else if (!strcmp(sc, "noisy-start") || !strcmp(sc, "fast-start")) bg = sc[0] == 'n' ? 120000 : 60000, gap = 30000;
     else return 2;
+    /* the periods after the first block's calls 2-4 (the three it counts), where a scenario sets them */
+    const double start[3] = { 60000, 60000, 105000 };
+    int noisy = strstr(sc, "-start") != NULL;
     ov_site_t *s = ov_site_of((void *) 0x401234);
     long background = 0, first_off = 0, first_decision = 0;
     for (long i = 1; i <= calls; i++) {
@@ -104,7 +113,8 @@ int main(int argc, char **argv)
         } else if (!first_off) {
             first_off = i;
         }
-        clock_ns += (uint64_t) (on ? bg : plain) + (i == stall_after ? stall : 0);
+        double period = noisy && i >= 2 && i <= 4 ? start[i - 2] : on ? bg : plain;
+        clock_ns += (uint64_t) period + (i == stall_after ? stall : 0);
     }
     printf("background=%ld first_off=%ld first_decision=%ld unhidden_giveups=%llu decisions=%llu on=%d why=%d site_background=%u "
            "site_decisions=%u plain_ns=%llu background_ns=%llu\n",

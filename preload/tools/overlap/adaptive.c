@@ -18,9 +18,9 @@
  *
  * Sites decide alone, but they run together: while a site explores, the others explore too (their
  * blocks take turns with its own, in step or shifted by a few calls) or keep their decisions, and
- * its periods are the loop's as they all ran. A site that ends in doubt (not-won) while another one
- * decided the background during its exploration, or is still exploring, measured a mix that no
- * longer runs: issue 33's MPICH stencil (st2-256k-pairs) decided its rank 0's send plain (2 % slower
+ * its periods are the loop's as they all ran. A site that ends in doubt (not-won) beside another
+ * one that took turns while it explored and went background (before or after it) measured a mix
+ * that no longer runs: issue 33's MPICH stencil (st2-256k-pairs) decided its rank 0's send plain (2 % slower
  * in the background while its partners took turns) and every other site background, and that mix
  * was slower than both uniform choices (20.0 ms a step against 18.3 all-background, 19.2 all-plain).
  * Such a site explores once more OV_RECHECK_CALLS calls later, the others settled: then its blocks
@@ -86,19 +86,22 @@ static int block_won(const ov_site_t *s, int i)
     return sum[1] * n[0] < sum[0] * n[1];
 }
 
-/* Whether another site may run differently now than while s explored (its exploration began at
- * s->explore_t0; t: now): one decided the background since, or one is still exploring (its latest
- * exploring call within four of s's periods: a site of the same loop, not one of the setup). */
-static int others_changed(const ov_site_t *s, uint64_t t)
+/* Whether site d is in doubt beside site b: d's first exploration ended not-won (plain), it has
+ * not explored again, and b, now in the background, took turns while d explored (their
+ * explorations overlapped): d's blocks measured b in both modes, and b no longer runs plain. */
+static int in_doubt_beside(const ov_site_t *d, const ov_site_t *b)
 {
-    uint64_t period = s->decided_period[0] > s->decided_period[1] ? s->decided_period[0] : s->decided_period[1];
-    for (int i = 0; i < OV_SITES; i++) {
-        const ov_site_t *o = &sites[i];
-        if (!o->addr || o == s) continue;
-        if (o->state == OV_EXPLOIT ? o->on && o->decided_t >= s->explore_t0 : o->t_last && t - o->t_last < 4 * period)
-            return 1;
-    }
-    return 0;
+    return d != b && d->addr && b->addr && d->state == OV_EXPLOIT && d->why == OV_WHY_NOT_WON && d->decisions == 1 &&
+           !d->rechecked && b->state == OV_EXPLOIT && b->on && b->decided_t >= d->explore_t0 &&
+           b->explore_t0 <= d->decided_t;
+}
+
+/* d explores again OV_RECHECK_CALLS calls from now, the others settled */
+static void recheck(ov_site_t *d)
+{
+    d->rechecked = 1;
+    d->until = d->calls + OV_RECHECK_CALLS;
+    ov_stats[ST_SITES_RECHECKED]++;
 }
 
 /* t: the clock now (0 from the give-up rule, which reads none) */
@@ -117,9 +120,13 @@ static void decide(ov_site_t *s, int on, int why, uint64_t t)
     s->backoff = (was == s->on && s->backoff < (1u << 16)) ? s->backoff * 2 : 256;
     s->state = OV_EXPLOIT;
     s->until = s->calls + s->backoff;
-    if (why == OV_WHY_NOT_WON && s->decisions == 1 && others_changed(s, t)) { /* in doubt, among others that moved */
-        s->until = s->calls + OV_RECHECK_CALLS;
-        ov_stats[ST_SITES_RECHECKED]++;
+    /* a doubt beside a site that went background, whichever decided first (rare: a scan) */
+    if (why == OV_WHY_NOT_WON && s->decisions == 1) {
+        for (int i = 0; i < OV_SITES && !s->rechecked; i++)
+            if (in_doubt_beside(s, &sites[i])) recheck(s);
+    } else if (on) {
+        for (int i = 0; i < OV_SITES; i++)
+            if (in_doubt_beside(&sites[i], s)) recheck(&sites[i]);
     }
 }
 
@@ -162,6 +169,7 @@ static int site_mode(ov_site_t *s, uint64_t (*now)(void))
         if (dt > OV_MAX_PERIOD) dt = OV_MAX_PERIOD;
         int b = s->n[m] / 3 < OV_PAIRS ? (int) s->n[m] / 3 : OV_PAIRS - 1;
         if (dt > s->max[m]) s->max[m] = dt, s->max_block[m] = (uint8_t) b;
+        if (!s->n[m] || dt < s->min[m]) s->min[m] = dt;
         s->block[m][b] += dt;
         s->n[m]++;
     }
@@ -182,12 +190,16 @@ static int site_mode(ov_site_t *s, uint64_t (*now)(void))
              * of such a site ran a short job's first 26 iterations half in the background
              * (issue 22's testbed: SOR at 100 Mbit/s, 30 iterations, 1.22x of plain) */
             decide(s, 0, OV_WHY_EARLY_SLOWER, t);
-        } else if (long_periods && on + on / 4 < off) {
-            /* 1.25x faster in the background: keep it now. A halo exchange that hides its
-             * transfers behind the interior wins from its first block; waiting for 12 periods
-             * of each mode ran half of a short job's iterations plain (issue 22's testbed: 30
-             * iterations, all but the last few exploring). The re-check after the backoff, and
-             * the rule above, correct a first block a stall of one mode decided. */
+        } else if (long_periods && on + on / 4 < off && s->max[1] < s->min[0]) {
+            /* 1.25x faster in the background, and every background period so far shorter than
+             * every plain one: keep it now. A halo exchange that hides its transfers behind the
+             * interior wins from its first block; waiting for 12 periods of each mode ran half of
+             * a short job's iterations plain (issue 22's testbed: 30 iterations, all but the last
+             * few exploring). The means alone kept MPICH's 4 KiB stencil (st1-4k, ~100 µs steps,
+             * paging 1.2x slower) in the background in 3 of 12 site decisions on two fast
+             * background periods beside a slow one, for the rest of the run; both modes'
+             * periods apart is 1 in 20 by chance for three each. The re-check after the backoff,
+             * and the rule above, correct a first block a stall of one mode decided. */
             decide(s, 1, OV_WHY_EARLY_FASTER, t);
         } else if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) {
             /* the background must win each block against the plain block after it (the two ran

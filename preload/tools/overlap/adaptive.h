@@ -11,7 +11,7 @@
  * here) were pure cost. Also the gap below which a chain end is worth waiting at. */
 #define OV_HIDE_NS 20000u
 #define OV_UNHIDDEN 3      /* such receives in a row, none hidden, and a site is given up at once */
-#define OV_RECHECK_CALLS 8 /* a doubtful first decision is explored again this many calls later (adaptive.c) */
+#define OV_RECHECK_CALLS 4 /* a doubtful first decision is explored again this many calls later (adaptive.c) */
 
 /* Why a site runs as it does (its latest decision), for the report's per-site lines. */
 enum {
@@ -41,10 +41,12 @@ typedef struct {
                                   * by block (three per block) */
     uint64_t max[2];             /* the longest of them (left out of the final comparison: one stall) */
     uint8_t max_block[2];        /* the block that holds it */
+    uint64_t min[2];             /* the shortest of them (an early win needs the modes apart) */
     uint32_t n[2];
     uint16_t unhidden, hidden; /* this exploration's background receives, by what they hid */
     uint64_t explore_t0;       /* the first clock read of the latest exploration (0: none yet) */
     uint64_t decided_t;        /* the clock at the latest decision (0: none, or the give-up rule's) */
+    uint8_t rechecked;         /* a doubtful first decision was sent to explore again (adaptive.c) */
 } ov_site_t;
 
 /* The site record of a call site (created on first use), NULL when the table is full. */
