@@ -20,10 +20,10 @@
  * blocks take turns with its own, in step or shifted by a few calls) or keep their decisions, and
  * its periods are the loop's as they all ran. A site that ends in doubt (not-won) beside another
  * one that took turns while it explored and went background (before or after it) measured a mix
- * that no longer runs: issue 33's MPICH stencil (st2-256k-pairs) decided its rank 0's send plain (2 % slower
- * in the background while its partners took turns) and every other site background, and that mix
- * was slower than both uniform choices (20.0 ms a step against 18.3 all-background, 19.2 all-plain).
- * Such a site explores once more OV_RECHECK_CALLS calls later, the others settled: then its blocks
+ * that no longer runs: issue 33's MPICH stencil (st2-256k-pairs) left rank 0's send plain, in
+ * doubt while its partners took turns, and every other site background, and that mix was slower
+ * than both uniform choices (20.0 ms a step against 18.3 all-background, 19.2 all-plain). Such a
+ * site explores once more OV_RECHECK_CALLS calls later, the others settled: then its blocks
  * compare the combination as decided with itself in the background. */
 #include <string.h>
 #include "stats.h"
