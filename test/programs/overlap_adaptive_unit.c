@@ -88,7 +88,7 @@ int main(int argc, char **argv)
     double plain = 100000, bg; /* ns per period */
     uint64_t gap = 1000, between = 0, stall = 0;
     long stall_after = 0; /* the call after which the clock stalls once */
-    int report = 1;
+    int report = 1, set_start = 0;
     if (!strcmp(sc, "randomaccess")) bg = 1.2 * plain;
     else if (!strcmp(sc, "randomaccess-unreported")) bg = 1.2 * plain, report = 0;
     else if (!strcmp(sc, "halo")) bg = 0.6 * plain, gap = 2000000;
@@ -97,11 +97,11 @@ int main(int argc, char **argv)
     else if (!strcmp(sc, "slower")) bg = 1.3 * plain, gap = 2000000;
     else if (!strcmp(sc, "halo-short")) plain = 40000, bg = 0.6 * plain, gap = 30000;
     else if (!strcmp(sc, "halo-stall")) plain = 40000, bg = 0.9 * plain, gap = 30000, stall_after = 3, stall = 20000;
-    else if (!strcmp(sc, "noisy-start") || !strcmp(sc, "fast-start")) bg = sc[0] == 'n' ? 120000 : 60000, gap = 30000;
+    else if (!strcmp(sc, "noisy-start")) bg = 1.2 * plain, gap = 30000, set_start = 1;
+    else if (!strcmp(sc, "fast-start")) bg = 0.6 * plain, gap = 30000, set_start = 1;
     else return 2;
     /* the periods after the first block's calls 2-4 (the three it counts), where a scenario sets them */
     const double start[3] = { 60000, 60000, 105000 };
-    int noisy = strstr(sc, "-start") != NULL;
     ov_site_t *s = ov_site_of((void *) 0x401234);
     long background = 0, first_off = 0, first_decision = 0;
     for (long i = 1; i <= calls; i++) {
@@ -113,7 +113,7 @@ int main(int argc, char **argv)
         } else if (!first_off) {
             first_off = i;
         }
-        double period = noisy && i >= 2 && i <= 4 ? start[i - 2] : on ? bg : plain;
+        double period = set_start && i >= 2 && i <= 4 ? start[i - 2] : on ? bg : plain;
         clock_ns += (uint64_t) period + (i == stall_after ? stall : 0);
     }
     printf("background=%ld first_off=%ld first_decision=%ld unhidden_giveups=%llu decisions=%llu on=%d why=%d site_background=%u "
