@@ -2,15 +2,8 @@
 // bench/memcheck-codes.mjs - memcheck on production codes: what it finds (per kind) and what it
 // costs (wall time next to the code alone).
 //
-// Debian's builds, each on an input written for mpii (test/apps/):
-//   QE      pw.x -in test/apps/si.pw.in           (silicon, LDA, 4x4x4 k-points: FFTs, reductions)
-//   CP2K    cp2k.psmp -i test/apps/h2o-dzvp.inp   (two waters, DZVP: DBCSR, ScaLAPACK, grids)
-//   LAMMPS  lmp -in test/apps/in.lj               (Lennard-Jones liquid: halo exchange)
-//   NWChem  nwchem.openmpi and nwchem.mpich test/apps/c6h6-b3lyp.nw (benzene DFT gradient: Global
-//           Arrays over MPI one-sided, ScaLAPACK); on MPICH with ARMCI_USE_WIN_ALLOCATE=0, which
-//           Debian's build needs to run at all
-// the first three linked with Open MPI; with -np 2, OMP_NUM_THREADS=1, each run in a fresh
-// directory, configurations
+// The codes of bench/codes.mjs (QE, CP2K, LAMMPS, NWChem on Open MPI and MPICH), -np 2,
+// OMP_NUM_THREADS=1, each run in a fresh directory, configurations
 //   plain     the MPI's launcher alone
 //   memcheck  mpii run --tools memcheck (default options)
 //   before    (with BEFORE=<another checkout's bin/mpii.js>) the same from that checkout
@@ -26,86 +19,33 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MPII, ROOT, env, log, lpad, median, pad, run, shuffle, which } from './common.mjs';
+import { installedCodes, mpiiArgv, plainArgv, runCode } from './codes.mjs';
+import { MPII, ROOT, log, lpad, median, pad, run, shuffle } from './common.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const GOAL = 1.5;
-const TIMEOUT_MS = 1_800_000;
-const apps = (f) => join(ROOT, 'test', 'apps', f);
-
-const CODES = [
-  { name: 'QE', bin: 'pw.x', args: ['-in', apps('si.pw.in')], ok: /convergence has been achieved/ },
-  { name: 'CP2K', bin: 'cp2k.psmp', args: ['-i', apps('h2o-dzvp.inp')], ok: /ENERGY\| Total FORCE_EVAL/ },
-  { name: 'LAMMPS', bin: 'lmp', args: ['-in', apps('in.lj'), '-log', 'none'], ok: /Loop time/ },
-  { name: 'NWChem', bin: 'nwchem.openmpi', args: [apps('c6h6-b3lyp.nw')], ok: /DFT ENERGY GRADIENTS/ },
-  {
-    name: 'NWChem-MPICH',
-    mpi: 'mpich',
-    bin: 'nwchem.mpich',
-    args: [apps('c6h6-b3lyp.nw')],
-    ok: /DFT ENERGY GRADIENTS/,
-    env: { ARMCI_USE_WIN_ALLOCATE: '0' },
-  },
-].filter((c) => (!process.env.CODES || process.env.CODES.split(',').includes(c.name)) && which(c.bin));
-
-env.OMP_NUM_THREADS = '1';
-env.CP2K_DATA_DIR = env.CP2K_DATA_DIR ?? '/usr/share/cp2k';
-
+const CODES = installedCodes();
 const tmp = mkdtempSync(join(tmpdir(), 'mpii-bench-codes-'));
-let seq = 0;
-const fresh = () => mkdtempSync(join(tmp, `run-${++seq}-`));
-/** MPICH's launcher refuses --oversubscribe (it never needs it). */
-const launchFor = (mpi) => (mpi === 'mpich' ? ['-np', '2'] : ['-np', '2', '--oversubscribe']);
 
 function configs(code) {
-  const mpi = code.mpi ?? 'openmpi';
-  const launch = launchFor(mpi);
-  const mc = (name, mpii) => ({
-    name,
-    memcheck: true,
-    argv: (dir) => [
-      process.execPath,
-      mpii,
-      'run',
-      '--quiet',
-      '--mpi',
-      mpi,
-      '--out',
-      join(dir, 'out'),
-      '--tools',
-      'memcheck',
-      ...launch,
-      code.bin,
-      ...code.args,
-    ],
-    mpii,
-  });
-  return [
-    { name: 'plain', argv: () => [`mpirun.${mpi}`, ...launch, code.bin, ...code.args] },
-    mc('memcheck', MPII),
-    ...(process.env.BEFORE ? [mc('before', process.env.BEFORE)] : []),
-  ];
+  const mc = (name, mpii) => ({ name, mpii, argv: (dir) => mpiiArgv(code, mpii, 'memcheck', join(dir, 'out')) });
+  return [{ name: 'plain', argv: () => plainArgv(code) }, mc('memcheck', MPII), ...(process.env.BEFORE ? [mc('before', process.env.BEFORE)] : [])];
 }
 
-/** One run in its own directory (the codes write files where they run). */
-function once(code, c) {
-  const dir = fresh();
-  const argv = c.argv(dir);
-  const vars = Object.entries(code.env ?? {}).map(([k, v]) => `${k}=${v}`);
-  const r = run(['env', ...vars, 'sh', '-c', `cd '${dir}' && exec "$@"`, 'sh', ...argv], TIMEOUT_MS);
-  if (!code.ok.test(r.stdout)) throw new Error(`${code.name} ${c.name}: no result in its output:\n${r.stdout.slice(-2000)}`);
-  let found = null;
-  if (c.memcheck) {
-    const rep = JSON.parse(run([process.execPath, c.mpii, 'report', '--json', '--top', '0', join(dir, 'out')]).stdout);
-    const runs = Array.isArray(rep.memcheck) ? rep.memcheck : [rep.memcheck];
-    const m = runs[0] ?? { errors: [], hints: [], stats: {} };
-    const kinds = {};
-    for (const f of [...m.errors, ...m.hints]) kinds[`${f.class}: ${f.kind}`] = (kinds[`${f.class}: ${f.kind}`] ?? 0) + f.count;
-    found = { kinds, sites: m.errors.length + m.hints.length, stats: m.stats };
-  }
-  rmSync(dir, { recursive: true, force: true });
-  return { ms: r.ms, found };
+/** A memcheck run's findings per kind and statistics, from its profile. */
+function findings(mpii, dir) {
+  const rep = JSON.parse(run([process.execPath, mpii, 'report', '--json', '--top', '0', join(dir, 'out')]).stdout);
+  const runs = Array.isArray(rep.memcheck) ? rep.memcheck : [rep.memcheck];
+  const m = runs[0] ?? { errors: [], hints: [], stats: {} };
+  const kinds = {};
+  for (const f of [...m.errors, ...m.hints]) kinds[`${f.class}: ${f.kind}`] = (kinds[`${f.class}: ${f.kind}`] ?? 0) + f.count;
+  return { kinds, sites: m.errors.length + m.hints.length, stats: m.stats };
 }
+
+const once = (code, c) => {
+  const r = runCode(tmp, code, c.argv, c.mpii ? (dir) => findings(c.mpii, dir) : undefined);
+  return { ms: r.ms, found: r.read ?? null };
+};
 
 let failed = 0;
 console.log('=== memcheck on production codes (-np 2, OMP_NUM_THREADS=1) ===');
@@ -128,12 +68,12 @@ for (const code of CODES) {
     console.log(`${pad('config', 10)}${lpad('median', 10)}${lpad('/plain', 9)}  samples (s)`);
     for (const c of cs) {
       const ratio = m[c.name] / m.plain;
-      const verdict = c.memcheck ? `  ${ratio <= GOAL ? 'ok' : 'MISSED'} (goal <= ${GOAL}x)` : '';
+      const verdict = c.mpii ? `  ${ratio <= GOAL ? 'ok' : 'MISSED'} (goal <= ${GOAL}x)` : '';
       console.log(
         `${pad(c.name, 10)}${lpad((m[c.name] / 1000).toFixed(1) + ' s', 10)}${lpad(ratio.toFixed(2) + 'x', 9)}  ${samples[c.name].map((x) => (x / 1000).toFixed(1)).join(' ')}${verdict}`,
       );
     }
-    for (const c of cs.filter((x) => x.memcheck)) {
+    for (const c of cs.filter((x) => x.mpii)) {
       const last = found[c.name].at(-1);
       console.log(`  ${c.name} findings per kind (${last.sites} rows):${Object.keys(last.kinds).length ? '' : ' none'}`);
       for (const [k, n] of Object.entries(last.kinds).sort()) {

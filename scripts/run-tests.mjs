@@ -13,7 +13,8 @@
 // TypeScript sources, not from dist/: a file renamed or deleted leaves its old compiled copy in
 // dist/, which must not run again.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -65,7 +66,17 @@ async function run(layer, extra) {
   // integration files one at a time: jobs share the machine's cores, the launchers and Slurm; unit
   // files two at a time (the machines here have 2 cores)
   const concurrency = ['--test-concurrency=' + (layer === 'unit' ? 2 : 1)];
-  const r = spawnSync(process.execPath, ['--test', ...concurrency, ...extra, ...compiled], { cwd: ROOT, stdio: 'inherit' });
+  // the files' temporary directories (profiles, compiled programs, fake launchers: ~150 places)
+  // inside one made for this layer: removed after a passing run, kept after a failing one for its
+  // evidence; without it every run left thousands of directories in /tmp
+  const tmp = mkdtempSync(join(tmpdir(), `mpii-tests-${layer}-`));
+  const r = spawnSync(process.execPath, ['--test', ...concurrency, ...extra, ...compiled], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, TMPDIR: tmp, MPII_TEST_PROGRAMS: process.env.MPII_TEST_PROGRAMS ?? tmpdir() },
+  });
+  if (r.status === 0) rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
+  else console.error(`run-tests: the ${layer} tests' temporary files are kept in ${tmp}`);
   return r.status ?? 1;
 }
 

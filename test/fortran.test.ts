@@ -4,34 +4,15 @@
 // must really convert the Fortran receives, and INJ_IGNORE=1 must switch everything off.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { execa, execaSync } from 'execa';
-import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, type Flavor } from './helpers.js';
+import { execa } from 'execa';
+import { FLAVORS, TEST_ENV, fortranProgram, launcherArgs, mpii, outDir, type Flavor } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { overlapRuns, overlapTotals } from '../preload/tools/overlap/report.js';
 
 const LAUNCHER: Record<Flavor, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpiexec.mpich' };
 const IFACES = ['MPIFH', 'MPI', 'F08'] as const;
-type Iface = (typeof IFACES)[number];
 const ITERS = 5; // fortran_halo.F90's `iters`
 const N = 512; // its column length (doubles)
-
-function fortranProgram(f: Flavor, iface: Iface): string {
-  const src = join(ROOT, 'test', 'programs', 'fortran_halo.F90');
-  // named by the source's content: checkouts side by side share /tmp (see program() in helpers.ts)
-  const hash = createHash('sha256').update(readFileSync(src)).digest('hex').slice(0, 16);
-  const dir = join(tmpdir(), `mpii-test-programs-${process.getuid?.() ?? 0}`, f, hash);
-  mkdirSync(dir, { recursive: true });
-  const out = join(dir, `fortran_halo_${iface}`);
-  if (existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs) return out;
-  // gfortran >= 10 rejects mpif.h's untyped choice arguments without this flag
-  const mismatch = iface === 'F08' ? [] : ['-fallow-argument-mismatch'];
-  execaSync(`mpif90.${f}`, ['-cpp', `-DUSE_${iface}`, '-O2', '-g', ...mismatch, '-o', out, src]);
-  return out;
-}
 
 const okLine = (s: string) => s.split('\n').find((l) => l.startsWith('fortran_halo '));
 
@@ -63,7 +44,7 @@ for (const f of FLAVORS) {
   for (const iface of IFACES) {
     describe(`${f}: Fortran ${iface === 'MPIFH' ? 'mpif.h' : iface === 'MPI' ? 'use mpi' : 'use mpi_f08'}`, () => {
       it(`ring + halo under trace-count and monitor: same output, every call counted (np ${np})`, async () => {
-        const prog = fortranProgram(f, iface);
+        const prog = fortranProgram(f, 'fortran_halo', iface);
         const want = await plain(f, np, prog);
         const out = outDir(`fortran-${f}-${iface}`);
         const r = await mpii(['run', '--quiet', '--tools', 'trace-count,monitor', '--out', out, ...launcherArgs(f, np), prog]);
@@ -98,7 +79,7 @@ for (const f of FLAVORS) {
       });
 
       it('under overlap (paging, adaptive): same output, Fortran receives converted; INJ_IGNORE=1 records nothing', async () => {
-        const prog = fortranProgram(f, iface);
+        const prog = fortranProgram(f, 'fortran_halo', iface);
         const want = await plain(f, np, prog);
         for (const mode of ['paging', 'adaptive']) {
           const out = outDir(`fortran-ov-${f}-${iface}`);

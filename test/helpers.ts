@@ -41,7 +41,22 @@ export function launcherArgs(f: Flavor, np: number): string[] {
   return f === 'openmpi' ? ['-np', String(np), '--oversubscribe'] : ['-np', String(np)];
 }
 
-const BUILD = join(tmpdir(), `mpii-test-programs-${process.getuid?.() ?? 0}`);
+// outside the run's own TMPDIR (scripts/run-tests.mjs removes that): the programs outlive a run
+const BUILD = join(process.env.MPII_TEST_PROGRAMS ?? tmpdir(), `mpii-test-programs-${process.getuid?.() ?? 0}`);
+
+/** A Fortran test program (test/programs/<name>.F90) built for one binding (-DUSE_MPIFH, _MPI,
+ * _F08), in a directory named by the source's content like program()'s. */
+export function fortranProgram(f: Flavor, name: string, iface: 'MPIFH' | 'MPI' | 'F08'): string {
+  const src = join(ROOT, 'test', 'programs', `${name}.F90`);
+  const hash = createHash('sha256').update(readFileSync(src)).digest('hex').slice(0, 16);
+  const dir = join(BUILD, f, hash);
+  mkdirSync(dir, { recursive: true });
+  const out = join(dir, `${name}_${iface}`);
+  if (existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs) return out;
+  // gfortran >= 10 rejects mpif.h's untyped choice arguments without this flag
+  execaSync(`mpif90.${f}`, ['-cpp', `-DUSE_${iface}`, '-O2', '-g', ...(iface === 'F08' ? [] : ['-fallow-argument-mismatch']), '-o', out, src]);
+  return out;
+}
 
 /** Path of test program `name` built for `f` (compiled on first use). The build directory is
  * named by the source's content (and its headers'): checkouts side by side on one machine share

@@ -5,12 +5,10 @@
 // engine must hand the checks to Valgrind.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, execaSync } from 'execa';
-import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
+import { FLAVORS, ROOT, TEST_ENV, fortranProgram, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { memcheckRuns, type MemcheckFinding, type MemcheckRun } from '../preload/tools/memcheck/report.js';
 
@@ -38,20 +36,6 @@ async function underMemcheck(
   const runs = memcheckRuns(readProfile(out));
   assert.equal(runs.length, 1, r.stderr);
   return { ...r, run: runs[0] };
-}
-
-/** A Fortran test program (test/programs/<name>.F90) built for one binding: -DUSE_MPIFH, _MPI, _F08. */
-function fortranProgram(f: Flavor, name: string, iface: 'MPIFH' | 'MPI' | 'F08'): string {
-  const src = join(ROOT, 'test', 'programs', `${name}.F90`);
-  // named by the source's content: checkouts side by side share /tmp (see program() in helpers.ts)
-  const hash = createHash('sha256').update(readFileSync(src)).digest('hex').slice(0, 16);
-  const dir = join(tmpdir(), `mpii-test-programs-${process.getuid?.() ?? 0}`, f, hash);
-  mkdirSync(dir, { recursive: true });
-  const out = join(dir, `${name}_${iface}`);
-  if (existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs) return out;
-  // gfortran >= 10 rejects mpif.h's untyped choice arguments without this flag
-  execaSync(`mpif90.${f}`, ['-cpp', `-DUSE_${iface}`, '-O2', '-g', ...(iface === 'F08' ? [] : ['-fallow-argument-mismatch']), '-o', out, src]);
-  return out;
 }
 
 /** Every finding of a run, errors then hints. */

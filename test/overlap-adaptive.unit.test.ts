@@ -121,6 +121,18 @@ describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
     assert.deepEqual([halo.first_decision, halo.why], [9, WHY.earlyFaster], JSON.stringify(halo));
   });
 
+  it("an early win of a site called after another in the loop leaves out the periods that hold the other one's switch", () => {
+    // halo-pair: B's blocks end with a period past A's switch (its last background period holds
+    // A's plain exchange, its last plain one A's background one): with those periods the modes
+    // never looked apart and B explored 32 calls (a 30-iteration job to its end, at plain speed)
+    const pair = run('halo-pair', 100);
+    assert.deepEqual(
+      [pair.a, pair.b, pair.a_why, pair.b_why, pair.a_first, pair.b_first],
+      [1, 1, WHY.earlyFaster, WHY.earlyFaster, 9, 9],
+      JSON.stringify(pair),
+    );
+  });
+
   it('a site in doubt among sites that went background explores again once they decided, and keeps what the combination shows', () => {
     // A wins; B's first exploration ends in doubt (its blocks saw A's take turns too); with A in
     // the background B explores again: where B plain beside A background is slower than both

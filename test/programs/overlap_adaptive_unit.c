@@ -39,6 +39,12 @@
  *   mix-tie        every step 100: both in doubt, neither in the background (nobody explores again)
  * Their line: a=<A's on> b=<B's on> b_decisions= b_why= rechecked=<ST_SITES_RECHECKED>
  *   last_step_us=<the last step's time>
+ *   halo-pair      a halo exchange of two sites in one loop, B right after A from the first step
+ *                  (blocks in step), then 11 ms of computation; a plain exchange costs its 3 ms
+ *                  transfer, a background one hides it: B's period from one call to the next
+ *                  holds A's next exchange, so each of B's blocks ends with a period past A's
+ *                  switch (bench/overlap-net.mjs halo-50m). Its line: a= b= a_why= b_why=
+ *                  a_first=<call of A's first decision> b_first=
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,12 +85,33 @@ static int two_sites(const char *sc, long calls)
     return 0;
 }
 
+/* halo-pair: `calls` steps */
+static int halo_pair(long calls)
+{
+    const uint64_t exchange[2] = { 3000000, 0 }, compute = 11000000; /* [on] */
+    ov_site_t *a = ov_site_of((void *) 0x401234), *b = ov_site_of((void *) 0x405678);
+    long a_first = 0, b_first = 0;
+    for (long i = 1; i <= calls; i++) {
+        int on_a = ov_site_on(a, now);
+        if (on_a) ov_site_receive_done(a, 1);
+        if (!a_first && a->decisions) a_first = i;
+        clock_ns += exchange[on_a];
+        int on_b = ov_site_on(b, now);
+        if (on_b) ov_site_receive_done(b, 1);
+        if (!b_first && b->decisions) b_first = i;
+        clock_ns += exchange[on_b] + compute;
+    }
+    printf("a=%d b=%d a_why=%d b_why=%d a_first=%ld b_first=%ld\n", a->on, b->on, a->why, b->why, a_first, b_first);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) return 2;
     const char *sc = argv[1];
     long calls = atol(argv[2]);
     if (!strncmp(sc, "mix", 3)) return two_sites(sc, calls);
+    if (!strcmp(sc, "halo-pair")) return halo_pair(calls);
     double plain = 100000, bg; /* ns per period */
     uint64_t gap = 1000, between = 0, stall = 0;
     long stall_after = 0; /* the call after which the clock stalls once */

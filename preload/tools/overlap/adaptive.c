@@ -34,8 +34,15 @@
 #define OV_EARLY 3                    /* periods per mode after which a clear loser is dropped at once */
 #define OV_MAX_PERIOD 1000000000ull   /* a period above 1 s is a stall, not the method's doing */
 #define OV_EARLY_MIN_PERIOD 100000ull /* 1.25x decides early only where exploring is long */
+#define OV_EARLY_UNMIXED 2            /* unmixed periods per mode an early win needs at least */
 
 static ov_site_t sites[OV_SITES];
+/* How many times any site's call ran in another mode than its previous call. A period of one site
+ * in which this moved is mixed: another site switched inside it. Sites called once per iteration
+ * take turns in step, but a site called after another one in the iteration has each block's last
+ * period end past that one's switch (halo-50m: the second Sendrecv's last background period held
+ * the first one's plain exchange, its last plain period the first one's background exchange). */
+static uint32_t switches;
 
 ov_site_t *ov_site_of(void *addr)
 {
@@ -150,6 +157,7 @@ static int site_mode(ov_site_t *s, uint64_t (*now)(void))
         s->max_block[0] = s->max_block[1] = 0;
         memset(s->block, 0, sizeof s->block);
         s->n[0] = s->n[1] = 0;
+        s->unmixed_n[0] = s->unmixed_n[1] = 0;
         s->unhidden = s->hidden = 0;
         s->t_last = 0;    /* the period since the last decided call is not charged, */
         s->mode_prev = 2; /* nor the one after the first call of the new exploration */
@@ -169,7 +177,11 @@ static int site_mode(ov_site_t *s, uint64_t (*now)(void))
         if (dt > OV_MAX_PERIOD) dt = OV_MAX_PERIOD;
         int b = s->n[m] / 3 < OV_PAIRS ? (int) s->n[m] / 3 : OV_PAIRS - 1;
         if (dt > s->max[m]) s->max[m] = dt, s->max_block[m] = (uint8_t) b;
-        if (!s->n[m] || dt < s->min[m]) s->min[m] = dt;
+        if (s->switches_at == switches) { /* unmixed: nobody else switched since its last call */
+            if (m && (!s->unmixed_n[1] || dt > s->unmixed_max_bg)) s->unmixed_max_bg = dt;
+            if (!m && (!s->unmixed_n[0] || dt < s->unmixed_min_plain)) s->unmixed_min_plain = dt;
+            if (s->unmixed_n[m] < UINT16_MAX) s->unmixed_n[m]++;
+        }
         s->block[m][b] += dt;
         s->n[m]++;
     }
@@ -190,16 +202,21 @@ static int site_mode(ov_site_t *s, uint64_t (*now)(void))
              * of such a site ran a short job's first 26 iterations half in the background
              * (issue 22's testbed: SOR at 100 Mbit/s, 30 iterations, 1.22x of plain) */
             decide(s, 0, OV_WHY_EARLY_SLOWER, t);
-        } else if (long_periods && on + on / 4 < off && s->max[1] < s->min[0]) {
-            /* 1.25x faster in the background, and every background period so far shorter than
-             * every plain one: keep it now. A halo exchange that hides its transfers behind the
-             * interior wins from its first block; waiting for 12 periods of each mode ran half of
-             * a short job's iterations plain (issue 22's testbed: 30 iterations, all but the last
-             * few exploring). The means alone kept MPICH's 4 KiB stencil (st1-4k, ~100 µs steps,
-             * paging 1.2x slower) in the background in 3 of 12 site decisions on two fast
-             * background periods beside a slow one, for the rest of the run; both modes'
-             * periods apart is 1 in 20 by chance for three each. The re-check after the backoff,
-             * and the rule above, correct a first block a stall of one mode decided. */
+        } else if (long_periods && on + on / 4 < off && s->unmixed_n[0] >= OV_EARLY_UNMIXED &&
+                   s->unmixed_n[1] >= OV_EARLY_UNMIXED && s->unmixed_max_bg < s->unmixed_min_plain) {
+            /* 1.25x faster in the background, and every unmixed background period so far shorter
+             * than every unmixed plain one: keep it now. A halo exchange that hides its transfers
+             * behind the interior wins from its first block; waiting for 12 periods of each mode
+             * ran half of a short job's iterations plain (issue 22's testbed: 30 iterations, all
+             * but the last few exploring). The means alone kept MPICH's 4 KiB stencil (st1-4k,
+             * ~100 µs steps, paging 1.2x slower) in the background in 3 of 12 site decisions on
+             * two fast background periods beside a slow one, for the rest of the run; both modes'
+             * periods apart is 1 in 20 by chance for three each. Mixed periods are left out of
+             * that test: with them, a site called after another in the loop never had its modes
+             * apart (its blocks' last periods hold the other's switch), and halo-50m's second
+             * Sendrecv explored a 30-iteration job to its end, adaptive as slow as plain while
+             * paging ran 1.56x faster. The re-check after the backoff, and the rule above,
+             * correct a first block a stall of one mode decided. */
             decide(s, 1, OV_WHY_EARLY_FASTER, t);
         } else if (s->n[0] >= OV_SAMPLES && s->n[1] >= OV_SAMPLES) {
             /* the background must win each block against the plain block after it (the two ran
@@ -227,6 +244,8 @@ static int site_mode(ov_site_t *s, uint64_t (*now)(void))
 int ov_site_on(ov_site_t *s, uint64_t (*now)(void))
 {
     int on = site_mode(s, now);
+    if (on != s->ran_on) switches++, s->ran_on = (uint8_t) on;
+    s->switches_at = switches;
     s->background += (uint32_t) on;
     return on;
 }

@@ -41,8 +41,13 @@ typedef struct {
                                   * by block (three per block) */
     uint64_t max[2];             /* the longest of them (left out of the final comparison: one stall) */
     uint8_t max_block[2];        /* the block that holds it */
-    uint64_t min[2];             /* the shortest of them (an early win needs the modes apart) */
     uint32_t n[2];
+    /* the periods no other site changed mode in (adaptive.c): an early win needs the modes apart
+     * in these, the longest background one shorter than the shortest plain one */
+    uint64_t unmixed_max_bg, unmixed_min_plain;
+    uint16_t unmixed_n[2];
+    uint8_t ran_on;            /* the mode of its latest call, decided or exploring */
+    uint32_t switches_at;      /* the count of mode changes of all sites right after its latest call */
     uint16_t unhidden, hidden; /* this exploration's background receives, by what they hid */
     uint64_t explore_t0;       /* the first clock read of the latest exploration (0: none yet) */
     uint64_t decided_t;        /* the clock at the latest decision (0: none, or the give-up rule's) */
