@@ -62,10 +62,13 @@ describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
     assert.equal(r.background % 3, 0, JSON.stringify(r));
     assert.ok(r.background <= 3 * r.decisions, JSON.stringify(r));
     assert.equal(r.unhidden_giveups, r.decisions, 'every decision was the give-up rule');
-    // without the rule the same site pays whole explorations: 16 background calls each
+    // without the rule the same site pays its first background block in every exploration (4
+    // calls, then 1.2x slower with the modes apart: the early loss), or a whole exploration (16)
+    // where noise brings the modes together
     const old = run('randomaccess-unreported', 100_000);
     assert.equal(old.unhidden_giveups, 0);
-    assert.ok(old.background >= 4 * r.background, `${old.background} vs ${r.background}`);
+    assert.equal(old.background, 4 * old.decisions, JSON.stringify(old));
+    assert.ok(old.background > r.background, `${old.background} vs ${r.background}`);
   });
 
   it('a site whose receives hide computation or another call stays in the background, decided after its first blocks', () => {
@@ -131,6 +134,21 @@ describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
       [1, 1, WHY.earlyFaster, WHY.earlyFaster, 9, 9],
       JSON.stringify(pair),
     );
+  });
+
+  it('a loss below the early margin ends the first look when the modes are apart and the sites in step; out of step it does not', () => {
+    // heavy-pair: 1.16x slower in the background, every unmixed background period longer than
+    // every plain one: plain after two blocks each, not after the full exploration (call 33)
+    const heavy = run('heavy-pair', 100);
+    assert.deepEqual(
+      [heavy.a, heavy.b, heavy.a_why, heavy.b_why, heavy.a_first, heavy.b_first],
+      [0, 0, WHY.earlySlower, WHY.earlySlower, 9, 9],
+      JSON.stringify(heavy),
+    );
+    // mix: B's blocks, two calls behind A's, saw A in both modes; its early loss is the mix's, and
+    // it still explores in full, then again once A decided (the mix test above)
+    const mix = run('mix', 100);
+    assert.deepEqual([mix.b, mix.b_decisions, mix.b_why], [1, 2, WHY.won], JSON.stringify(mix));
   });
 
   it('a site in doubt among sites that went background explores again once they decided, and keeps what the combination shows', () => {

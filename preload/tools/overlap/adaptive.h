@@ -42,14 +42,15 @@ typedef struct {
     uint64_t max[2];             /* the longest of them (left out of the final comparison: one stall) */
     uint8_t max_block[2];        /* the block that holds it */
     uint32_t n[2];
-    /* the periods no other site changed mode in (adaptive.c): an early win needs the modes apart
-     * in these, the longest background one shorter than the shortest plain one */
-    uint64_t unmixed_max_bg, unmixed_min_plain;
+    /* per mode, the shortest and longest of the periods no other site changed mode in
+     * (adaptive.c): an early decision on the modes apart looks at these */
+    uint64_t unmixed_min[2], unmixed_max[2];
     uint16_t unmixed_n[2];
     uint8_t ran_on;            /* the mode of its latest call, decided or exploring */
     uint32_t switches_at;      /* the count of mode changes of all sites right after its latest call */
     uint16_t unhidden, hidden; /* this exploration's background receives, by what they hid */
     uint64_t explore_t0;       /* the first clock read of the latest exploration (0: none yet) */
+    uint64_t explore_t1;       /* its second (0: none yet): its first period ends there */
     uint64_t decided_t;        /* the clock at the latest decision (0: none, or the give-up rule's) */
     uint8_t rechecked;         /* a doubtful first decision was sent to explore again (adaptive.c) */
 } ov_site_t;
