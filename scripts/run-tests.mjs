@@ -13,7 +13,7 @@
 // TypeScript sources, not from dist/: a file renamed or deleted leaves its old compiled copy in
 // dist/, which must not run again.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,6 +70,8 @@ async function run(layer, extra) {
   // inside one made for this layer: removed after a passing run, kept after a failing one for its
   // evidence; without it every run left thousands of directories in /tmp
   const tmp = mkdtempSync(join(tmpdir(), `mpii-tests-${layer}-`));
+  // as /tmp is: the package test runs mpii as another user, munged checks its socket's parents
+  chmodSync(tmp, 0o1777);
   const r = spawnSync(process.execPath, ['--test', ...concurrency, ...extra, ...compiled], {
     cwd: ROOT,
     stdio: 'inherit',
