@@ -14,7 +14,9 @@
  * Early decisions, after OV_EARLY periods of each mode: 1.5x slower in the background and the
  * site goes plain; where the plain period is 100 µs or more (a full exploration would take a
  * short job's first iterations), 1.25x slower already, and 1.25x faster keeps it in the
- * background. In between, the full exploration decides (in doubt, plain).
+ * background if the modes' unmixed periods (no other site switched inside) are apart. Apart the
+ * other way, the sites that explored meanwhile in step, it goes plain at any margin. In between,
+ * the full exploration decides (in doubt, plain).
  *
  * Sites decide alone, but they run together: while a site explores, the others explore too (their
  * blocks take turns with its own, in step or shifted by a few calls) or keep their decisions, and
@@ -34,7 +36,7 @@
 #define OV_EARLY 3                    /* periods per mode after which a clear loser is dropped at once */
 #define OV_MAX_PERIOD 1000000000ull   /* a period above 1 s is a stall, not the method's doing */
 #define OV_EARLY_MIN_PERIOD 100000ull /* 1.25x decides early only where exploring is long */
-#define OV_EARLY_UNMIXED 2            /* unmixed periods per mode an early win needs at least */
+#define OV_EARLY_UNMIXED 2            /* unmixed periods per mode a decision on the modes apart needs */
 
 static ov_site_t sites[OV_SITES];
 /* How many times any site's call ran in another mode than its previous call. A period of one site
