@@ -28,6 +28,9 @@ function unit(): (scenario: string, calls: number) => Record<string, number> {
   };
 }
 
+// a two-site scenario's line (halo-pair, heavy-pair): both sites' states, reasons, first decisions
+const pairOutcome = (r: Record<string, number>) => [r.a, r.b, r.a_why, r.b_why, r.a_first, r.b_first];
+
 // OV_WHY_* in adaptive.h: the reason the report gives per site
 const WHY = { exploring: 0, unhidden: 1, earlySlower: 2, earlyFaster: 3, won: 4, notWon: 5 };
 
@@ -129,22 +132,14 @@ describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
     // A's plain exchange, its last plain one A's background one): with those periods the modes
     // never looked apart and B explored 32 calls (a 30-iteration job to its end, at plain speed)
     const pair = run('halo-pair', 100);
-    assert.deepEqual(
-      [pair.a, pair.b, pair.a_why, pair.b_why, pair.a_first, pair.b_first],
-      [1, 1, WHY.earlyFaster, WHY.earlyFaster, 9, 9],
-      JSON.stringify(pair),
-    );
+    assert.deepEqual(pairOutcome(pair), [1, 1, WHY.earlyFaster, WHY.earlyFaster, 9, 9], JSON.stringify(pair));
   });
 
   it('a loss below the early margin ends the first look when the modes are apart and the sites in step; out of step it does not', () => {
     // heavy-pair: 1.16x slower in the background, every unmixed background period longer than
     // every plain one: plain after two blocks each, not after the full exploration (call 33)
     const heavy = run('heavy-pair', 100);
-    assert.deepEqual(
-      [heavy.a, heavy.b, heavy.a_why, heavy.b_why, heavy.a_first, heavy.b_first],
-      [0, 0, WHY.earlySlower, WHY.earlySlower, 9, 9],
-      JSON.stringify(heavy),
-    );
+    assert.deepEqual(pairOutcome(heavy), [0, 0, WHY.earlySlower, WHY.earlySlower, 9, 9], JSON.stringify(heavy));
     // mix: B's blocks, two calls behind A's, saw A in both modes; its early loss is the mix's, and
     // it still explores in full, then again once A decided (the mix test above)
     const mix = run('mix', 100);
