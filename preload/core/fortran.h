@@ -33,7 +33,7 @@ static inline void *mpii_fbuf(void *buf, int k)
     return buf;
 }
 
-/* Converted arrays of handles/statuses: on the stack up to 32 entries (the common case), beyond
+/* Converted arrays of handles: on the stack up to 32 entries (the common case), beyond
  * that on the heap, since the length is the program's. */
 #define MPII_F_ARRAY(type, name, n) \
     type name##_stack[32];          \
@@ -44,5 +44,11 @@ static inline void *mpii_fbuf(void *buf, int k)
     } while (0)
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "INTEGER arrays are passed to MPI as int arrays");
-_Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "a Fortran status is the C status copied as INTEGERs");
+/* A Fortran status (INTEGER(MPI_STATUS_SIZE)) is passed on as the C status itself, as both MPIs'
+ * own bindings do: the same bytes. */
+_Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "a Fortran status is the C status seen as INTEGERs");
+#ifdef MPI_F_STATUS_SIZE
+_Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint),
+               "a Fortran status is the C status seen as INTEGERs");
+#endif
 #endif

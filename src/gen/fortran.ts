@@ -6,7 +6,7 @@
 //                        OPTIONAL (NULL when absent); on MPICH, functions with a choice buffer are
 //                        mpi_x_f08ts_ and the buffer comes as a gfortran array descriptor
 // Each one converts handles (MPI_X_f2c/c2f through the PMPI pointers; casts where the MPI's
-// handles are integers), statuses, the Fortran sentinels and 1-based indices, then enters the
+// handles are integers), the Fortran sentinels and 1-based indices, then enters the
 // same QMPI stack as MPI_X with the Fortran caller's address. Types it cannot convert stop the
 // build with the function's name, so the list in preload/spec/mpi.yaml stays honest.
 import type { SpecFunction } from './spec.js';
@@ -115,23 +115,22 @@ function convert(f: SpecFunction, iface: Iface, k: number, fns: Map<string, Spec
         });
       }
     } else if (b === 'MPI_Status' && !array) {
+      // The Fortran status itself, as the MPIs' own bindings pass it (fortran.h asserts the
+      // layouts agree), never a copy: a tool that fills a status later (overlap's receives in
+      // the background, exact when MPI_GET_COUNT reads it) must find it at the address the
+      // program reads. A copy made QE's MPI_GET_COUNT after a short MPI_RECV return the posted
+      // count, and pw.x wrote past its arrays.
       const ign = `${fn} == mpii_fsent[${k}].status_ignore`;
       out.push({
         fdecl: `MPI_Fint *${fn}`,
         fname: fn,
-        pre: [`MPI_Status c_${n};`, ...(isConst(p.type) ? [`memcpy(&c_${n}, ${fn}, sizeof c_${n});`] : [])],
-        arg: isConst(p.type) ? `&c_${n}` : `(${ign} ? MPI_STATUS_IGNORE : &c_${n})`,
-        post: isConst(p.type) ? [] : [`if (!(${ign})) memcpy(${fn}, &c_${n}, sizeof c_${n});`],
+        pre: [],
+        arg: isConst(p.type) ? `(const MPI_Status *) ${fn}` : `(${ign} ? MPI_STATUS_IGNORE : (MPI_Status *) ${fn})`,
+        post: [],
       });
     } else if (b === 'MPI_Status' && count) {
       const ign = `${fn} == mpii_fsent[${k}].statuses_ignore`;
-      out.push({
-        fdecl: `MPI_Fint *${fn}`,
-        fname: fn,
-        pre: [`MPII_F_ARRAY(MPI_Status, c_${n}, ${ign} ? 0 : ${count});`],
-        arg: `(${ign} ? MPI_STATUSES_IGNORE : c_${n})`,
-        post: [`if (!(${ign})) memcpy(${fn}, c_${n}, ${count} * sizeof(MPI_Status));`, `MPII_F_ARRAY_FREE(c_${n});`],
-      });
+      out.push({ fdecl: `MPI_Fint *${fn}`, fname: fn, pre: [], arg: `(${ign} ? MPI_STATUSES_IGNORE : (MPI_Status *) ${fn})`, post: [] });
     } else {
       throw new Error(`preload/spec/mpi.yaml lists ${f.name} under fortran, but its parameter \`${p.decl}\` has no Fortran conversion`);
     }

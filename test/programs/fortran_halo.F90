@@ -5,7 +5,9 @@
 ! halos a(:,0) and a(:,3); per iteration one blocking exchange (MPI_Sendrecv) and one nonblocking
 ! (Irecv/Isend/Waitall), then an Allreduce with MPI_IN_PLACE. Messages: ring 1 int each way per
 ! lap, halo 2 x N doubles to each neighbour per iteration (sendrecv + isend), then rank 0 sends
-! rank 1 every other element of a column (N/2 doubles, a strided section).
+! rank 1 every other element of a column (N/2 doubles, a strided section), and a short message
+! the way Quantum ESPRESSO's mp_get does it: N/4 doubles into a receive of N, then MPI_Get_count
+! (under overlap the receive runs in the background; the count must still be the message's).
 ! Prints "fortran_halo ok size=<P> token=<T> sum=<S>" from rank 0; exits 1 on any mismatch.
 program fortran_halo
 #if defined(USE_F08)
@@ -33,7 +35,7 @@ program fortran_halo
   integer, parameter :: n = 512, iters = 5
   integer :: rank, nprocs, ierr, token, nxt, prv, it, left, right, cnt, dims(1), bad, allbad, r
   logical :: periods(1)
-  double precision, allocatable :: a(:, :)
+  double precision, allocatable :: a(:, :), got(:)
   double precision :: total, expect
 
   call MPI_Init(ierr)
@@ -103,6 +105,18 @@ program fortran_halo
     call MPI_Recv(a(1:n/2, 2), n / 2, MPI_DOUBLE_PRECISION, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
     if (any(a(1:n/2, 2) /= [(dble(2 * r - 1), r = 1, n / 2)])) bad = bad + 1
   end if
+  ! a short message into a larger receive (its own allocation: overlap's page-exclusive heap)
+  allocate(got(n))
+  got = -1d0
+  if (nprocs > 1 .and. rank == 0) then
+    call MPI_Send(a(1:n/4, 1), n / 4, MPI_DOUBLE_PRECISION, 1, 10, MPI_COMM_WORLD, ierr)
+  else if (rank == 1) then
+    call MPI_Recv(got, n, MPI_DOUBLE_PRECISION, 0, 10, MPI_COMM_WORLD, st, ierr)
+    call MPI_Get_count(st, MPI_DOUBLE_PRECISION, cnt, ierr)
+    if (cnt /= n / 4 .or. SRC(st) /= 0 .or. TAGOF(st) /= 10) bad = bad + 1
+    if (any(got(1:n/4) /= [(dble(r), r = 1, n / 4)]) .or. any(got(n/4+1:) /= -1d0)) bad = bad + 1
+  end if
+  deallocate(got)
   call MPI_Comm_free(cart, ierr)
   if (cart /= MPI_COMM_NULL) bad = bad + 1
 
