@@ -20,7 +20,14 @@ const apps = (f) => join(ROOT, 'test', 'apps', f);
 const TIMEOUT_MS = 1_800_000;
 
 const ALL = [
-  { name: 'QE', bin: 'pw.x', args: ['-in', apps('si.pw.in')], timedArgs: ['-in', apps('si-dense.pw.in')], ok: /convergence has been achieved/, own: /PWSCF\s*:.*?([\d.]+)s WALL/ },
+  {
+    name: 'QE',
+    bin: 'pw.x',
+    args: ['-in', apps('si.pw.in')],
+    timedArgs: ['-in', apps('si-dense.pw.in')],
+    ok: /convergence has been achieved/,
+    own: /PWSCF\s*:.*?([\d.]+)s WALL/,
+  },
   {
     name: 'CP2K',
     bin: 'cp2k.psmp',
