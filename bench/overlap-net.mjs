@@ -333,7 +333,7 @@ const roundsOf = (res) => Math.max(...Object.values(res).map((rs) => rs.length))
 /** Per-round ratio a/b over the rounds both ran in. */
 function ratios(res, a, b) {
   const out = [];
-  for (let r = 0; r < roundsOf(res); r++) if (res[a][r] && res[b][r]) out.push(res[a][r].ms / res[b][r].ms);
+  for (let r = 0, n = roundsOf(res); r < n; r++) if (res[a][r] && res[b][r]) out.push(res[a][r].ms / res[b][r].ms);
   return out;
 }
 
@@ -403,7 +403,7 @@ function stencilReport(s, res, med) {
     `  calibrated: ${s.calibrated}`,
     `  ${pad('round', 7)}${cols.map((c) => lpad(c === 'Sendrecv' ? (s.blocking === 'pairs' ? 'plain pairs' : 'plain') : c.toLowerCase(), 12)).join('')}  (median ms per step)`,
   ];
-  for (let r = 0; r < roundsOf(res); r++) out.push(`  ${pad(r + 1, 7)}${cols.map((c) => lpad(res[c][r] ? fmt(res[c][r].ms) : '-', 12)).join('')}`);
+  for (let r = 0, n = roundsOf(res); r < n; r++) out.push(`  ${pad(r + 1, 7)}${cols.map((c) => lpad(res[c][r] ? fmt(res[c][r].ms) : '-', 12)).join('')}`);
   // adaptive's own account, per rank and run (medians over rounds)
   const st = res.Adaptive.filter((r) => r?.stats).map((r) => r.stats);
   if (st.length) {
@@ -422,7 +422,7 @@ function stencilReport(s, res, med) {
         .join(', ')}`,
     );
   const best = [];
-  for (let r = 0; r < roundsOf(res); r++)
+  for (let r = 0, n = roundsOf(res); r < n; r++)
     if (res.Adaptive[r] && res.Sendrecv[r] && res.Paging[r]) best.push(res.Adaptive[r].ms / Math.min(res.Sendrecv[r].ms, res.Paging[r].ms));
   const b = median(best);
   const p = med('Adaptive', 'Sendrecv');
