@@ -21,6 +21,16 @@ export const MAX_NP = 4;
 /** runtests' default: entries that declare more memory (GB) are skipped */
 export const MEMORY_GB = 4;
 
+/**
+ * `--short`, the run before a change to preload/ lands: the directories whose programs have caught
+ * a tool (point-to-point, datatypes, one-sided) under the stacks that change data movement or
+ * guard memory, in about 20 minutes on the 2-core machine. Its results go to a file per commit.
+ */
+export const SHORT = {
+  dirs: ['pt2pt', 'datatype', 'rma'],
+  configs: /^(plain|overlap compiled|overlap chained|memcheck chained|monitor,profile compiled)$/,
+};
+
 /** The tool stacks, in the order they run; each with a compiled-in and a chained form unless `chainedOnly`. */
 export const STACKS = [
   { tools: 'noop' },
@@ -660,6 +670,7 @@ function parseArgs(argv) {
     else if (a === '--build-only') o.buildOnly = true;
     else if (a === '--no-plain') o.noPlain = true;
     else if (a === '--report') o.reportOnly = true;
+    else if (a === '--short') o.short = true;
     else if (a === '-h' || a === '--help') {
       console.log(
         readFileSync(new URL(import.meta.url))
@@ -678,8 +689,36 @@ function parseArgs(argv) {
   }
   if (!(o.jobs >= 1 && o.jobs <= 2)) fail(`--jobs/JOBS must be 1 or 2 (got ${o.jobs}): this machine has 2 cores`);
   if (!(o.timeout > 0)) fail('--timeout must be a number of seconds');
+  if (o.short) {
+    if (!argv.includes('--dirs')) o.dirs = SHORT.dirs;
+    o.configs ??= SHORT.configs;
+    o.results ??= join(o.cache, `short-${mpiiCommit()}.jsonl`);
+  }
   o.results ??= join(o.cache, 'results.jsonl');
   return o;
+}
+
+/** The mpii commit under test (`-dirty` when preload/ or src/ differ from it): a short run's results file. */
+function mpiiCommit() {
+  const git = (...args) => spawnSync('git', ['-C', resolve(dirname(MPII), '..'), ...args], { encoding: 'utf8' }).stdout?.trim() ?? '';
+  const head = git('rev-parse', '--short', 'HEAD') || 'unknown';
+  return git('status', '--porcelain', '--', 'preload', 'src') ? `${head}-dirty` : head;
+}
+
+/** Plain results do not depend on mpii: a new short run's file starts with the ones already known. */
+function seedPlain(from, to) {
+  if (existsSync(to) || !existsSync(from) || resolve(from) === resolve(to)) return;
+  const plain = readFileSync(from, 'utf8')
+    .split('\n')
+    .filter((l) => /"config":"(plain|build)"/.test(l));
+  if (plain.length) writeFileSync(to, `${plain.join('\n')}\n`);
+}
+
+/** MPI_VERSION.MPI_SUBVERSION of an MPI's mpi.h: the suite's MTEST_HAVE_MIN_MPI_VERSION checks up to it are compiled in. */
+function mpiStandard(fl) {
+  const r = spawnSync(fl.cc, ['-E', '-dM', '-x', 'c', '-'], { input: '#include <mpi.h>\n', encoding: 'utf8' });
+  const v = (name) => new RegExp(`#define ${name} (\\d+)`).exec(r.stdout ?? '')?.[1] ?? '?';
+  return `${v('MPI_VERSION')}.${v('MPI_SUBVERSION')}`;
 }
 
 function fail(msg) {
@@ -704,6 +743,7 @@ async function main() {
   const configs = configurations().filter((c) => c.id === 'plain' || !o.configs || o.configs.test(c.id));
   mkdirSync(dirname(resolve(o.results)), { recursive: true });
   if (o.fresh) rmSync(o.results, { force: true });
+  if (o.short) seedPlain(join(o.cache, 'results.jsonl'), o.results);
   const results = loadResults(existsSync(o.results) ? readFileSync(o.results, 'utf8') : '');
   const record = (r) => {
     results.set(resultKey(r), r);
@@ -731,6 +771,7 @@ async function main() {
       for (const t of testIds(dir, entries, o.variants)) if (!o.programs || o.programs.test(t.id)) tests.push({ ...t, makefile: mk });
     }
     perMpi.push({ fl, prep, tests });
+    log(`${fl.label}: mpi.h says MPI ${mpiStandard(fl)}: the suite's checks for that version and older are compiled in`);
   }
 
   if (!o.reportOnly) {

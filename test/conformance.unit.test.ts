@@ -126,6 +126,15 @@ test('configurations: plain first, every stack compiled-in and chained, memcheck
   assert.equal(ids.length, 1 + 9 * 2 - 1);
 });
 
+test('--short: pt2pt, datatype and rma under overlap (both forms), memcheck and monitor,profile, after plain', () => {
+  const ids = cf
+    .configurations()
+    .map((c: { id: string }) => c.id)
+    .filter((id: string) => cf.SHORT.configs.test(id));
+  assert.deepEqual(ids, ['plain', 'memcheck chained', 'overlap compiled', 'overlap chained', 'monitor,profile compiled']);
+  assert.deepEqual(cf.SHORT.dirs, ['pt2pt', 'datatype', 'rma']);
+});
+
 test('resume: one result per MPI, program and configuration; a later line wins, a torn line is ignored', () => {
   const lines = [
     JSON.stringify({ mpi: 'mpich', id: 'pt2pt/a', config: 'plain', verdict: 'fail' }),

@@ -40,8 +40,25 @@ const HOOKED: Record<string, { top?: string; before?: string; after?: string }> 
 // cache (extent.h) under every stack, whichever tools run: the library may give the freed handle
 // to the next type made, and a size or extent cached for the old one would then be wrong. The
 // parameter's name differs between mpi.h files (Open MPI `type`, MPICH `datatype`).
+//
+// The completion functions make the standard's empty status whole (status.h: Open MPI leaves its
+// MPI_ERROR as it was, MPICH's MPI_Testany writes none): parameters by position, which the
+// standard fixes (the names differ: MPICH's `indx`).
+const arg = (f: SpecFunction, i: number) => f.params[i].name;
+const testAny = (f: SpecFunction) => ({ after: `if (rc == MPI_SUCCESS && *${arg(f, 3)}) mpii_status_any(*${arg(f, 2)}, ${arg(f, 4)});` });
+const testAll = (f: SpecFunction) => ({ after: `if (rc == MPI_SUCCESS && *${arg(f, 2)}) mpii_statuses_whole(${arg(f, 0)}, ${arg(f, 3)});` });
+const testOne = (f: SpecFunction) => ({ after: `if (rc == MPI_SUCCESS && *${arg(f, 1)}) mpii_status_whole(${arg(f, 2)});` });
 const HOOKED_BY_NAME: Record<string, (f: SpecFunction) => { top?: string; before?: string; after?: string }> = {
   MPI_Type_free: (f) => ({ before: `mpii_type_forget(*${f.params[0].name});` }),
+  MPI_Wait: (f) => ({ after: `if (rc == MPI_SUCCESS) mpii_status_whole(${arg(f, 1)});` }),
+  MPI_Test: testOne,
+  MPI_Request_get_status: testOne,
+  MPI_Waitany: (f) => ({ after: `if (rc == MPI_SUCCESS) mpii_status_any(*${arg(f, 2)}, ${arg(f, 3)});` }),
+  MPI_Testany: testAny,
+  MPI_Request_get_status_any: testAny,
+  MPI_Waitall: (f) => ({ after: `if (rc == MPI_SUCCESS) mpii_statuses_whole(${arg(f, 0)}, ${arg(f, 2)});` }),
+  MPI_Testall: testAll,
+  MPI_Request_get_status_all: testAll,
 };
 const hookOf = (f: SpecFunction) => HOOKED[f.kind] ?? HOOKED_BY_NAME[f.name]?.(f);
 
@@ -294,6 +311,7 @@ export function emitWrappers(inp: EmitInput): string {
     '#include "mpii_core.h"',
     '#include "init.h" /* the hooks MPI_Init, MPI_Finalize and MPI_Abort call */',
     '#include "extent.h" /* MPI_Type_free forgets the handle */',
+    '#include "status.h" /* the completion functions make empty statuses whole */',
     '#include "fortran.h" /* the Fortran entry points at the end */',
     '',
     `const char *const mpii_role_names[] = { ${inp.roles.map((r) => `"${r}"`).join(', ')} };`,
