@@ -247,7 +247,7 @@ describe('monitor: outputs', () => {
   it('--csv writes count and byte matrices per class; --json has every peer', async () => {
     const { out } = await monitored('mpich', 'monitor_coll', 'csv');
     const dir = outDir('csv');
-    const rep = await mpii(['report', out, '--csv', dir, '--json']);
+    const rep = await mpii(['report', out, '--csv', dir, '--json', '--ranks']);
     assert.equal(rep.code, 0, rep.stderr);
     assert.deepEqual(readdirSync(dir).sort(), [
       'coll_bytes.csv',
