@@ -95,7 +95,8 @@ function report(label, rows) {
     );
   }
   const at = (n) => rows.find((r) => r.n === n);
-  if (at(32) && at(128)) console.log(`size(128) / size(32) = ${(at(128).file / at(32).file).toFixed(2)} (linear: 4; target ≤ 4.4), json ${(at(128).json / at(32).json).toFixed(2)}`);
+  if (at(32) && at(128))
+    console.log(`size(128) / size(32) = ${(at(128).file / at(32).file).toFixed(2)} (linear: 4; target ≤ 4.4), json ${(at(128).json / at(32).json).toFixed(2)}`);
   const big = rows.filter((r) => r.n >= FIT_FROM).length >= 2 ? rows.filter((r) => r.n >= FIT_FROM) : rows;
   const file = fit(
     big.map((r) => r.n),
@@ -110,7 +111,9 @@ function report(label, rows) {
     rows.map((r) => r.n),
     rows.map((r) => r.finalizeMs - r.plainMs),
   );
-  console.log(`fit on ${big.map((r) => r.n).join(', ')} ranks: file ${file.a.toFixed(0)} + ${file.b.toFixed(1)}·N bytes, json ${json.a.toFixed(0)} + ${json.b.toFixed(1)}·N bytes, added here ${added.a.toFixed(1)} + ${(added.b * 1000).toFixed(0)} µs·N`);
+  console.log(
+    `fit on ${big.map((r) => r.n).join(', ')} ranks: file ${file.a.toFixed(0)} + ${file.b.toFixed(1)}·N bytes, json ${json.a.toFixed(0)} + ${json.b.toFixed(1)}·N bytes, added here ${added.a.toFixed(1)} + ${(added.b * 1000).toFixed(0)} µs·N`,
+  );
   console.log(`model (ALPHA_US=${ALPHA_US}, WRITER_MBPS=${WRITER_MBPS}, PER_RANK_US=${PER_RANK_US}):`);
   console.log(`${lpad('ranks', 8)} ${lpad('file', 10)} ${lpad('json', 10)} ${lpad('sent/rank', 10)} ${lpad('writer mem', 11)} ${lpad('end of job', 11)}`);
   for (const n of MODEL) {
@@ -119,7 +122,9 @@ function report(label, rows) {
     const window = Math.min(WINDOW_BYTES, WINDOW_RANKS * image);
     const mem = other + window + 4 * n;
     const t = 4 * Math.log2(n) * ALPHA_US * 1e-6 + n * (image / (WRITER_MBPS * 1e6) + PER_RANK_US * 1e-6);
-    console.log(`${lpad(n, 8)} ${lpad(mb(bytes), 10)} ${lpad(mb(json.a + json.b * n), 10)} ${lpad(`${(image + 4).toFixed(0)} B`, 10)} ${lpad(mb(mem), 11)} ${lpad(`${t.toFixed(3)} s`, 11)}`);
+    console.log(
+      `${lpad(n, 8)} ${lpad(mb(bytes), 10)} ${lpad(mb(json.a + json.b * n), 10)} ${lpad(`${(image + 4).toFixed(0)} B`, 10)} ${lpad(mb(mem), 11)} ${lpad(`${t.toFixed(3)} s`, 11)}`,
+    );
   }
   console.log('');
 }
@@ -141,10 +146,17 @@ forEachFlavor(tmp, (fl) => {
     trees.forEach((_, i) => {
       const g = got[i];
       const m = (k) => median(g.map((x) => x[k]));
-      rows[i].push({ n, file: m('file'), json: m('json'), writerKb: m('writerKb'), otherKb: m('otherKb'), finalizeMs: m('finalizeMs'), plainMs: median(plain) });
+      rows[i].push({
+        n,
+        file: m('file'),
+        json: m('json'),
+        writerKb: m('writerKb'),
+        otherKb: m('otherKb'),
+        finalizeMs: m('finalizeMs'),
+        plainMs: median(plain),
+      });
     });
   }
   trees.forEach((t, i) => report(`${fl.label}, ${t.label}: monitor,profile, ${ROUNDS} round(s), medians`, rows[i]));
   return 0;
 });
-

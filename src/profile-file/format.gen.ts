@@ -12,7 +12,7 @@ export const FORMAT_HISTORY = [
   },
   {
     "version": 3,
-    "since": "i52",
+    "since": "decc345",
     "change": "monitor: collectives on communicators past coll-peers counted per communicator (comm fields each, higher, apart), not per peer; member lists as ranges, or @<hash> of the list the lowest member wrote"
   }
 ] as const;

@@ -281,13 +281,7 @@ export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthR
       tool: mon,
       name: 'comm',
       length: comm.size,
-      entries: [
-        comm.index.a2a_bytes,
-        16 * npeers,
-        comm.index.a2a_count,
-        2,
-        ...(o.spread ? [comm.index.each_count, 2, comm.index.each_bytes, 16] : []),
-      ],
+      entries: [comm.index.a2a_bytes, 16 * npeers, comm.index.a2a_count, 2, ...(o.spread ? [comm.index.each_count, 2, comm.index.each_bytes, 16] : [])],
       labels: `MPI_COMM_WORLD\n${o.members === 'list' ? Array.from({ length: n }, (_, i) => i).join(',') : n > 1 ? `0-${n - 1}` : '0'}`,
     });
     rank.texts!.push({ tool: mon, name: 'memory', text: JSON.stringify({ table_bytes: n * MON_ROW * 8, resident_bytes: 4096 * Math.ceil(npeers / 7) }) });
