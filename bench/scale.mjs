@@ -170,7 +170,15 @@ forEachFlavor(tmp, (fl) => {
     trees.forEach((_, i) => {
       const g = got[i];
       const m = (k) => median(g.map((x) => x[k]));
-      rows[i].push({ n, file: m('file'), json: m('json'), writerKb: m('writerKb'), otherKb: m('otherKb'), finalizeMs: m('finalizeMs'), plainMs: median(plain) });
+      rows[i].push({
+        n,
+        file: m('file'),
+        json: m('json'),
+        writerKb: m('writerKb'),
+        otherKb: m('otherKb'),
+        finalizeMs: m('finalizeMs'),
+        plainMs: median(plain),
+      });
     });
   }
   for (const f of failed) console.log(`failed: ${f}`);

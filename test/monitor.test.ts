@@ -34,7 +34,13 @@ function parseProf(text: string): { lines: Map<string, Map<number, ProfLine>>; c
   return { lines, comms };
 }
 
-async function monitored(f: Flavor, name: string, tag: string, args: string[] = [], tools = 'monitor'): Promise<{ out: string; run: MonitorRun; stderr: string }> {
+async function monitored(
+  f: Flavor,
+  name: string,
+  tag: string,
+  args: string[] = [],
+  tools = 'monitor',
+): Promise<{ out: string; run: MonitorRun; stderr: string }> {
   const out = outDir(`${f}-${tag}`);
   const r = await mpii(['run', '--tools', tools, '--out', out, ...launcherArgs(f, NP), program(f, name), ...args]);
   assert.equal(r.code, 0, r.stderr);
@@ -223,7 +229,10 @@ for (const f of FLAVORS) {
           total = { bytes: total.bytes + full[r.rank][p].bytes, msgs: total.msgs + full[r.rank][p].msgs };
         }
         const world = r.comms.find((c) => c.name === 'MPI_COMM_WORLD')!;
-        const apart = [...Array(NP).keys()].reduce((a, p) => ({ bytes: a.bytes + vBytes(r.rank, p), count: a.count + vMsgs(r.rank, p) }), { bytes: 0, count: 0 });
+        const apart = [...Array(NP).keys()].reduce((a, p) => ({ bytes: a.bytes + vBytes(r.rank, p), count: a.count + vMsgs(r.rank, p) }), {
+          bytes: 0,
+          count: 0,
+        });
         assert.deepEqual(world.apart, apart, `rank ${r.rank}: the v-variants' messages on the record`);
         assert.equal(world.procs, '0,1,2');
       }
