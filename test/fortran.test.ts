@@ -51,7 +51,7 @@ for (const f of FLAVORS) {
         const r = await mpii(['run', '--quiet', '--tools', 'trace-count,monitor', '--out', out, ...launcherArgs(f, np), prog]);
         assert.equal(r.code, 0, r.stderr);
         assert.equal(okLine(r.stdout), want);
-        const rep = await mpii(['report', out, '--json']);
+        const rep = await mpii(['report', out, '--json', '--ranks']);
         assert.equal(rep.code, 0, rep.stderr);
         const json = JSON.parse(rep.stdout);
         const rows = new Map<string, { total: number; min: number; max: number }>(

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { FLAVORS, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor, useSpecialised } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
-import { monitorRuns, type MonitorRun } from '../preload/tools/monitor/report/data.js';
+import { monitorRuns, totals, type MonitorRun } from '../preload/tools/monitor/report/data.js';
 
 useSpecialised(); // the tools as users run them: compiled into one wrapper per function
 
@@ -34,9 +34,15 @@ function parseProf(text: string): { lines: Map<string, Map<number, ProfLine>>; c
   return { lines, comms };
 }
 
-async function monitored(f: Flavor, name: string, tag: string, args: string[] = []): Promise<{ out: string; run: MonitorRun; stderr: string }> {
+async function monitored(
+  f: Flavor,
+  name: string,
+  tag: string,
+  args: string[] = [],
+  tools = 'monitor',
+): Promise<{ out: string; run: MonitorRun; stderr: string }> {
   const out = outDir(`${f}-${tag}`);
-  const r = await mpii(['run', '--tools', 'monitor', '--out', out, ...launcherArgs(f, NP), program(f, name), ...args]);
+  const r = await mpii(['run', '--tools', tools, '--out', out, ...launcherArgs(f, NP), program(f, name), ...args]);
   assert.equal(r.code, 0, r.stderr);
   const runs = monitorRuns(readProfile(out));
   assert.equal(runs.length, 1);
@@ -205,6 +211,45 @@ for (const f of FLAVORS) {
 }
 
 for (const f of FLAVORS) {
+  describe(`${f}: collectives counted per communicator (monitor[coll-peers=0], monitor_coll)`, () => {
+    it("every peer's numbers but the v-variants', the same totals, .prof C lines spread by the shim as by the report", async () => {
+      const prof = outDir(`${f}-coll-spread-prof`);
+      mkdirSync(prof, { recursive: true });
+      const { out, run, stderr } = await monitored(f, 'monitor_coll', 'coll-spread', [], `monitor[coll-peers=0;prof=${join(prof, 'shim')}]`);
+      const full = expectedColl(NP);
+      // Scatterv (root 0) and Alltoallv send each peer its own size: counted on the record, in no row
+      const vBytes = (r: number, p: number) => (r === p ? 0 : (r === 0 ? (p + 1) * 8 : 0) + (r + 1) * (p + 1));
+      const vMsgs = (r: number, p: number) => (r === p ? 0 : (r === 0 ? 1 : 0) + 1);
+      let total = { bytes: 0, msgs: 0 };
+      for (const r of run.ranks) {
+        for (let p = 0; p < NP; p++) {
+          const s = r.peers.get(p);
+          const want = { bytes: full[r.rank][p].bytes - vBytes(r.rank, p), msgs: full[r.rank][p].msgs - vMsgs(r.rank, p) };
+          assert.deepEqual({ bytes: s?.coll.bytes ?? 0, msgs: s?.coll.count ?? 0 }, want, `C ${r.rank} → ${p}`);
+          total = { bytes: total.bytes + full[r.rank][p].bytes, msgs: total.msgs + full[r.rank][p].msgs };
+        }
+        const world = r.comms.find((c) => c.name === 'MPI_COMM_WORLD')!;
+        const apart = [...Array(NP).keys()].reduce((a, p) => ({ bytes: a.bytes + vBytes(r.rank, p), count: a.count + vMsgs(r.rank, p) }), {
+          bytes: 0,
+          count: 0,
+        });
+        assert.deepEqual(world.apart, apart, `rank ${r.rank}: the v-variants' messages on the record`);
+        assert.equal(world.procs, '0,1,2');
+      }
+      assert.deepEqual(totals(run).coll, { count: total.msgs, bytes: total.bytes }, 'the totals of counting per peer');
+      assert.match(stderr, /counted\s+per\s+communicator/);
+      // the shim's .prof files (option prof) and the report's: the same C lines
+      const rep = await mpii(['report', out, '--prof', join(prof, 'report')]);
+      assert.equal(rep.code, 0, rep.stderr);
+      for (let rank = 0; rank < NP; rank++) {
+        const shim = parseProf(readFileSync(join(prof, `shim.${rank}.prof`), 'utf8')).lines.get('C');
+        const mine = parseProf(readFileSync(join(prof, `report.${rank}.prof`), 'utf8')).lines.get('C');
+        assert.deepEqual(shim, mine, `rank ${rank}: C lines`);
+        assert.ok((shim?.size ?? 0) >= NP - 1, `rank ${rank}: a C line per peer`);
+      }
+    });
+  });
+
   describe(`${f}: monitor's latest send after MPI_Type_free (monitor_type_reuse)`, () => {
     it('a freed datatype handle given to a larger type counts the larger size from the same call site', async () => {
       const out = outDir(`${f}-type-reuse`);
@@ -247,7 +292,7 @@ describe('monitor: outputs', () => {
   it('--csv writes count and byte matrices per class; --json has every peer', async () => {
     const { out } = await monitored('mpich', 'monitor_coll', 'csv');
     const dir = outDir('csv');
-    const rep = await mpii(['report', out, '--csv', dir, '--json']);
+    const rep = await mpii(['report', out, '--csv', dir, '--json', '--ranks']);
     assert.equal(rep.code, 0, rep.stderr);
     assert.deepEqual(readdirSync(dir).sort(), [
       'coll_bytes.csv',

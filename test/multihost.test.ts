@@ -56,7 +56,7 @@ async function assertRing(out: string, hosts: string[]): Promise<void> {
     hosts,
     'each rank ran in its own namespace',
   );
-  const rep = JSON.parse((await mpii(['report', out, '--json'])).stdout);
+  const rep = JSON.parse((await mpii(['report', out, '--json', '--ranks'])).stdout);
   const sends = rep.traceCount[0].rows.find((x: { fn: string }) => x.fn === 'MPI_Send');
   assert.equal(sends.total, 8);
   const r0 = rep.monitor[0].ranks.find((x: { rank: number }) => x.rank === 0);

@@ -198,7 +198,7 @@ describe('--json written in pieces', () => {
 
   it('the monitor part of a job: the same text as its objects stringified', () => {
     const p = readProfile(job(9));
-    const part = monitorReport.json!(p, {});
+    const part = monitorReport.json!(p, { ranks: true });
     let out = '';
     writeJson(
       part,
@@ -215,6 +215,8 @@ describe('--json written in pieces', () => {
           tool,
           size,
           totals: totals(monitorRuns(p)[0]),
+          pairs: (part as { pairs: unknown }[])[0].pairs,
+          pairCount: (part as { pairCount: unknown }[])[0].pairCount,
           communicators: (part as { communicators: unknown }[])[0].communicators,
           ranks,
         })),

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MPII_FORMAT_VERSION 2 /* written; readers take 1 to 2 */
+#define MPII_FORMAT_VERSION 3 /* written; readers take 1 to 3 */
 #define MPII_IMAGE_MAGIC "MPIIRNK1"
 #define MPII_PROFILE_MAGIC "MPIIPROF"
 

@@ -1,7 +1,7 @@
 // Generated from preload/spec/profile-file.yaml, preload/tools/memcheck/blocks.yaml, preload/tools/monitor/blocks.yaml, preload/tools/overlap/blocks.yaml, preload/tools/profile/blocks.yaml, preload/tools/trace-count/blocks.yaml by `npm run gen` (src/gen/profile-emit.ts): do not edit; change the YAML and run it (docs/profile-file.md).
 
 /** The format version written; a reader takes OLDEST_VERSION to FORMAT_VERSION. */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 export const OLDEST_VERSION = 1;
 export const FORMAT_HISTORY = [
   {"version":1,"since":"a4301b0","change":"the first format (records of kinds counters, text and tool)"},
@@ -9,6 +9,11 @@ export const FORMAT_HISTORY = [
     "version": 2,
     "since": "458d3dc",
     "change": "sparse counter records (kind 4) in profile.mpii, written by the gathering rank"
+  },
+  {
+    "version": 3,
+    "since": "decc345",
+    "change": "monitor: collectives on communicators past coll-peers counted per communicator (comm fields each, higher, apart), not per peer; member lists as ranges, or @<hash> of the list the lowest member wrote"
   }
 ] as const;
 export const IMAGE_MAGIC = "MPIIRNK1";
@@ -407,8 +412,21 @@ export const BLOCKS = {
     "comm": {
       "kind": "counters",
       "row": {
-        "size": 6,
-        "index": {"o2a_bytes":0,"o2a_count":1,"a2o_bytes":2,"a2o_count":3,"a2a_bytes":4,"a2a_count":5},
+        "size": 12,
+        "index": {
+          "o2a_bytes": 0,
+          "o2a_count": 1,
+          "a2o_bytes": 2,
+          "a2o_count": 3,
+          "a2a_bytes": 4,
+          "a2a_count": 5,
+          "each_count": 6,
+          "each_bytes": 7,
+          "higher_count": 8,
+          "higher_bytes": 9,
+          "apart_count": 10,
+          "apart_bytes": 11
+        },
         "words": {}
       },
       "labels": "free"

@@ -181,6 +181,12 @@ export interface SynthJobOptions {
   extraSites?: number;
   /** a timeline (tool 0's "events"): synthEvents(r) on every rank */
   timeline?: boolean;
+  /** MPI_COMM_WORLD's member list as mpii writes it since format 3, a range (default), or every
+   *  member by commas as before */
+  members?: 'ranges' | 'list';
+  /** the collectives counted on the COMM_WORLD record (`each`: 2 messages, 16 bytes to every
+   *  member), not in the peers' rows, as a communicator past the monitor's coll-peers is */
+  spread?: boolean;
 }
 
 /** The synthetic job's timeline of rank r (with `timeline`): times in seconds since MPI_Init.
@@ -244,7 +250,7 @@ export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthR
   const mon = tools.indexOf('monitor') + 1;
   if (mon) {
     const npeers = Math.min(n - 1, o.peers ?? n - 1);
-    const e = new Float64Array(npeers * 10);
+    const e = new Float64Array(npeers * (o.spread ? 6 : 10));
     let k = 0;
     // ascending peer order, as the C side writes them
     const peers = Array.from({ length: npeers }, (_, i) => (r + 1 + i) % n).sort((a, b) => a - b);
@@ -257,8 +263,12 @@ export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthR
       for (const [i, v] of [
         [f.pml_count, msgs],
         [f.pml_bytes, msgs * bytes],
-        [f.coll_count, 2],
-        [f.coll_bytes, 16],
+        ...(o.spread
+          ? []
+          : [
+              [f.coll_count, 2],
+              [f.coll_bytes, 16],
+            ]),
         [f.histogram + bin, msgs],
       ] as const) {
         e[k++] = base + i;
@@ -271,8 +281,8 @@ export function synthRank(n: number, r: number, o: SynthJobOptions = {}): SynthR
       tool: mon,
       name: 'comm',
       length: comm.size,
-      entries: [comm.index.a2a_bytes, 16 * npeers, comm.index.a2a_count, 2],
-      labels: `MPI_COMM_WORLD\n${Array.from({ length: n }, (_, i) => i).join(',')}`,
+      entries: [comm.index.a2a_bytes, 16 * npeers, comm.index.a2a_count, 2, ...(o.spread ? [comm.index.each_count, 2, comm.index.each_bytes, 16] : [])],
+      labels: `MPI_COMM_WORLD\n${o.members === 'list' ? Array.from({ length: n }, (_, i) => i).join(',') : n > 1 ? `0-${n - 1}` : '0'}`,
     });
     rank.texts!.push({ tool: mon, name: 'memory', text: JSON.stringify({ table_bytes: n * MON_ROW * 8, resident_bytes: 4096 * Math.ceil(npeers / 7) }) });
   }

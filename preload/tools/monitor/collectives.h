@@ -5,6 +5,12 @@
  *   all-to-all  (the rest, barrier,    every process records what it sends to each peer
  *   scans, neighbourhood)              (0 bytes for a barrier; scans only to higher ranks).
  * Per peer that is the C line; the communicator's O2A/A2O/A2A totals get the sum and +1.
+ * On a communicator of more members than the option coll-peers, no peer's row is touched (a
+ * row per member on every rank would make the profile grow with the square of the ranks): a
+ * call that sends every peer the same (all but the v and w variants and reduce_scatter) adds its
+ * per-peer message to the record's `each` (scans: `higher`), which the report and the .prof
+ * files spread over the members, exactly; the others add their messages to `apart`, counted in
+ * the totals but in no peer's row. So the common call costs O(1) there, not O(members).
  * Where Open MPI's own component is wrong for a case (inter-communicators, graph topologies,
  * MPI_IN_PLACE, the scan total, scatterv to self) this follows the MPI semantics instead;
  * README "monitor" lists each difference. Only data that moves is counted: a peer that gets
@@ -96,6 +102,24 @@ COLL_INLINE uint64_t rooted_bytes(int kind, const mpii_args_t *a, const sizes_t 
     return times(a->count, z->data); /* reduce */
 }
 
+/* Does an all-to-all style call send every peer the same (a2a_bytes independent of i)? Not
+ * alltoallv/w (per-peer counts or types) nor reduce_scatter (per-peer receive counts). */
+static inline int a2a_uniform(const mpii_args_t *a)
+{
+    if (a->send_datatypes || (a->send_buffer == MPI_IN_PLACE && a->recv_datatypes)) return 0;
+    if (a->send_counts || a->send_counts_c) return 0;
+    if (!a->send_datatype && !a->recv_datatype && (a->recv_counts || a->recv_counts_c)) return 0;
+    return 1;
+}
+
+/* Counted on the record (g->spread: a communicator past coll-peers): `b` bytes to each peer. */
+static inline void add_spread(mon_group_t *g, int field, uint64_t b)
+{
+    if (!g->stats) return;
+    g->stats[field]++;
+    g->stats[field + 1] += b;
+}
+
 static inline void add_total(mon_group_t *g, int field, uint64_t total)
 {
     if (!g->stats) return;
@@ -114,13 +138,22 @@ COLL_INLINE void mon_collective(int kind, const mpii_args_t *a)
     if (kind == MPII_KIND_COLL_O2A || kind == MPII_KIND_COLL_A2O) {
         if (!is_root(g, a->root)) return; /* only the root records a rooted collective */
         sizes_t z = sizes_of(kind, a);
+        field = kind == MPII_KIND_COLL_O2A ? MON_O2A_BYTES : MON_A2O_BYTES;
+        if (g->spread && !(a->send_counts || a->send_counts_c || a->recv_counts || a->recv_counts_c)) {
+            uint64_t b = rooted_bytes(kind, a, &z, 0); /* the same for every peer */
+            if (b) add_spread(g, MON_EACH_COUNT, b);
+            total = b * (uint64_t) (ps.n - (ps.me >= 0));
+            if (total) add_total(g, field, total);
+            return;
+        }
         for (int i = 0; i < ps.n; i++) {
             if (i == ps.me) continue;
             uint64_t b = rooted_bytes(kind, a, &z, i);
-            if (b) mon_count(ps.world[i], MON_COLL_COUNT, b);
+            if (b && g->spread) add_spread(g, MON_APART_COUNT, b);
+            else if (b)
+                mon_count(ps.world[i], MON_COLL_COUNT, b);
             total += b;
         }
-        field = kind == MPII_KIND_COLL_O2A ? MON_O2A_BYTES : MON_A2O_BYTES;
     } else if (kind == MPII_KIND_COLL_NEIGHBOR) {
         int n = mon_neighbors(a->comm, g);
         sizes_t z = sizes_of(kind, a);
@@ -136,11 +169,21 @@ COLL_INLINE void mon_collective(int kind, const mpii_args_t *a)
         int first = kind == MPII_KIND_COLL_SCAN && ps.me >= 0 ? ps.me + 1 : 0; /* prefix: to higher ranks */
         if (ps.n - (ps.me >= 0) <= 0) return;                                  /* nobody to talk to */
         sizes_t z = sizes_of(kind, a);
-        for (int i = first; i < ps.n; i++) {
-            if (i == ps.me) continue;
-            uint64_t b = kind == MPII_KIND_COLL_BARRIER ? 0 : a2a_bytes(a, &z, i, ps.me);
-            if (b || kind == MPII_KIND_COLL_BARRIER) mon_count(ps.world[i], MON_COLL_COUNT, b);
-            total += b;
+        if (g->spread && (kind == MPII_KIND_COLL_BARRIER || a2a_uniform(a))) {
+            uint64_t b = kind == MPII_KIND_COLL_BARRIER ? 0 : a2a_bytes(a, &z, 0, ps.me); /* the same for every peer */
+            int scan = kind == MPII_KIND_COLL_SCAN, to = scan ? ps.n - first : ps.n - (ps.me >= 0);
+            if ((b || kind == MPII_KIND_COLL_BARRIER) && to > 0)
+                add_spread(g, scan ? MON_HIGHER_COUNT : MON_EACH_COUNT, b);
+            total = b * (uint64_t) to;
+        } else {
+            for (int i = first; i < ps.n; i++) {
+                if (i == ps.me) continue;
+                uint64_t b = kind == MPII_KIND_COLL_BARRIER ? 0 : a2a_bytes(a, &z, i, ps.me);
+                if (b && g->spread) add_spread(g, MON_APART_COUNT, b);
+                else if (b || kind == MPII_KIND_COLL_BARRIER)
+                    mon_count(ps.world[i], MON_COLL_COUNT, b);
+                total += b;
+            }
         }
         if (kind == MPII_KIND_COLL_BARRIER) {
             add_total(g, field, 0);

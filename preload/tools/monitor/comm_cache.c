@@ -10,6 +10,7 @@
 #include "mpii_tool.h"
 #include "profile_file.h" /* mpii_json_string */
 #include "handle_map.h"
+#include "mpii_options_monitor.h" /* generated from tool.yaml: coll-peers */
 #include "comm_cache.h"
 
 #define P(name, id) MPII_PMPI(name, id)
@@ -20,6 +21,8 @@ typedef struct {
     uint64_t *stats; /* MON_COMM_FIELDS, in the profile (outlive the communicator) */
     char *procs;     /* member world ranks, "0,1,2" */
     int freed;       /* the communicator is gone (its record stays) */
+    int *members;    /* a spread record's members (world ranks, communicator order), else NULL */
+    int nmembers, me;
 } record_name_t;
 
 static int tool;
@@ -29,6 +32,46 @@ static handle_map_t comms, wins;
 static mon_group_t *world;   /* MPI_COMM_WORLD, without a hash lookup */
 static record_name_t *names; /* by record index */
 static int nrecords;
+static long long coll_peers = 64; /* option coll-peers: communicators larger count collectives on the record */
+static int my_world;              /* this process's MPI_COMM_WORLD rank */
+
+/* Labels whose member list is longer than this name the list by its hash, except on the lowest
+ * member: the list is in the file once per communicator, not once per member. */
+#define MEMBERS_BY_HASH 24
+
+size_t mon_format_members(char *out, size_t cap, const int *world, int n)
+{
+    size_t at = 0;
+    if (cap) out[0] = 0;
+    for (int i = 0; i < n;) {
+        int j = i + 1;
+        long step = j < n ? (long) world[j] - world[i] : 0;
+        while (j < n && (long) world[j] - world[j - 1] == step) j++;
+        int run = j - i; /* world[i..j-1] steps by `step` */
+        const char *sep = at ? "," : "";
+        if (step > 0 && world[i] >= 0 && (run >= 4 || (step == 1 && run >= 3))) {
+            if (step == 1)
+                at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "%s%d-%d", sep, world[i], world[j - 1]);
+            else
+                at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "%s%d-%d:%ld", sep, world[i], world[j - 1],
+                                        step);
+            i = j;
+        } else {
+            at += (size_t) snprintf(out + at, cap > at ? cap - at : 0, "%s%d", sep, world[i]);
+            i++;
+        }
+    }
+    return at;
+}
+
+/* FNV-1a, 64 bits, of the formatted list: how the other members name it (the reader hashes the
+ * lists it reads the same way, preload/tools/monitor/report/members.ts). */
+static uint64_t members_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (; *s; s++) h = (h ^ (unsigned char) *s) * 0x100000001b3ULL;
+    return h;
+}
 
 /* world rank of each member of group g (MPI_UNDEFINED where it is not in WORLD) */
 static int *world_ranks(MPI_Group g, int n)
@@ -69,28 +112,43 @@ static void add_record(mon_group_t *g, MPI_Comm comm, const char *origin)
     char fallback[MPI_MAX_OBJECT_NAME + 64];
     snprintf(fallback, sizeof fallback, "#%d %s", nrecords, origin);
     char *name = comm_name(comm, fallback);
-    size_t cap = strlen(name) + 2 + (size_t) g->size * 12 + 1;
-    char *labels = malloc(cap);
+    size_t cap = (size_t) g->size * 24 + 32; /* a range's text is never longer than its items' */
+    char *procs = malloc(cap), *ranges = malloc(cap), *labels = NULL;
     record_name_t *more = realloc(names, sizeof *names * (size_t) (nrecords + 1));
-    if (!name || !labels || !more) {
+    if (more) names = more;
+    if (!name || !procs || !ranges || !more) {
         free(name);
-        free(labels);
-        if (more) names = more;
+        free(procs);
+        free(ranges);
         return;
     }
-    names = more;
-    size_t at = (size_t) snprintf(labels, cap, "%s\n", name);
-    for (int i = 0; i < g->size; i++) at += (size_t) snprintf(labels + at, cap - at, i ? ",%d" : "%d", g->world[i]);
-    g->stats = mpii_profile_counters(tool, "comm", MON_COMM_FIELDS, labels);
-    char *procs = strdup(labels + strlen(name) + 1);
+    /* the .prof files' D line lists every member; the profile, ranges */
+    size_t at = 0;
+    for (int i = 0; i < g->size; i++) at += (size_t) snprintf(procs + at, cap - at, i ? ",%d" : "%d", g->world[i]);
+    size_t len = mon_format_members(ranges, cap, g->world, g->size);
+    int lowest = 1;
+    for (int i = 0; i < g->size && lowest; i++) lowest = g->world[i] < 0 || g->world[i] >= my_world;
+    char ref[24];
+    snprintf(ref, sizeof ref, "@%016llx", (unsigned long long) members_hash(ranges));
+    const char *written = len > MEMBERS_BY_HASH && !lowest ? ref : ranges;
+    size_t lcap = strlen(name) + strlen(written) + 2;
+    labels = malloc(lcap);
+    if (labels) snprintf(labels, lcap, "%s\n%s", name, written);
+    g->stats = labels ? mpii_profile_counters(tool, "comm", MON_COMM_FIELDS, labels) : NULL;
     free(labels);
+    free(ranges);
     if (!g->stats) {
         free(name);
         free(procs);
         return;
     }
+    g->spread = !g->remote_size && g->size > coll_peers;
+    int *members = g->spread ? malloc(sizeof(int) * (size_t) g->size) : NULL;
+    if (members) memcpy(members, g->world, sizeof(int) * (size_t) g->size);
+    else
+        g->spread = 0; /* no list to spread over: counted per peer */
     g->record = nrecords;
-    names[nrecords++] = (record_name_t){ name, strdup(name), g->stats, procs, 0 };
+    names[nrecords++] = (record_name_t){ name, strdup(name), g->stats, procs, 0, members, g->size, g->rank };
 }
 
 static mon_group_t *describe_comm(MPI_Comm comm, const char *origin)
@@ -123,6 +181,10 @@ static mon_group_t *describe_comm(MPI_Comm comm, const char *origin)
 int mon_cache_init(int tool_id)
 {
     tool = tool_id;
+    mpii_monitor_options_t o;
+    mpii_monitor_options(tool_id, &o);
+    coll_peers = o.coll_peers;
+    P(MPI_Comm_rank, MPI_COMM_RANK_T)(MPI_COMM_WORLD, &my_world);
     if (P(MPI_Comm_group, MPI_COMM_GROUP_T)(MPI_COMM_WORLD, &world_group) != MPI_SUCCESS) return -1;
     world_group_set = 1;
     /* as in Open MPI's output: MPI_COMM_WORLD first, then MPI_COMM_SELF */
@@ -226,6 +288,14 @@ const char *mon_record(int i, const char **procs, const uint64_t **stats, int *f
     *stats = names[i].stats;
     *freed = names[i].freed;
     return names[i].name;
+}
+
+const int *mon_record_members(int i, int *n, int *me)
+{
+    if (i < 0 || i >= nrecords || !names[i].members) return NULL;
+    *n = names[i].nmembers;
+    *me = names[i].me;
+    return names[i].members;
 }
 
 /* Names set after a record was made (MPI_Comm_set_name), as {"<record index>": "name"}. */

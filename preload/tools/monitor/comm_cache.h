@@ -4,7 +4,8 @@
  * read by preload/tools/monitor/report/data.ts):
  *   section "peers": one row of MON_ROW uint64 per MPI_COMM_WORLD rank of the peer, in the
  *     rank's profile file from the start (sparse: a peer never talked to costs no memory);
- *   section "comm" per communicator: labels "<name>\n<procs>", values MON_COMM_FIELDS.
+ *   section "comm" per communicator: labels "<name>\n<procs>" (procs: mon_format_members, or
+ *     "@<hash>" of the list its lowest member wrote), values MON_COMM_FIELDS.
  * The tool's layers, bottom to top: comm_cache, state (the per-peer table and the counting
  * helpers), collectives.h and pvars, monitor.c (the wrappers). */
 #ifndef MPII_MONITOR_COMM_CACHE_H
@@ -22,6 +23,7 @@ typedef struct {
     int *remote_world;               /* remote group -> MPI_COMM_WORLD rank (inter-communicators) */
     uint64_t *stats;                 /* MON_COMM_FIELDS in the profile, NULL for windows */
     int record;                      /* index of this communicator's "comm" section, -1 for windows */
+    int spread;                      /* more members than coll-peers: collectives counted on the record */
     int neighbors_known, nneighbors; /* topology destinations (neighbourhood collectives) */
     int *neighbors;                  /* world ranks in send-buffer order, -1 for MPI_PROC_NULL */
 } mon_group_t;
@@ -39,6 +41,12 @@ int mon_records(void);                /* per-communicator records made so far */
 /* record i: its current name (NULL past the end), member world ranks, O2A/A2O/A2A fields, and
  * whether its communicator was freed */
 const char *mon_record(int i, const char **procs, const uint64_t **stats, int *freed);
+/* Record i's members as world ranks in communicator order and this process's place among them,
+ * for a record whose collectives are counted on it (spread); NULL for the others. */
+const int *mon_record_members(int i, int *n, int *me);
+/* The members of a communicator as the profile labels them: ranges "a-b" and "a-b:step" of
+ * world ranks in communicator order, singles between ("0-127", "0-120:8,3"); returns its length. */
+size_t mon_format_members(char *out, size_t cap, const int *world, int n);
 /* Neighbourhood collectives: comm's destinations in send-buffer order as world ranks (-1 for an
  * MPI_PROC_NULL slot), in g->neighbors; their number. Asked of MPI once per communicator. */
 int mon_neighbors(MPI_Comm comm, mon_group_t *g);

@@ -28,7 +28,7 @@ enum {
     "coll_bytes\n" \
     "histogram"
 
-/* block "comm" (counters): one per communicator: its collective traffic by pattern (O2A, A2O, A2A) */
+/* block "comm" (counters): one per communicator: its collective traffic by pattern (O2A, A2O, A2A), and what of it is counted here rather than per peer */
 enum {
     MON_O2A_BYTES = 0,
     MON_O2A_COUNT = 1,
@@ -36,7 +36,13 @@ enum {
     MON_A2O_COUNT = 3,
     MON_A2A_BYTES = 4,
     MON_A2A_COUNT = 5,
-    MON_COMM_FIELDS = 6
+    MON_EACH_COUNT = 6, /* collectives counted here rather than per peer (a communicator of more members than the option coll-peers): the messages this process sent to each other member, the same for every one */
+    MON_EACH_BYTES = 7, /* and the bytes sent to each other member */
+    MON_HIGHER_COUNT = 8, /* the same for scans: messages to each member of a higher rank in the communicator */
+    MON_HIGHER_BYTES = 9,
+    MON_APART_COUNT = 10, /* collectives on such a communicator whose bytes differ by peer (v and w variants, reduce_scatter): messages in no peer's row */
+    MON_APART_BYTES = 11,
+    MON_COMM_FIELDS = 12
 };
 
 #endif

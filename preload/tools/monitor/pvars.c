@@ -140,6 +140,32 @@ static void set_state(int on)
     state_on = on;
 }
 
+/* ---- collectives counted on a record (a communicator past coll-peers), spread over its members ---- */
+
+/* Per world rank: the collective messages (k) and bytes (size + k) of the records' `each` (and
+ * `higher`, to the members after this process) as seen through the window, or NULL when no
+ * record has any (the common case: nothing allocated). The caller frees it. */
+static uint64_t *spread_view(int size)
+{
+    uint64_t *out = NULL;
+    for (int r = 0; r < mon_records(); r++) {
+        int n = 0, me = -1;
+        const int *members = mon_record_members(r, &n, &me);
+        uint64_t ec = members ? record_view(r, MON_EACH_COUNT) : 0, eb = members ? record_view(r, MON_EACH_BYTES) : 0;
+        uint64_t hc = members ? record_view(r, MON_HIGHER_COUNT) : 0,
+                 hb = members ? record_view(r, MON_HIGHER_BYTES) : 0;
+        if (!ec && !hc) continue;
+        if (!out && !(out = calloc(2 * (size_t) size, sizeof *out))) return NULL;
+        for (int k = 0; k < n; k++) {
+            int w = members[k];
+            if (k == me || w < 0 || w >= size) continue;
+            out[w] += ec + (k > me ? hc : 0);
+            out[(size_t) size + w] += eb + (k > me ? hb : 0);
+        }
+    }
+    return out;
+}
+
 /* ---- the .prof text (preload/tools/monitor/report/files.ts writes the same from a profile) ---- */
 
 static int write_prof(const char *prefix)
@@ -173,11 +199,15 @@ static int write_prof(const char *prefix)
                     (unsigned long long) V(p, MON_OSC_R_COUNT));
     }
     fprintf(f, "# COLLECTIVES\n");
+    uint64_t *spread = spread_view(size);
     for (int p = 0; p < size; p++) {
-        if (V(p, MON_COLL_COUNT))
-            fprintf(f, "C\t%d\t%d\t%llu bytes\t%llu msgs sent\n", rank, p, (unsigned long long) V(p, MON_COLL_BYTES),
-                    (unsigned long long) V(p, MON_COLL_COUNT));
+        uint64_t count = V(p, MON_COLL_COUNT) + (spread ? spread[p] : 0);
+        uint64_t bytes = V(p, MON_COLL_BYTES) + (spread ? spread[(size_t) size + p] : 0);
+        if (count)
+            fprintf(f, "C\t%d\t%d\t%llu bytes\t%llu msgs sent\n", rank, p, (unsigned long long) bytes,
+                    (unsigned long long) count);
     }
+    free(spread);
 #undef V
     static const char *const kinds[] = { "O2A", "A2O", "A2A" };
     for (int r = 0; r < mon_records(); r++) {
@@ -257,10 +287,16 @@ static int peers_read(const mpii_pvar_t *v, const void *obj, void *buf, int coun
     const uint64_t *peers = mon_peer_table(&rank, &size);
     if (!world || !peers || ensure_view() != 0) return MPI_T_ERR_INVALID_HANDLE;
     unsigned long *out = buf;
+    int coll = d->field == MON_COLL_COUNT || d->field == MON_COLL_BYTES;
+    uint64_t *spread = coll ? spread_view(size) : NULL; /* collectives of big communicators */
+    size_t off = d->field == MON_COLL_BYTES ? (size_t) size : 0;
     for (int i = 0; i < count; i++) {
         int w = i < n ? world[i] : -1;
-        out[i] = w >= 0 && w < size ? (unsigned long) peer_view(peers, (size_t) w * MON_ROW + d->field) : 0;
+        out[i] = w >= 0 && w < size ? (unsigned long) (peer_view(peers, (size_t) w * MON_ROW + d->field) +
+                                                       (spread ? spread[off + (size_t) w] : 0))
+                                    : 0;
     }
+    free(spread);
     return 0;
 }
 

@@ -2,6 +2,7 @@
 // per peer (MPI_COMM_WORLD ranks) point-to-point, one-sided and collective counts, histograms,
 // and the per-communicator O2A/A2O/A2A records.
 import { toolInstances, type CounterSection, type Profile, type RankProfile, MpiiError, BLOCKS, Float64Pool } from '../../../../src/tool-api/index.js';
+import { MemberLists, parseMembers } from './members.js';
 
 const PEERS = BLOCKS.monitor.peers.row; // the declared layout (preload/tools/monitor/blocks.yaml)
 export const HIST_BINS = PEERS.words.histogram;
@@ -30,10 +31,28 @@ export interface PeerStats {
 }
 export interface CommRecord {
   name: string;
+  /** the members' world ranks joined by commas ('' when no rank's file has the list) */
   procs: string;
   o2a: Flow;
   a2o: Flow;
   a2a: Flow;
+  /** collectives counted on the record, not per peer (a communicator past the option coll-peers;
+   *  absent in files before format 3): what each other member got, each member of a higher rank
+   *  (scans), and the messages of calls whose bytes differ by peer, in no peer's row */
+  each?: Flow;
+  higher?: Flow;
+  apart?: Flow;
+  /** the members (world ranks, communicator order) where `each` or `higher` is to be spread */
+  members?: Int32Array;
+}
+
+/** A rank's collectives counted on its records, spread back over the members: `each` to every
+ *  member but itself (at `me` in `members`), `higher` to those after it. */
+export interface Spread {
+  members: Int32Array;
+  me: number;
+  each: Flow;
+  higher: Flow;
 }
 /** table_bytes: the per-peer table's size; resident_bytes: the part that became memory. */
 export interface MemoryUse {
@@ -79,6 +98,8 @@ export class RankData implements RankMonitor {
   sums?: Float64Array;
   /** what monitorDigest took from the section while the file was read */
   digest?: Digest;
+  /** its collectives counted per communicator, to spread over the members */
+  spreads: Spread[];
   constructor(
     public rank: number,
     private section: CounterSection | undefined,
@@ -87,10 +108,18 @@ export class RankData implements RankMonitor {
   ) {
     this.digest = section && digests.get(section);
     this.sums = this.digest?.sums;
+    this.spreads = spreadsOf(rank, comms);
   }
 
-  /** The peers column-wise: views of the scratch table, valid until the next rank's scan. */
+  /** The peers column-wise (with the collectives counted per communicator spread over their
+   *  members): views of a scratch table, valid until the next rank's scan. */
   scan(): PeerFlows {
+    const base = this.scanRows();
+    return this.spreads.length ? withSpreads(base, this.spreads) : base;
+  }
+
+  /** The peers' rows as stored (`sums` is theirs: the spreads are added where totals are made). */
+  private scanRows(): PeerFlows {
     if (this.flows) return this.flows;
     const f = this.section ? readFlows(this.section) : { ids: new Int32Array(0), values: new Float64Array(0) };
     if (f.ids.buffer !== scratch.ids.buffer) this.flows = f; // made on its own: kept
@@ -156,8 +185,95 @@ export class RankData implements RankMonitor {
       if (f >= HIST) s.hist[f - HIST] = v;
       else s[CLASSES[f >> 1].name][f & 1 ? 'bytes' : 'count'] = v;
     });
+    eachSpread(this.spreads, (peer, count, bytes) => {
+      let s = peers.get(peer);
+      if (!s) peers.set(peer, (s = emptyPeer()));
+      s.coll.count += count;
+      s.coll.bytes += bytes;
+    });
     return new Map([...peers.entries()].sort((a, b) => a[0] - b[0]));
   }
+}
+
+/** The spreads of a rank's records (the members resolved by readRuns). */
+function spreadsOf(rank: number, comms: CommRecord[]): Spread[] {
+  const out: Spread[] = [];
+  for (const c of comms) {
+    const each = c.each ?? { count: 0, bytes: 0 };
+    const higher = c.higher ?? { count: 0, bytes: 0 };
+    if ((each.count === 0 && higher.count === 0) || !c.members) continue;
+    out.push({ members: c.members, me: c.members.indexOf(rank), each, higher });
+  }
+  return out;
+}
+
+/** Calls fn(peer, messages, bytes) for every member a rank's spreads reach (a peer may come more than once). */
+export function eachSpread(spreads: Spread[], fn: (peer: number, count: number, bytes: number) => void): void {
+  for (const s of spreads) {
+    const { members, me, each, higher } = s;
+    for (let k = 0; k < members.length; k++) {
+      if (k === me || members[k] < 0) continue;
+      if (k > me && me >= 0) fn(members[k], each.count + higher.count, each.bytes + higher.bytes);
+      else fn(members[k], each.count, each.bytes);
+    }
+  }
+}
+
+/** What a rank's spreads add to the totals: [messages, bytes]. */
+export function spreadTotals(spreads: Spread[]): [number, number] {
+  let count = 0;
+  let bytes = 0;
+  for (const { members, me, each, higher } of spreads) {
+    let others = 0;
+    for (let k = 0; k < members.length; k++) if (k !== me && members[k] >= 0) others++;
+    const after = me >= 0 ? members.length - me - 1 : 0;
+    count += each.count * others + higher.count * after;
+    bytes += each.bytes * others + higher.bytes * after;
+  }
+  return [count, bytes];
+}
+
+/** The rows with the spreads added to their collective fields, in a second scratch table. */
+let merged = { ids: new Int32Array(1024), values: new Float64Array(8 * 1024), acc: new Float64Array(2048), seen: new Uint8Array(1024) };
+const COLL = CLASSES.findIndex((c) => c.name === 'coll');
+function withSpreads(base: PeerFlows, spreads: Spread[]): PeerFlows {
+  let top = base.ids.length ? base.ids[base.ids.length - 1] + 1 : 0;
+  for (const s of spreads) for (const w of s.members) if (w + 1 > top) top = w + 1;
+  if (merged.seen.length < top) merged = { ...merged, acc: new Float64Array(2 * top), seen: new Uint8Array(top) };
+  const { acc, seen } = merged;
+  const touched: number[] = [];
+  eachSpread(spreads, (peer, count, bytes) => {
+    if (!seen[peer]) {
+      seen[peer] = 1;
+      touched.push(peer);
+    }
+    acc[2 * peer] += count;
+    acc[2 * peer + 1] += bytes;
+  });
+  const extra = Int32Array.from(touched).sort();
+  const cap = base.ids.length + extra.length;
+  if (merged.ids.length < cap) merged = { ...merged, ids: new Int32Array(cap), values: new Float64Array(8 * cap) };
+  const { ids, values } = merged;
+  let n = 0;
+  for (let i = 0, j = 0; i < base.ids.length || j < extra.length;) {
+    const a = i < base.ids.length ? base.ids[i] : Infinity;
+    const b = j < extra.length ? extra[j] : Infinity;
+    const peer = Math.min(a, b);
+    const at = 8 * n;
+    if (a === peer) values.set(base.values.subarray(8 * i, 8 * i + 8), at);
+    else values.fill(0, at, at + 8);
+    if (b === peer) {
+      values[at + 2 * COLL] += acc[2 * peer];
+      values[at + 2 * COLL + 1] += acc[2 * peer + 1];
+      acc[2 * peer] = 0;
+      acc[2 * peer + 1] = 0;
+      seen[peer] = 0;
+      j++;
+    }
+    if (a === peer) i++;
+    ids[n++] = peer;
+  }
+  return { ids: ids.subarray(0, n), values: values.subarray(0, 8 * n) };
 }
 
 function readFlows(c: CounterSection): PeerFlows {
@@ -416,7 +532,7 @@ export function flowsOf(r: RankMonitor): PeerFlows {
   return f;
 }
 
-function rankMonitor(r: RankProfile, tool: number, size: number): RankMonitor {
+function rankMonitor(r: RankProfile, tool: number, size: number, lists: MemberLists): RankMonitor {
   const comms: CommRecord[] = [];
   let section: CounterSection | undefined;
   for (const c of r.counters) {
@@ -434,13 +550,22 @@ function rankMonitor(r: RankProfile, tool: number, size: number): RankMonitor {
       c.forEach((k, x) => {
         if (k < COMM.size) v[k] = x;
       });
+      if (c.length < COMM.size) v.fill(0, c.length); // a shorter row of an older file
       const i = COMM.index;
+      const text = lists.resolve(c.labels[1] ?? '');
+      const members = text === undefined ? undefined : parseMembers(text);
+      // fields a file before format 3 lacks read as 0 (the row is shorter)
+      const flow = (count: number, bytes: number) => ({ count: v[count] ?? 0, bytes: v[bytes] ?? 0 });
+      const each = flow(i.each_count, i.each_bytes);
+      const higher = flow(i.higher_count, i.higher_bytes);
+      const apart = flow(i.apart_count, i.apart_bytes);
       comms.push({
         name: c.labels[0] ?? '',
-        procs: c.labels[1] ?? '',
+        procs: members?.list ?? '',
         o2a: { bytes: v[i.o2a_bytes], count: v[i.o2a_count] },
         a2o: { bytes: v[i.a2o_bytes], count: v[i.a2o_count] },
         a2a: { bytes: v[i.a2a_bytes], count: v[i.a2a_count] },
+        ...(each.count || higher.count || apart.count ? { each, higher, apart, members: members?.ranks } : {}),
       });
     }
   }
@@ -478,7 +603,13 @@ export function monitorRuns(p: Profile): MonitorRun[] {
 function readRuns(p: Profile): MonitorRun[] {
   const size = Math.max(p.size, ...p.ranks.map((r) => r.size));
   const ranks = p.ranks.filter((r) => r.size > 0);
-  return toolInstances(p, 'monitor').map((tool) => ({ tool, size, ranks: ranks.map((r) => rankMonitor(r, tool, r.size)) }));
+  return toolInstances(p, 'monitor').map((tool) => {
+    // the member lists written in full (by each communicator's lowest member), which the other
+    // members' records name by their hash
+    const lists = new MemberLists();
+    for (const r of ranks) for (const c of r.counters) if (c.tool === tool && c.name === 'comm') lists.add(c.labels[1] ?? '');
+    return { tool, size, ranks: ranks.map((r) => rankMonitor(r, tool, r.size, lists)) };
+  });
 }
 
 const totalsOf = new WeakMap<MonitorRun, Record<ClassName, Flow>>();
@@ -488,9 +619,17 @@ export function totals(run: MonitorRun): Record<ClassName, Flow> {
   const t = Object.fromEntries(CLASSES.map((c) => [c.name, { count: 0, bytes: 0 }])) as Record<ClassName, Flow>;
   const sum = new Float64Array(8);
   for (const r of run.ranks) {
+    // collectives counted per communicator: spread over the members, or in no peer's row
+    for (const c of r.comms) {
+      sum[2 * COLL] += c.apart?.count ?? 0;
+      sum[2 * COLL + 1] += c.apart?.bytes ?? 0;
+    }
     if (r instanceof RankData) {
       if (!r.sums) r.scan();
       for (let k = 0; k < 8; k++) sum[k] += r.sums![k];
+      const [count, bytes] = spreadTotals(r.spreads);
+      sum[2 * COLL] += count;
+      sum[2 * COLL + 1] += bytes;
       continue;
     }
     const { values } = flowsOf(r);
@@ -546,6 +685,29 @@ export function histogramSums(run: MonitorRun): Float64Array {
 export function peerRows(r: RankMonitor): ({ peer: number } & PeerStats)[] {
   const peers = r instanceof RankData ? r.readPeers() : r.peers;
   return [...peers.entries()].sort((a, b) => a[0] - b[0]).map(([peer, s]) => ({ peer, ...s }));
+}
+
+/** What the report says of collectives counted per communicator (the option coll-peers), or
+ *  undefined when every collective was counted per peer. */
+export function spreadNote(run: MonitorRun): string | undefined {
+  let spread = 0;
+  let apartCount = 0;
+  let apartBytes = 0;
+  const big = new Set<string>();
+  for (const r of run.ranks) {
+    for (const c of r.comms) {
+      if (!c.each && !c.higher && !c.apart) continue;
+      big.add(c.procs);
+      spread += (c.each?.count ?? 0) + (c.higher?.count ?? 0);
+      apartCount += c.apart?.count ?? 0;
+      apartBytes += c.apart?.bytes ?? 0;
+    }
+  }
+  if (!big.size) return undefined;
+  const some = `collectives on ${big.size} communicator${big.size === 1 ? '' : 's'} larger than monitor[coll-peers] were counted per communicator`;
+  const where = spread ? '; the matrix and .prof files spread the calls that send every member the same over the members (exact)' : '';
+  const apart = apartCount ? `; ${apartCount} messages (${apartBytes} bytes) whose size differs by peer are in the totals only` : '';
+  return `${some}${where}${apart}`;
 }
 
 /** Communicators merged over ranks (same name and members), with their summed totals. */
@@ -631,6 +793,10 @@ export function binnedMatrix(run: MonitorRun, cls: ClassName | 'all', what: 'byt
         if (d.row[col] !== 0) m[row * side + col] += d.row[col];
         if (d.col[col] !== 0) m[col * side + row] += d.col[col];
       }
+      // and its collectives counted per communicator, spread over the members
+      eachSpread((r as RankData).spreads, (peer, _count, bytes) => {
+        if (peer < n && bytes !== 0) m[row * side + ((peer / block) | 0)] += bytes;
+      });
     }
     return { n, block, side, cells: m };
   }

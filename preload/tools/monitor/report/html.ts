@@ -2,7 +2,7 @@
 // heatmap and the message sizes (drawn by the page's script from PageData), the busiest pairs and
 // the collectives per communicator.
 import { cell, esc, HEATMAP_CELLS, table, type PageData, humanBytes } from '../../../../src/tool-api/index.js';
-import { binnedMatrices, communicators, totals, CLASSES, type MonitorRun } from './data.js';
+import { binnedMatrices, communicators, spreadNote, totals, CLASSES, type MonitorRun } from './data.js';
 import { sizeHistogram } from './size-histogram.js';
 import { busiestPairs } from './text.js';
 
@@ -87,6 +87,8 @@ export function monitorSection(run: MonitorRun, top: number, data: PageData): st
       ),
     );
   }
+  const note = spreadNote(run);
+  if (note) out.push(`<p>${esc(note)}</p>`);
   out.push('</section>');
   return out.join('\n');
 }

@@ -1,11 +1,14 @@
 // The monitor tool's report module (tool.yaml `report.module`): what it adds to each output of
 // `mpii run` and `mpii report` (src/report/tool-report.ts).
-import { type ToolReport, JsonStream } from '../../../../src/tool-api/index.js';
+import { type ToolReport, JsonStream, DEFAULT_PAIRS } from '../../../../src/tool-api/index.js';
 import { monitorDiffReport } from './diff.js';
-import { communicators, monitorDigest, monitorRuns, peerRows, totals } from './data.js';
+import { communicators, monitorDigest, monitorRuns, peerRows, spreadNote, totals, type CommRecord } from './data.js';
 import { csvPaths, profPaths, writeCsv, writeProf } from './files.js';
 import { monitorSection } from './html.js';
-import { formatMonitor, TEXT_CELLS } from './text.js';
+import { busiestPairs, formatMonitor, TEXT_CELLS } from './text.js';
+
+/** A rank's record in --json: without the member list's numbers (the communicators list has it) */
+const commJson = ({ members: _m, ...c }: CommRecord) => c;
 
 const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
 
@@ -14,18 +17,33 @@ export const report: ToolReport = {
   digest: (o) => monitorDigest({ top: o.top ?? 10, cells: TEXT_CELLS }),
   // its own `top` and `matrix` (as the run was told, or mpii report's --top, --matrix, --no-matrix)
   text: (p, o) => formatMonitor(p, { top: num(o.options?.top) ?? o.top, matrix: o.options?.matrix !== false, color: o.color }),
-  json: (p) =>
-    monitorRuns(p).map((run) => ({
-      tool: run.tool,
-      size: run.size,
-      totals: totals(run),
-      communicators: communicators(run),
-      // made rank by rank as --json is written (src/report/json-stream.ts): a big job's peers are
-      // millions of rows, never all in memory at once
-      ranks: new JsonStream(function* () {
-        for (const r of run.ranks) yield { rank: r.rank, peers: peerRows(r), communicators: r.comms };
-      }),
-    })),
+  json: (p, filter) =>
+    monitorRuns(p).map((run) => {
+      const note = spreadNote(run);
+      const only = Array.isArray(filter.ranks) ? new Set(filter.ranks) : undefined;
+      const pairs = busiestPairs(run, filter.top ?? DEFAULT_PAIRS);
+      return {
+        tool: run.tool,
+        size: run.size,
+        totals: totals(run),
+        // the busiest point-to-point pairs (--top, else the text's number; --top 0: all)
+        pairs: pairs.pairs,
+        pairCount: pairs.total,
+        communicators: communicators(run),
+        ...(note ? { aggregated: note } : {}),
+        // per rank, each peer: only with --ranks [LIST] (a big job's are N² rows); made rank by
+        // rank as --json is written (src/report/json-stream.ts), never all in memory at once
+        ...(filter.ranks
+          ? {
+              ranks: new JsonStream(function* () {
+                for (const r of run.ranks) {
+                  if (!only || only.has(r.rank)) yield { rank: r.rank, peers: peerRows(r), communicators: r.comms.map(commJson) };
+                }
+              }),
+            }
+          : {}),
+      };
+    }),
   html: (p, o) => monitorRuns(p).map((run) => monitorSection(run, o.pairsTop, o.data)),
   files: (p) => {
     const runs = monitorRuns(p);

@@ -1,7 +1,7 @@
 // What `mpii run` and `mpii report` print for the monitor tool: totals per class, the busiest
 // peer pairs, the communicators, and the communication matrix drawn in the terminal.
 import { wrap, WIDTH, bgAnsi256, type Profile, humanBytes } from '../../../../src/tool-api/index.js';
-import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, pairBefore, RankData, totals, type Binned, type MonitorRun } from './data.js';
+import { CLASSES, binnedMatrix, communicators, flowsOf, monitorRuns, pairBefore, RankData, spreadNote, totals, type Binned, type MonitorRun } from './data.js';
 
 export interface MonitorTextOptions {
   top?: number;
@@ -150,6 +150,8 @@ function formatRun(run: MonitorRun, o: Required<MonitorTextOptions>): string[] {
       );
     }
   }
+  const note = spreadNote(run);
+  if (note) out.push(...wrap(note, WIDTH - 4).map((l, i) => `${i ? '    ' : '  '}${l}`));
   const mem = run.ranks.map((r) => r.memory).filter((m) => m !== undefined);
   if (mem.length) {
     const resident = Math.max(...mem.map((m) => m.resident_bytes));
