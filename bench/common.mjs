@@ -52,6 +52,10 @@ export function runRetry(argv, tries = 3) {
   }
 }
 
+/** The argv of a job under mpii as the benchmarks start it: `mpii run --quiet --out OUT --tools TOOLS`,
+ *  then `rest` (further mpii options, the launcher's, the program). */
+export const mpiiRun = (out, tools, ...rest) => [process.execPath, MPII, 'run', '--quiet', '--out', out, '--tools', tools, ...rest];
+
 /** The q-quantile (0..1) of xs, interpolated between the two nearest samples. */
 export const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
