@@ -29,9 +29,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { spawn, spawnSync } from 'node:child_process';
-import { MPII, ROOT, env, flavorHeader, installedFlavors, log, lpad, median, pad, run, shuffle } from './common.mjs';
+import { MPII, ROOT, env, flavorHeader, installedFlavors, log, lpad, median, pad, parseOptions, run, shuffle, usageFail } from './common.mjs';
 import { readProfile } from '../dist/src/profile-file/read.js';
 import { overlapRuns, overlapTotals } from '../dist/preload/tools/overlap/report.js';
 
@@ -134,26 +133,20 @@ SETTINGS.push(
 );
 
 const USAGE = 'usage: node bench/overlap-net.mjs [--reps 8] [--budget 60] [--mpi openmpi,mpich] [--only win|sweep|stencil|SETTING-ID] [--quick]';
+const fail = usageFail('overlap-net.mjs', USAGE);
+
 function options() {
-  let v;
-  try {
-    v = parseArgs({
-      options: {
-        reps: { type: 'string', default: '8' },
-        budget: { type: 'string', default: '60' },
-        mpi: { type: 'string', default: 'openmpi,mpich' },
-        only: { type: 'string' },
-        quick: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }).values;
-  } catch (e) {
-    fail(e.message);
-  }
-  if (v.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
+  const v = parseOptions(
+    {
+      reps: { type: 'string', default: '8' },
+      budget: { type: 'string', default: '60' },
+      mpi: { type: 'string', default: 'openmpi,mpich' },
+      only: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+    },
+    USAGE,
+    fail,
+  );
   if (!/^\d+$/.test(v.reps) || Number(v.reps) < 1) fail(`--reps wants an integer >= 1, got '${v.reps}'`);
   if (!/^\d+$/.test(v.budget)) fail(`--budget wants seconds (an integer >= 0), got '${v.budget}'`);
   if (v.only && !['win', 'sweep', 'stencil', ...SETTINGS.map((s) => s.id)].includes(v.only))
@@ -161,10 +154,6 @@ function options() {
   const mpis = v.mpi.split(',');
   if (mpis.some((m) => !['openmpi', 'mpich'].includes(m))) fail(`--mpi: openmpi and/or mpich, got '${v.mpi}'`);
   return { reps: v.quick ? 3 : Number(v.reps), budgetMs: v.quick ? 0 : Number(v.budget) * 1000, mpis, only: v.quick ? 'win' : v.only };
-}
-function fail(msg) {
-  console.error(`overlap-net.mjs: ${msg}\n${USAGE}`);
-  process.exit(2);
 }
 
 const opt = options();
