@@ -41,6 +41,14 @@ export function launcherArgs(f: Flavor, np: number): string[] {
   return f === 'openmpi' ? ['-np', String(np), '--oversubscribe'] : ['-np', String(np)];
 }
 
+/** Open MPI's own monitoring of `exe` on `np` ranks (`pml_monitoring_enable 2`), each rank's
+ *  matrices written at MPI_Finalize to `<filename>.<rank>.prof` (`pml_monitoring_enable_output 3`):
+ *  what the monitor tool's output is compared with. */
+export function ompiMonitoring(np: number, exe: string, filename: string) {
+  const mca = ['--mca', 'pml_monitoring_enable', '2', '--mca', 'pml_monitoring_enable_output', '3', '--mca', 'pml_monitoring_filename', filename];
+  return execa('mpirun.openmpi', [...launcherArgs('openmpi', np), ...mca, exe], { env: TEST_ENV, reject: false });
+}
+
 // outside the run's own TMPDIR (scripts/run-tests.mjs removes that): the programs outlive a run
 const BUILD = join(process.env.MPII_TEST_PROGRAMS ?? tmpdir(), `mpii-test-programs-${process.getuid?.() ?? 0}`);
 
