@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const MPII = join(ROOT, 'bin', 'mpii.js');
@@ -51,6 +52,32 @@ export function runRetry(argv, tries = 3) {
     }
   }
 }
+
+/** For a script's command line: `fail(msg)` prints `SCRIPT: msg` and the usage, and exits 2. */
+export const usageFail = (script, usage) => (msg) => {
+  console.error(`${script}: ${msg}\n${usage}`);
+  process.exit(2);
+};
+
+/** The command line's values (node:util's parseArgs over `options`, with `--help`/`-h`): the usage
+ *  and exit 0 on --help, `fail` on an unknown or malformed option. */
+export function parseOptions(options, usage, fail) {
+  let v;
+  try {
+    v = parseArgs({ options: { ...options, help: { type: 'boolean', short: 'h', default: false } } }).values;
+  } catch (e) {
+    fail(e.message);
+  }
+  if (v.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  return v;
+}
+
+/** The argv of a job under mpii as the benchmarks start it: `mpii run --quiet --out OUT --tools TOOLS`,
+ *  then `rest` (further mpii options, the launcher's, the program). */
+export const mpiiRun = (out, tools, ...rest) => [process.execPath, MPII, 'run', '--quiet', '--out', out, '--tools', tools, ...rest];
 
 /** The q-quantile (0..1) of xs, interpolated between the two nearest samples. */
 export const quantile = (xs, q) => {

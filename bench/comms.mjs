@@ -16,7 +16,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MPII, ROOT, flavorHeader, forEachFlavor, log, lpad, median, pad, runRetry, shuffle } from './common.mjs';
+import { flavorHeader, forEachFlavor, log, lpad, median, mpiiRun, pad, ROOT, runRetry, shuffle } from './common.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const STACKS = (process.env.STACKS ?? 'noop,trace-count,monitor,profile,monitor+profile,memcheck,overlap').split(',');
@@ -34,21 +34,7 @@ function measure(fl, bin, stacks, args) {
   const argv = (stack) =>
     stack === 'plain'
       ? [fl.run, ...fl.extra, '-np', '1', bin, ...args]
-      : [
-          process.execPath,
-          MPII,
-          'run',
-          '--quiet',
-          '--out',
-          join(tmp, `out-${++outSeq}`),
-          '--tools',
-          stack.replace(/\+/g, ','),
-          ...fl.extra,
-          '-np',
-          '1',
-          bin,
-          ...args,
-        ];
+      : mpiiRun(join(tmp, `out-${++outSeq}`), stack.replace(/\+/g, ','), ...fl.extra, '-np', '1', bin, ...args);
   const got = Object.fromEntries(stacks.map((s) => [s, []]));
   for (const s of stacks) runRetry(argv(s)); // builds each shim before timing
   for (let r = 0; r < ROUNDS; r++) {

@@ -21,7 +21,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ROOT, forEachFlavor, log, lpad, pad, run, which } from './common.mjs';
+import { forEachFlavor, log, lpad, mpiiRun, pad, ROOT, run, which } from './common.mjs';
 
 const MPII = join(resolve(process.env.MPII_ROOT ?? ROOT), 'bin', 'mpii.js');
 const LO = Number(process.env.LO ?? 20000);
@@ -51,23 +51,7 @@ function total(fl, exe, tools, form, n, mode) {
   run(
     tools === null
       ? [fl.run, '-np', '1', ...fl.extra, ...prog]
-      : [
-          process.execPath,
-          MPII,
-          'run',
-          '--quiet',
-          '--mpi',
-          fl.name,
-          '--out',
-          join(tmp, `out-${seq}`),
-          '--tools',
-          tools,
-          ...(form === 'chained' ? ['--chained'] : []),
-          '-np',
-          '1',
-          ...fl.extra,
-          ...prog,
-        ],
+      : mpiiRun(join(tmp, `out-${seq}`), tools, '--mpi', fl.name, ...(form === 'chained' ? ['--chained'] : []), '-np', '1', ...fl.extra, ...prog),
     900_000,
   );
   const m = /^summary: (\d+)/m.exec(readFileSync(file, 'utf8'));

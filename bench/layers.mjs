@@ -18,7 +18,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MPII, ROOT, flavorHeader, forEachFlavor, log, lpad, median, pad, run, runRetry, shuffle } from './common.mjs';
+import { flavorHeader, forEachFlavor, log, lpad, median, mpiiRun, pad, ROOT, run, runRetry, shuffle } from './common.mjs';
 
 const PINGPONG = join(ROOT, 'bench', 'pingpong.c');
 const ROUNDS = Number(process.env.ROUNDS ?? 25);
@@ -35,7 +35,7 @@ const noops = (k) => Array(k).fill('noop').join(',');
 
 function mpiiArgs(fl, tools, extra) {
   // no --mpi: let mpii detect the MPI from the binary, as a user's run would
-  return [process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, ...extra];
+  return mpiiRun(join(tmp, `out-${++outSeq}`), tools, ...extra);
 }
 
 function latency(fl, exe) {

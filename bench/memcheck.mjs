@@ -17,7 +17,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MPII, ROOT, flavorHeader, installedFlavors, log, lpad, median, pad, run, runRetry, shuffle, which } from './common.mjs';
+import { flavorHeader, installedFlavors, log, lpad, median, mpiiRun, pad, ROOT, run, runRetry, shuffle, which } from './common.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const ITERS = Number(process.env.ITERS ?? 200000);
@@ -39,20 +39,7 @@ function configs(fl, exe, size) {
     { name: 'plain', argv: () => [...launch, ...prog(iters)] },
     {
       name: 'memcheck',
-      argv: () => [
-        process.execPath,
-        MPII,
-        'run',
-        '--quiet',
-        '--out',
-        join(tmp, `out-${++outSeq}`),
-        '--tools',
-        'memcheck',
-        ...fl.extra,
-        '-np',
-        '2',
-        ...prog(iters),
-      ],
+      argv: () => mpiiRun(join(tmp, `out-${++outSeq}`), 'memcheck', ...fl.extra, '-np', '2', ...prog(iters)),
     },
     ...(which('valgrind')
       ? [{ name: 'valgrind', argv: () => [...launch, 'valgrind', '--tool=memcheck', '-q', ...prog(Math.max(20, Math.round(iters / VG_DIV)))] }]

@@ -21,7 +21,7 @@
 import { mkdtempSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MPII, ROOT, flavorHeader, forEachFlavor, log, lpad, median, pad, run, runRetry, shuffle } from './common.mjs';
+import { flavorHeader, forEachFlavor, log, lpad, median, mpiiRun, pad, ROOT, run, runRetry, shuffle } from './common.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 40);
 const ITERS = Number(process.env.ITERS ?? 100000);
@@ -40,7 +40,7 @@ let outSeq = 0;
 function mpiiArgs(tools, prog) {
   // no --mpi: let mpii detect the MPI from the binary, as a user's run would; a fresh --out per run so
   // that no run finds (or waits on) another run's profile
-  return [process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, ...prog];
+  return mpiiRun(join(tmp, `out-${++outSeq}`), tools, ...prog);
 }
 
 function configs(fl, prog) {

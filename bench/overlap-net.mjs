@@ -15,13 +15,13 @@
 // printed. Every run's checksum must equal plain Sendrecv's (bit-identical results).
 // Per setting one verdict line: the hand-written win (Isend/Sendrecv), adaptive against Isend and
 // against plain, and for paging/chaining the method's cost per message against the transfer time.
-// "sweep" settings (item 4 of issue 22: never slower) run only Sendrecv and Adaptive.
+// "sweep" settings (the goal "never slower") run only Sendrecv and Adaptive.
 //
 // Usage (after `npm run build`, as root):
 //   node bench/overlap-net.mjs [--reps 8] [--budget 60] [--mpi openmpi,mpich] [--only win|sweep|SETTING-ID] [--quick]
 // 8 rounds: the testbed flips between states ~1.7x apart for tens of seconds, and a short run (a
 // stencil's 100 steps take 10 ms to 2 s) meets one of them; with 4 rounds one such run in a round moved
-// a shape's median ratio past the 2 % and 5 % limits (docs/overlap.md, sixth stencil run).
+// a shape's median ratio past the 2 % and 5 % limits (docs/overlap.md, "Testbed").
 // --budget S: a setting whose --reps rounds took less than S seconds gets more rounds, up to S
 // seconds or 4 x --reps: its runs are short, each round's ratios spread most (st1-4k on MPICH, 7 ms
 // runs: rounds from 0.91x to 1.26x; its median over 8 rounds said 1.02x, over 32 rounds 1.00x).
@@ -29,9 +29,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { spawn, spawnSync } from 'node:child_process';
-import { MPII, ROOT, env, flavorHeader, installedFlavors, log, lpad, median, pad, run, shuffle } from './common.mjs';
+import { MPII, ROOT, env, flavorHeader, installedFlavors, log, lpad, median, pad, parseOptions, run, shuffle, usageFail } from './common.mjs';
 import { readProfile } from '../dist/src/profile-file/read.js';
 import { overlapRuns, overlapTotals } from '../dist/preload/tools/overlap/report.js';
 
@@ -42,7 +41,7 @@ const ITER = 30; // iterations per run: the median of 30 is steady; a run stays 
 // for a site within 25 % either way) must not be most of the run, as they are of no real job's
 const SWEEP_ITER = 60;
 
-// Why these settings: see docs/overlap.md ("Benchmark settings"). The win settings need transfer
+// Why these settings: see docs/overlap.md ("Settings and why"). The win settings need transfer
 // time the rank can spend elsewhere, and a link (not this shared 2-core machine's CPU, which pushes
 // well under 1 Gbit/s through the namespaces when busy) that is the bottleneck: 20-50 Mbit/s, with
 // a bucket of 4 KB: tbf's default bucket here (64 KiB) banks the link's idle time during the
@@ -105,7 +104,7 @@ const STENCIL_RATE = '1gbit';
 // the smallest bucket that holds a TSO segment: with tbf's default (1 ms at the rate, 125 KB) a
 // step's halos went through in one burst, the link was not the bottleneck, and shapes whose
 // computation equals the transfer time sat on a knife edge between bursting and rate-bound
-// (first run, docs/overlap.md "Stencils")
+// (docs/overlap.md, "Settings and why")
 const STENCIL_BURST = '64kb';
 const STENCIL_ITER = 100;
 const STENCIL = (id, dim, nb, halo, compute, blocking = 'sendrecv') => ({
@@ -134,26 +133,20 @@ SETTINGS.push(
 );
 
 const USAGE = 'usage: node bench/overlap-net.mjs [--reps 8] [--budget 60] [--mpi openmpi,mpich] [--only win|sweep|stencil|SETTING-ID] [--quick]';
+const fail = usageFail('overlap-net.mjs', USAGE);
+
 function options() {
-  let v;
-  try {
-    v = parseArgs({
-      options: {
-        reps: { type: 'string', default: '8' },
-        budget: { type: 'string', default: '60' },
-        mpi: { type: 'string', default: 'openmpi,mpich' },
-        only: { type: 'string' },
-        quick: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }).values;
-  } catch (e) {
-    fail(e.message);
-  }
-  if (v.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
+  const v = parseOptions(
+    {
+      reps: { type: 'string', default: '8' },
+      budget: { type: 'string', default: '60' },
+      mpi: { type: 'string', default: 'openmpi,mpich' },
+      only: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+    },
+    USAGE,
+    fail,
+  );
   if (!/^\d+$/.test(v.reps) || Number(v.reps) < 1) fail(`--reps wants an integer >= 1, got '${v.reps}'`);
   if (!/^\d+$/.test(v.budget)) fail(`--budget wants seconds (an integer >= 0), got '${v.budget}'`);
   if (v.only && !['win', 'sweep', 'stencil', ...SETTINGS.map((s) => s.id)].includes(v.only))
@@ -161,10 +154,6 @@ function options() {
   const mpis = v.mpi.split(',');
   if (mpis.some((m) => !['openmpi', 'mpich'].includes(m))) fail(`--mpi: openmpi and/or mpich, got '${v.mpi}'`);
   return { reps: v.quick ? 3 : Number(v.reps), budgetMs: v.quick ? 0 : Number(v.budget) * 1000, mpis, only: v.quick ? 'win' : v.only };
-}
-function fail(msg) {
-  console.error(`overlap-net.mjs: ${msg}\n${USAGE}`);
-  process.exit(2);
 }
 
 const opt = options();

@@ -25,35 +25,28 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { MPII, ROOT, flavorHeader, installedFlavors, log, lpad, median, pad, run, shuffle } from './common.mjs';
+import { MPII, ROOT, flavorHeader, installedFlavors, log, lpad, median, pad, parseOptions, run, shuffle, usageFail } from './common.mjs';
 
 const USAGE = 'usage: node bench/overlap.mjs [--n 128,256,...] [--np 4] [--reps 5] [--transport shm,tcp] [--mpi openmpi,mpich] [--check]';
 const RUN_TIMEOUT_MS = 300_000; // one job; generous: MPICH oversubscribed at n=2048 under paging is slow
 const TRIES = 3;
 
 /** The command line, validated; exits 2 with one line on a bad option. */
+const fail = usageFail('overlap.mjs', USAGE);
+
 function options() {
-  let v;
-  try {
-    v = parseArgs({
-      options: {
-        n: { type: 'string', default: '128,256,512,1024,2048' },
-        np: { type: 'string', default: '4' },
-        reps: { type: 'string', default: '5' },
-        transport: { type: 'string', default: 'shm,tcp' },
-        mpi: { type: 'string', default: 'openmpi,mpich' },
-        check: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }).values;
-  } catch (e) {
-    fail(e.message);
-  }
-  if (v.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
+  const v = parseOptions(
+    {
+      n: { type: 'string', default: '128,256,512,1024,2048' },
+      np: { type: 'string', default: '4' },
+      reps: { type: 'string', default: '5' },
+      transport: { type: 'string', default: 'shm,tcp' },
+      mpi: { type: 'string', default: 'openmpi,mpich' },
+      check: { type: 'boolean', default: false },
+    },
+    USAGE,
+    fail,
+  );
   const ints = (s, what, min) => {
     const xs = s.split(',').map((x) => x.trim());
     if (!xs.every((x) => /^\d+$/.test(x) && Number(x) >= min)) fail(`--${what} wants integers >= ${min}, got '${s}'`);
@@ -73,11 +66,6 @@ function options() {
     mpis: names(v.mpi, 'mpi', ['openmpi', 'mpich']),
     check: v.check,
   };
-}
-
-function fail(msg) {
-  console.error(`overlap.mjs: ${msg}\n${USAGE}`);
-  process.exit(2);
 }
 
 /**

@@ -26,7 +26,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { env, flavorHeader, forEachFlavor, log, lpad, MPII, median, pad, quantile, ROOT, run, runRetry, shuffle } from './common.mjs';
+import { env, flavorHeader, forEachFlavor, log, lpad, median, mpiiRun, pad, quantile, ROOT, run, runRetry, shuffle } from './common.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 9); // paired ping-pong runs per configuration
 const PAIRS = Number(process.env.PAIRS ?? 150);
@@ -100,7 +100,7 @@ const envArgs = (fl, vars) => Object.entries(vars).flatMap(([k, v]) => (fl.ompi 
 /** The configurations of one MPI: argv builders for a program with its arguments. */
 function configs(fl, p) {
   const np = ['-np', '2', ...fl.extra];
-  const mpii = (tools) => (prog) => [process.execPath, MPII, 'run', '--quiet', '--out', freshOut(), '--tools', tools, ...np, ...prog];
+  const mpii = (tools) => (prog) => mpiiRun(freshOut(), tools, ...np, ...prog);
   const list = [
     { name: 'plain', argv: (prog) => [fl.run, ...np, ...prog] },
     { name: 'mpii profile', argv: mpii('profile') },

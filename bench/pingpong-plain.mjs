@@ -23,7 +23,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MPII, ROOT, flavorHeader, forEachFlavor, log, median, pad, run, runRetry, shuffle } from './common.mjs';
+import { flavorHeader, forEachFlavor, log, median, mpiiRun, pad, ROOT, run, runRetry, shuffle } from './common.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const PAIRS = Number(process.env.PAIRS ?? 200);
@@ -43,10 +43,7 @@ let seq = 0;
 
 function once(fl, exe, config, order) {
   const prog = ['-np', '2', ...fl.extra, exe, String(PAIRS), String(CHUNK), '8', order];
-  const argv =
-    config.tools === undefined
-      ? [fl.run, ...prog]
-      : [process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++seq}`), '--tools', config.tools, ...prog];
+  const argv = config.tools === undefined ? [fl.run, ...prog] : mpiiRun(join(tmp, `out-${++seq}`), config.tools, ...prog);
   const m = /direct_ns=([\d.]+) stack_ns=([\d.]+) ratio=([\d.]+)/.exec(runRetry(argv).stdout);
   if (!m) throw new Error('no ratio in the output of bench/pingpong_plain.c');
   return { direct: Number(m[1]), ratio: Number(m[3]) };

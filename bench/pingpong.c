@@ -8,19 +8,9 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "pingpong.h"
 
-static void bounce(int rank, char *buf, int size, long n)
-{
-    for (long i = 0; i < n; i++) {
-        if (rank == 0) {
-            MPI_Send(buf, size, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-            MPI_Recv(buf, size, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else {
-            MPI_Recv(buf, size, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(buf, size, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
-        }
-    }
-}
+static void bounce(int rank, char *buf, int size, long n) { PP_ROUND_TRIPS(MPI_Send, MPI_Recv, rank, buf, size, n) }
 
 int main(int argc, char **argv)
 {

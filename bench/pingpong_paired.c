@@ -14,74 +14,40 @@
  *   pingpong_paired size=<B> chunk=<n> pairs=<n> direct_ns=<f> stack_ns=<f> ratio=<f> ratio_q1=<f> ratio_q3=<f>
  * direct_ns/stack_ns: median half round trip of each kind of chunk; ratio: median over the pairs
  * of (stack chunk / direct chunk), q1/q3 its quartiles. Other ranks wait at the final barrier. */
-#include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include "quantile.h"
+#include "pingpong.h"
 
 typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 typedef int (*recv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
 
-/* One chunk of round trips; rank 0's wall time in seconds (PMPI_Wtime: no tool sees the clock). */
+/* One chunk of round trips through send and recv. */
 static double bounce(int rank, char *buf, int size, long n, send_fn send, recv_fn recv)
 {
     double t0 = PMPI_Wtime();
-    for (long i = 0; i < n; i++) {
-        if (rank == 0) {
-            send(buf, size, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-            recv(buf, size, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else {
-            recv(buf, size, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            send(buf, size, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
-        }
-    }
+    PP_ROUND_TRIPS(send, recv, rank, buf, size, n)
     return PMPI_Wtime() - t0;
 }
 
+static double stack_chunk(int rank, char *buf, int size, long n) { return bounce(rank, buf, size, n, MPI_Send, MPI_Recv); }
+static double direct_chunk(int rank, char *buf, int size, long n) { return bounce(rank, buf, size, n, PMPI_Send, PMPI_Recv); }
+static int low_bit(uint64_t draw) { return (int) (draw & 1); }
+
 int main(int argc, char **argv)
 {
-    int pairs = argc > 1 ? atoi(argv[1]) : 200;
-    long chunk = argc > 2 ? atol(argv[2]) : 1000;
-    int size = argc > 3 ? atoi(argv[3]) : 8, rank, nranks;
-
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    if (nranks < 2 || pairs < 1 || chunk < 1 || size < 0) {
-        if (rank == 0) fprintf(stderr, "pingpong_paired: need >= 2 ranks, pairs >= 1, chunk >= 1, size >= 0\n");
+    struct pp_run r;
+    if (pp_init(&r, &argc, &argv)) {
+        if (r.rank == 0) fprintf(stderr, "pingpong_paired: need >= 2 ranks, pairs >= 1, chunk >= 1, size >= 0\n");
         MPI_Finalize();
         return 1;
     }
-    char *buf = calloc((size_t) size + 1, 1);
-    double *direct = malloc(sizeof(double) * (size_t) pairs), *stack = malloc(sizeof(double) * (size_t) pairs);
-    double *ratio = malloc(sizeof(double) * (size_t) pairs);
-    if (!buf || !direct || !stack || !ratio) MPI_Abort(MPI_COMM_WORLD, 2);
-
-    if (rank < 2) {
-        bounce(rank, buf, size, chunk, MPI_Send, MPI_Recv); /* warm-up: connections, caches, */
-        bounce(rank, buf, size, chunk, PMPI_Send, PMPI_Recv); /* the tools' call sites */
-        uint64_t rng = 0x9E3779B97F4A7C15ull;
-        for (int p = 0; p < pairs; p++) {
-            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17; /* the same draw on both ranks */
-            if (rng & 1) {
-                stack[p] = bounce(rank, buf, size, chunk, MPI_Send, MPI_Recv);
-                direct[p] = bounce(rank, buf, size, chunk, PMPI_Send, PMPI_Recv);
-            } else {
-                direct[p] = bounce(rank, buf, size, chunk, PMPI_Send, PMPI_Recv);
-                stack[p] = bounce(rank, buf, size, chunk, MPI_Send, MPI_Recv);
-            }
-            ratio[p] = stack[p] / direct[p];
-        }
+    pp_pairs(&r, stack_chunk, direct_chunk, low_bit);
+    if (r.rank == 0) {
+        double half = 1e9 / (2.0 * (double) r.chunk); /* seconds per chunk -> ns per half round trip */
+        double r1 = quantile(r.ratio, r.pairs, 0.25), r3 = quantile(r.ratio, r.pairs, 0.75), m = quantile(r.ratio, r.pairs, 0.5);
+        printf("pingpong_paired size=%d chunk=%ld pairs=%d direct_ns=%.1f stack_ns=%.1f ratio=%.4f ratio_q1=%.4f ratio_q3=%.4f\n", r.size, r.chunk,
+               r.pairs, quantile(r.direct, r.pairs, 0.5) * half, quantile(r.stack, r.pairs, 0.5) * half, m, r1, r3);
     }
-    if (rank == 0) {
-        double half = 1e9 / (2.0 * (double) chunk); /* seconds per chunk -> ns per half round trip */
-        double r1 = quantile(ratio, pairs, 0.25), r3 = quantile(ratio, pairs, 0.75), r = quantile(ratio, pairs, 0.5);
-        printf("pingpong_paired size=%d chunk=%ld pairs=%d direct_ns=%.1f stack_ns=%.1f ratio=%.4f ratio_q1=%.4f ratio_q3=%.4f\n",
-               size, chunk, pairs, quantile(direct, pairs, 0.5) * half, quantile(stack, pairs, 0.5) * half, r, r1, r3);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    free(buf), free(direct), free(stack), free(ratio);
-    MPI_Finalize();
+    pp_finish(&r);
     return 0;
 }

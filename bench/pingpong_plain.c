@@ -12,87 +12,48 @@
  * Rank 0 prints one line:
  *   pingpong_plain size=<B> chunk=<n> pairs=<n> order=<o> direct_ns=<f> stack_ns=<f> ratio=<f> ratio_q1=<f> ratio_q3=<f>
  * ratio: median over the pairs of (MPI_ chunk time / PMPI_ chunk time); *_ns: median half round trip. */
-#include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include "quantile.h"
+#include "pingpong.h"
 
+/* The two kinds of chunk on purpose apart, each calling its functions by name (PP_ROUND_TRIPS
+ * expands to direct calls): a user's ping-pong calls MPI_Send, not a pointer to it. */
 static double chunk_mpi(int rank, char *buf, int size, long n)
 {
     double t0 = PMPI_Wtime();
-    for (long i = 0; i < n; i++) {
-        if (rank == 0) {
-            MPI_Send(buf, size, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-            MPI_Recv(buf, size, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else {
-            MPI_Recv(buf, size, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(buf, size, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
-        }
-    }
+    PP_ROUND_TRIPS(MPI_Send, MPI_Recv, rank, buf, size, n)
     return PMPI_Wtime() - t0;
 }
 
 static double chunk_pmpi(int rank, char *buf, int size, long n)
 {
     double t0 = PMPI_Wtime();
-    for (long i = 0; i < n; i++) {
-        if (rank == 0) {
-            PMPI_Send(buf, size, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-            PMPI_Recv(buf, size, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else {
-            PMPI_Recv(buf, size, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            PMPI_Send(buf, size, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
-        }
-    }
+    PP_ROUND_TRIPS(PMPI_Send, PMPI_Recv, rank, buf, size, n)
     return PMPI_Wtime() - t0;
 }
 
+static int random_order, pmpi_first;
+static int mpi_first(uint64_t draw) { return random_order ? (int) (draw >> 63) : !pmpi_first; }
+
 int main(int argc, char **argv)
 {
-    int pairs = argc > 1 ? atoi(argv[1]) : 200;
-    long chunk = argc > 2 ? atol(argv[2]) : 1000;
-    int size = argc > 3 ? atoi(argv[3]) : 8, rank, nranks;
     const char *order = argc > 4 ? argv[4] : "mpi";
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    int random = strcmp(order, "random") == 0, pmpi_first = strcmp(order, "pmpi") == 0;
-    if (nranks < 2 || pairs < 1 || chunk < 1 || size < 0 || (!random && !pmpi_first && strcmp(order, "mpi") != 0)) {
-        if (rank == 0) fprintf(stderr, "pingpong_plain: need >= 2 ranks, pairs >= 1, chunk >= 1, size >= 0, order mpi|pmpi|random\n");
+    struct pp_run r;
+    int bad = pp_init(&r, &argc, &argv);
+    random_order = strcmp(order, "random") == 0, pmpi_first = strcmp(order, "pmpi") == 0;
+    if (bad || (!random_order && !pmpi_first && strcmp(order, "mpi") != 0)) {
+        if (r.rank == 0) fprintf(stderr, "pingpong_plain: need >= 2 ranks, pairs >= 1, chunk >= 1, size >= 0, order mpi|pmpi|random\n");
         MPI_Finalize();
         return 1;
     }
-    char *buf = calloc((size_t) size + 1, 1);
-    double *direct = malloc(sizeof(double) * (size_t) pairs), *stack = malloc(sizeof(double) * (size_t) pairs);
-    double *ratio = malloc(sizeof(double) * (size_t) pairs);
-    if (!buf || !direct || !stack || !ratio) MPI_Abort(MPI_COMM_WORLD, 2);
-    if (rank < 2) {
-        chunk_mpi(rank, buf, size, chunk); /* warm-up */
-        chunk_pmpi(rank, buf, size, chunk);
-        uint64_t rng = 0x9E3779B97F4A7C15ull;
-        for (int p = 0; p < pairs; p++) {
-            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-            int mpi_first = random ? (int) (rng >> 63) : !pmpi_first;
-            if (mpi_first) {
-                stack[p] = chunk_mpi(rank, buf, size, chunk);
-                direct[p] = chunk_pmpi(rank, buf, size, chunk);
-            } else {
-                direct[p] = chunk_pmpi(rank, buf, size, chunk);
-                stack[p] = chunk_mpi(rank, buf, size, chunk);
-            }
-            ratio[p] = stack[p] / direct[p];
-        }
+    pp_pairs(&r, chunk_mpi, chunk_pmpi, mpi_first);
+    if (r.rank == 0) {
+        double q1 = quantile(r.ratio, r.pairs, 0.25), q3 = quantile(r.ratio, r.pairs, 0.75), m = quantile(r.ratio, r.pairs, 0.5);
+        double d = quantile(r.direct, r.pairs, 0.5) / (2.0 * r.chunk) * 1e9, s = quantile(r.stack, r.pairs, 0.5) / (2.0 * r.chunk) * 1e9;
+        printf("pingpong_plain size=%d chunk=%ld pairs=%d order=%s direct_ns=%.1f stack_ns=%.1f ratio=%.4f ratio_q1=%.4f ratio_q3=%.4f\n", r.size,
+               r.chunk, r.pairs, order, d, s, m, q1, q3);
     }
-    if (rank == 0) {
-        double q1 = quantile(ratio, pairs, 0.25), q3 = quantile(ratio, pairs, 0.75), r = quantile(ratio, pairs, 0.5);
-        double d = quantile(direct, pairs, 0.5) / (2.0 * chunk) * 1e9, s = quantile(stack, pairs, 0.5) / (2.0 * chunk) * 1e9;
-        printf("pingpong_plain size=%d chunk=%ld pairs=%d order=%s direct_ns=%.1f stack_ns=%.1f ratio=%.4f ratio_q1=%.4f ratio_q3=%.4f\n",
-               size, chunk, pairs, order, d, s, r, q1, q3);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    free(buf), free(direct), free(stack), free(ratio);
-    MPI_Finalize();
+    pp_finish(&r);
     return 0;
 }

@@ -33,7 +33,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MPII, ROOT, flavorHeader, forEachFlavor, log, lpad, median, pad, quantile, run, runRetry, shuffle, which } from './common.mjs';
+import { flavorHeader, forEachFlavor, log, lpad, median, mpiiRun, pad, quantile, ROOT, run, runRetry, shuffle, which } from './common.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 40);
 const ITERS = Number(process.env.ITERS ?? 100000);
@@ -69,7 +69,7 @@ function measure(fl, exe, transport) {
   const prog = ['-np', '2', ...fl.extra, ...TRANSPORTS[transport].args, exe, String(iters), String(SIZE)];
   const mpii = (tools) => () => {
     const out = join(tmp, `out-${++outSeq}`);
-    return { argv: [process.execPath, MPII, 'run', '--quiet', '--out', out, '--tools', tools, ...prog], out };
+    return { argv: mpiiRun(out, tools, ...prog), out };
   };
   const configs = [
     { name: 'plain', make: () => ({ argv: [fl.run, ...prog] }) },
@@ -157,23 +157,7 @@ function sideBySide(fl, exe) {
   const runs = new Map(configs.map(([n]) => [n, []]));
   for (let round = 0; round < PAIRED_RUNS; round++) {
     for (const [name, tools] of shuffle(configs)) {
-      const argv = [
-        process.execPath,
-        MPII,
-        'run',
-        '--quiet',
-        '--out',
-        join(tmp, `out-${++outSeq}`),
-        '--tools',
-        tools,
-        '-np',
-        '2',
-        ...fl.extra,
-        exe,
-        String(PAIRS),
-        '1000',
-        String(SIZE),
-      ];
+      const argv = mpiiRun(join(tmp, `out-${++outSeq}`), tools, '-np', '2', ...fl.extra, exe, String(PAIRS), '1000', String(SIZE));
       const m = /direct_ns=([\d.]+) stack_ns=[\d.]+ ratio=([\d.]+)/.exec(runRetry(argv).stdout);
       if (!m) throw new Error('no ratio in the output of bench/pingpong_paired.c');
       runs.get(name).push({ direct: Number(m[1]), ratio: Number(m[2]) });
@@ -210,7 +194,7 @@ function sideBySide(fl, exe) {
  *  minima are the figure; the difference profile − empty stack is what the tool adds per call. */
 function perCall(fl, exe) {
   const prog = ['-np', '1', ...fl.extra, exe, String(CALLS)];
-  const mpii = (tools) => [process.execPath, MPII, 'run', '--quiet', '--out', join(tmp, `out-${++outSeq}`), '--tools', tools, ...prog];
+  const mpii = (tools) => mpiiRun(join(tmp, `out-${++outSeq}`), tools, ...prog);
   const configs = [
     ['empty stack', ''],
     ['noop', 'noop'],
@@ -240,30 +224,8 @@ function instructionsPerCall(fl, exe, tools, mode = '') {
   const total = (n) => {
     const file = join(tmp, `callgrind-${++outSeq}`);
     // the program is valgrind, so mpii is told which MPI the real program uses
-    run(
-      [
-        process.execPath,
-        MPII,
-        'run',
-        '--quiet',
-        '--mpi',
-        fl.name,
-        '--out',
-        join(tmp, `out-${++outSeq}`),
-        '--tools',
-        tools,
-        '-np',
-        '1',
-        ...fl.extra,
-        'valgrind',
-        '--tool=callgrind',
-        `--callgrind-out-file=${file}`,
-        exe,
-        String(n),
-        ...(mode ? [mode] : []),
-      ],
-      600_000,
-    );
+    const prog = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${file}`, exe, String(n), ...(mode ? [mode] : [])];
+    run(mpiiRun(join(tmp, `out-${++outSeq}`), tools, '--mpi', fl.name, '-np', '1', ...fl.extra, ...prog), 600_000);
     const m = /^summary: (\d+)/m.exec(readFileSync(file, 'utf8'));
     if (!m) throw new Error(`no summary line in ${file}`);
     return Number(m[1]);

@@ -18,7 +18,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MPII, ROOT, flavorHeader, forEachFlavor, log, lpad, median, pad, quantile, runRetry, shuffle } from './common.mjs';
+import { flavorHeader, forEachFlavor, log, lpad, median, mpiiRun, pad, quantile, ROOT, runRetry, shuffle } from './common.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 8);
 const PAIRS = Number(process.env.PAIRS ?? 150);
@@ -37,24 +37,9 @@ forEachFlavor(tmp, (fl) => {
   const res = Object.fromEntries(configs.map((c) => [c.name, []]));
   let seq = 0;
   const once = (c) => {
-    const r = runRetry([
-      process.execPath,
-      MPII,
-      'run',
-      '--quiet',
-      '--out',
-      join(tmp, `out-${fl.name}-${++seq}`),
-      '--tools',
-      c.tools,
-      ...(c.chained ? ['--chained'] : []),
-      '-np',
-      '2',
-      ...fl.extra,
-      exe,
-      String(PAIRS),
-      '1000',
-      '8',
-    ]);
+    const r = runRetry(
+      mpiiRun(join(tmp, `out-${fl.name}-${++seq}`), c.tools, ...(c.chained ? ['--chained'] : []), '-np', '2', ...fl.extra, exe, String(PAIRS), '1000', '8'),
+    );
     const m = LINE.exec(r.stdout);
     if (!m) throw new Error(`no result line: ${r.stdout}`);
     return { direct: Number(m[1]), stack: Number(m[2]), ratio: Number(m[3]) };

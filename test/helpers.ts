@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, execaSync } from 'execa';
+import type { Browser, Page } from 'playwright-core';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const MPII = join(ROOT, 'bin', 'mpii.js');
@@ -36,9 +37,32 @@ delete TEST_ENV.LD_PRELOAD;
 delete TEST_ENV.FORCE_COLOR;
 delete TEST_ENV.NO_COLOR;
 
+/** An HTML report opened in `browser` (1280×900) once its script is done (`data-ready`), with the
+ *  errors its scripts threw and every request it made beyond `file:` (a report loads nothing). */
+export async function openReportPage(browser: Browser, file: string): Promise<{ page: Page; errors: string[]; requests: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors: string[] = [];
+  const requests: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('request', (q) => {
+    if (!q.url().startsWith('file:')) requests.push(q.url());
+  });
+  await page.goto(`file://${file}`);
+  await page.waitForSelector('body[data-ready="1"]');
+  return { page, errors, requests };
+}
+
 /** 2 cores here: Open MPI must be told it may oversubscribe; MPICH's hydra does it anyway. */
 export function launcherArgs(f: Flavor, np: number): string[] {
   return f === 'openmpi' ? ['-np', String(np), '--oversubscribe'] : ['-np', String(np)];
+}
+
+/** Open MPI's own monitoring of `exe` on `np` ranks (`pml_monitoring_enable 2`), each rank's
+ *  matrices written at MPI_Finalize to `<filename>.<rank>.prof` (`pml_monitoring_enable_output 3`):
+ *  what the monitor tool's output is compared with. */
+export function ompiMonitoring(np: number, exe: string, filename: string) {
+  const mca = ['--mca', 'pml_monitoring_enable', '2', '--mca', 'pml_monitoring_enable_output', '3', '--mca', 'pml_monitoring_filename', filename];
+  return execa('mpirun.openmpi', [...launcherArgs('openmpi', np), ...mca, exe], { env: TEST_ENV, reject: false });
 }
 
 // outside the run's own TMPDIR (scripts/run-tests.mjs removes that): the programs outlive a run

@@ -20,6 +20,13 @@ function marked(name: string, marker: string, nth = 0): string {
   return `${name}.c:${hits[nth]}`;
 }
 
+/** Test program `name` on 2 ranks without mpii, which must pass: the output memcheck's run is held to. */
+async function plainRun(f: Flavor, name: string) {
+  const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), program(f, name)], { env: TEST_ENV, reject: false, timeout: 120_000 });
+  assert.equal(plain.exitCode, 0, plain.stderr);
+  return plain;
+}
+
 async function underMemcheck(
   f: Flavor,
   np: number,
@@ -220,8 +227,7 @@ for (const f of FLAVORS) {
 
     it("a receive into a pending send buffer (MPICH's pt2pt/sendrecv3): an error at the receive, and the peer's single-copy read of the pending send never fails", async () => {
       const name = 'memcheck_recv_pending_send';
-      const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), program(f, name)], { env: TEST_ENV, reject: false, timeout: 120_000 });
-      assert.equal(plain.exitCode, 0, plain.stderr);
+      const plain = await plainRun(f, name);
       const r = await underMemcheck(f, 2, name, []);
       // before: UCX aborted the job (MPICH, exit 6: "process_vm_readv … Bad address"), Open MPI
       // printed "Read -1, expected 40000, errno = 14" for every round
@@ -242,8 +248,7 @@ for (const f of FLAVORS) {
 
     it("small MPI_Alloc_mem elements attached to a dynamic window keep their layout (MPICH's rma/linked_list; Open MPI's osc/rdma attaches at most 32 regions)", async () => {
       const name = 'memcheck_dynamic_window';
-      const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), program(f, name)], { env: TEST_ENV, reject: false, timeout: 120_000 });
-      assert.equal(plain.exitCode, 0, plain.stderr);
+      const plain = await plainRun(f, name);
       const r = await underMemcheck(f, 2, name, []);
       // before: a page per element, MPI_Win_attach failed at the 33rd (MPI_ERR_RMA_ATTACH) on Open MPI
       assert.equal(r.code, 0, r.stderr);
@@ -324,8 +329,7 @@ for (const f of FLAVORS) {
 
     it("derived datatypes made and freed per call (ARMCI's strided accumulate, Get_accumulate with a result type, BLACS' combine Sendrecv): no false overrun; a real one still found", async () => {
       const name = 'memcheck_derived';
-      const plain = await execa(`mpirun.${f}`, [...launcherArgs(f, 2), program(f, name)], { env: TEST_ENV, reject: false, timeout: 120_000 });
-      assert.equal(plain.exitCode, 0, plain.stderr);
+      const plain = await plainRun(f, name);
       const lines = (s: string) => s.match(/memcheck_derived rank \d: .*/g)?.sort();
       // before (a freed handle's extent kept in the datatype cache, given to the next type made):
       // "send buffer overrun" on MPI_Accumulate, "receive buffer overrun" on MPI_Get_accumulate
@@ -431,39 +435,31 @@ for (const f of FLAVORS) {
 
     it('under Valgrind: the checks become client requests (E3 undefined send data, E5 pending receive)', async () => {
       const out = outDir(`memcheck-${f}`);
-      const vg = ['valgrind', '-q', '--error-exitcode=0'];
-      const e3 = await mpii([
-        'run',
-        '--quiet',
-        '--mpi',
-        f,
-        '--tools',
-        'memcheck',
-        '--out',
-        out,
-        ...launcherArgs(f, 2),
-        ...vg,
-        program(f, 'memcheck_e3_uninit'),
-      ]);
+      // the program is valgrind: mpii is told which MPI the real program uses
+      const underValgrind = (dir: string, name: string, ...args: string[]) =>
+        mpii([
+          'run',
+          '--quiet',
+          '--mpi',
+          f,
+          '--tools',
+          'memcheck',
+          '--out',
+          dir,
+          ...launcherArgs(f, 2),
+          'valgrind',
+          '-q',
+          '--error-exitcode=0',
+          program(f, name),
+          ...args,
+        ]);
+      const e3 = await underValgrind(out, 'memcheck_e3_uninit');
       assert.equal(e3.code, 0, e3.stderr);
       assert.match(e3.stderr, /Uninitialised byte\(s\) found during client check request/);
       assert.match(e3.stderr, new RegExp(`main \\(${marked('memcheck_e3_uninit', 'MEMCHECK-CALL')}\\)`));
       assert.equal(memcheckRuns(readProfile(out))[0].engine, 'valgrind');
       const out2 = outDir(`memcheck-${f}`);
-      const e5 = await mpii([
-        'run',
-        '--quiet',
-        '--mpi',
-        f,
-        '--tools',
-        'memcheck',
-        '--out',
-        out2,
-        ...launcherArgs(f, 2),
-        ...vg,
-        program(f, 'memcheck_e5_pending_write'),
-        'irecv',
-      ]);
+      const e5 = await underValgrind(out2, 'memcheck_e5_pending_write', 'irecv');
       assert.match(e5.stderr, /Invalid write of size 4/);
       assert.match(e5.stderr, new RegExp(`main \\(${marked('memcheck_e5_pending_write', 'MEMCHECK-ACCESS', 1)}\\)`));
     });

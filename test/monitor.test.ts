@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { FLAVORS, TEST_ENV, launcherArgs, mpii, outDir, program, type Flavor, useSpecialised } from './helpers.js';
+import { FLAVORS, launcherArgs, ompiMonitoring, mpii, outDir, program, type Flavor, useSpecialised } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { monitorRuns, totals, type MonitorRun } from '../preload/tools/monitor/report/data.js';
 
@@ -53,23 +53,7 @@ describe('monitor: fidelity with Open MPI pml monitoring (monitor_p2p)', () => {
   it("E lines equal Open MPI's own, except the documented differences", async () => {
     const ompiDir = outDir('ompi-native');
     mkdirSync(ompiDir, { recursive: true });
-    const native = await execa(
-      'mpirun.openmpi',
-      [
-        ...launcherArgs('openmpi', NP),
-        '--mca',
-        'pml_monitoring_enable',
-        '2',
-        '--mca',
-        'pml_monitoring_enable_output',
-        '3',
-        '--mca',
-        'pml_monitoring_filename',
-        join(ompiDir, 'x'),
-        program('openmpi', 'monitor_p2p'),
-      ],
-      { env: TEST_ENV, reject: false },
-    );
+    const native = await ompiMonitoring(NP, program('openmpi', 'monitor_p2p'), join(ompiDir, 'x'));
     assert.equal(native.exitCode, 0, native.stderr);
     const { out } = await monitored('openmpi', 'monitor_p2p', 'fid');
     const mine = outDir('fid-prof');

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, execaSync } from 'execa';
-import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, program, shimInfo, type Flavor } from './helpers.js';
+import { FLAVORS, ROOT, TEST_ENV, launcherArgs, ompiMonitoring, mpii, outDir, program, shimInfo, type Flavor } from './helpers.js';
 import type { PvarInfo } from '../src/mpit/library.js';
 
 const NP = 4; // the report's examples run on 4 processes
@@ -121,23 +121,7 @@ describe("the report's example 1: phases flushed through MPI_T (pml_monitoring_f
       assert.match(direct.stdout, /cannot find monitoring MPI_T "pml_monitoring_flush" pvar/);
       for (const k of [1, 2]) {
         const only = compile('openmpi', 'mpit_phases', [`-DONLY_PHASE=${k}`], `only${k}`);
-        const r = await execa(
-          'mpirun.openmpi',
-          [
-            ...launcherArgs('openmpi', NP),
-            '--mca',
-            'pml_monitoring_enable',
-            '2',
-            '--mca',
-            'pml_monitoring_enable_output',
-            '3',
-            '--mca',
-            'pml_monitoring_filename',
-            join(native, 'prof', `phase_${k}`),
-            only,
-          ],
-          { env: TEST_ENV, reject: false },
-        );
+        const r = await ompiMonitoring(NP, only, join(native, 'prof', `phase_${k}`));
         assert.equal(r.exitCode, 0, r.stderr);
       }
     }

@@ -63,6 +63,23 @@ async function assertRing(out: string, hosts: string[]): Promise<void> {
   assert.deepEqual(r0.peers.find((x: { peer: number }) => x.peer === 1).p2p, { count: 4, bytes: 16 });
 }
 
+/** `mpii run`'s arguments for the ring under trace-count + monitor into `out`, one rank per host
+ *  (`launch`: the launcher's arguments), with `--quiet` or not. */
+const ringArgs = (f: Flavor, out: string, launch: string[], quiet: boolean) => [
+  'run',
+  ...(quiet ? ['--quiet'] : []),
+  '--force',
+  '--timeout',
+  String(TCP_JOB_LIMIT.seconds),
+  '--tools',
+  'trace-count,monitor',
+  '--out',
+  out,
+  ...launch,
+  program(f, 'ring'),
+  '4',
+];
+
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 describe('multi-host jobs on network namespaces', () => {
@@ -87,28 +104,7 @@ describe('multi-host jobs on network namespaces', () => {
   for (const f of ['openmpi', 'mpich'] as Flavor[]) {
     it(`${f}: ring under trace-count + monitor, one rank per host, profile gathered over TCP`, async () => {
       const out = outDir(`multihost-${f}`);
-      const r = await retryFinalizeHang(
-        f,
-        () =>
-          mpii(
-            [
-              'run',
-              '--quiet',
-              '--force',
-              '--timeout',
-              String(TCP_JOB_LIMIT.seconds),
-              '--tools',
-              'trace-count,monitor',
-              '--out',
-              out,
-              ...LAUNCH[f](hostfile[f], `${NAME}br`),
-              program(f, 'ring'),
-              '4',
-            ],
-            ENV,
-          ),
-        `${f} ring`,
-      );
+      const r = await retryFinalizeHang(f, () => mpii(ringArgs(f, out, LAUNCH[f](hostfile[f], `${NAME}br`), true), ENV), `${f} ring`);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /ring ok size=2 token=8/);
       assert.doesNotMatch(r.stderr, /shares the output directory/, "rank 0 sees mpii's file: it writes the profile, silently");
@@ -131,21 +127,7 @@ describe('multi-host jobs on network namespaces', () => {
       it(`${f}: mpii on host 1, rank 0 on host 0: rank 1 writes profile.mpii on mpii's host, which reports it`, async () => {
         const out = join(priv, `mine-${f}`);
         const launch = [...LAUNCH[f](hostfile[f], 'eth0'), ...(f === 'openmpi' ? ['--rankfile', join(files, 'ranks')] : [])];
-        const command = [
-          'node',
-          MPII,
-          'run',
-          '--force',
-          '--timeout',
-          String(TCP_JOB_LIMIT.seconds),
-          '--tools',
-          'trace-count,monitor',
-          '--out',
-          out,
-          ...launch,
-          program(f, 'ring'),
-          '4',
-        ];
+        const command = ['node', MPII, ...ringArgs(f, out, launch, false)];
         // mpii itself runs on host 1, in host 1's view of the private directory
         const r: Run = await retryFinalizeHang(
           f,
@@ -169,27 +151,8 @@ describe('multi-host jobs on network namespaces', () => {
 
       it(`${f}: mpii on no rank's host: rank 0 writes profile.mpii on its host and says where`, async () => {
         const out = join(priv, `away-${f}`);
-        const r = await retryFinalizeHang(
-          f,
-          () =>
-            mpii(
-              [
-                'run',
-                '--force',
-                '--timeout',
-                String(TCP_JOB_LIMIT.seconds),
-                '--tools',
-                'trace-count,monitor',
-                '--out',
-                out,
-                ...LAUNCH[f](hostfile[f], `${NAME}br`),
-                program(f, 'ring'),
-                '4',
-              ],
-              { ...ENV, NETNS_PRIVATE_DIR: priv },
-            ),
-          `${f} away`,
-        );
+        const launch = LAUNCH[f](hostfile[f], `${NAME}br`);
+        const r = await retryFinalizeHang(f, () => mpii(ringArgs(f, out, launch, false), { ...ENV, NETNS_PRIVATE_DIR: priv }), `${f} away`);
         assert.equal(r.code, 0, r.stderr);
         assert.match(
           r.stderr,

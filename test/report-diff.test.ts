@@ -11,7 +11,7 @@ import { readProfile } from '../src/profile-file/read.js';
 import { SYNTH_SITES, writeSyntheticJob } from '../src/profile-file/synthetic.js';
 import { DEFAULT_TOP } from '../src/report/filter.js';
 import { profileRuns, siteTotals } from '../preload/tools/profile/report/data.js';
-import { launcherArgs, mpii, outDir, program } from './helpers.js';
+import { launcherArgs, mpii, outDir, program, openReportPage } from './helpers.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'mpii-diff-'));
 function job(n: number, tools?: string[]): string {
@@ -116,15 +116,7 @@ describe('mpii report A B --html in headless Chromium; the same default rows as 
     assert.equal(textRanks.length, 4);
     assert.equal(js.profile.sites.length, Math.min(DEFAULT_TOP, SYNTH_SITES.length));
 
-    const pg = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const errors: string[] = [];
-    const requests: string[] = [];
-    pg.on('pageerror', (e) => errors.push(e.message));
-    pg.on('request', (q) => {
-      if (!q.url().startsWith('file:')) requests.push(q.url());
-    });
-    await pg.goto(`file://${html}`);
-    await pg.waitForSelector('body[data-ready="1"]');
+    const { page: pg, errors, requests } = await openReportPage(browser, html);
     assert.deepEqual(errors, []);
     assert.deepEqual(requests, []);
     const count = (id: string) => pg.locator(`#${id} tbody tr`).count();

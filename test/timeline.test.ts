@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { FLAVORS, launcherArgs, mpii, outDir, program } from './helpers.js';
+import { FLAVORS, launcherArgs, mpii, outDir, program, openReportPage } from './helpers.js';
 import { readProfile, type TimelineEvent } from '../src/profile-file/read.js';
 import { SYNTH_DROPPED, synthEvents, writeSyntheticJob } from '../src/profile-file/synthetic.js';
 import { htmlReport } from '../src/report/html.js';
@@ -137,15 +137,7 @@ describe('timeline: the HTML picture in headless Chromium', () => {
 
   it('8 ranks: a row per rank, each event a tick in order, the recording-off spans and phases, the events table', async () => {
     const n = 8;
-    const pg = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const errors: string[] = [];
-    const requests: string[] = [];
-    pg.on('pageerror', (e) => errors.push(e.message));
-    pg.on('request', (q) => {
-      if (!q.url().startsWith('file:')) requests.push(q.url());
-    });
-    await pg.goto(`file://${page(n)}`);
-    await pg.waitForSelector('body[data-ready="1"]');
+    const { page: pg, errors, requests } = await openReportPage(browser, page(n));
     assert.deepEqual(errors, []);
     assert.deepEqual(requests, []);
     assert.equal(await pg.getAttribute('#timeline-svg', 'data-block'), '1');

@@ -103,6 +103,17 @@ function datatypeNames(koffi: Koffi, lib: import('koffi').IKoffiLib, h: HeaderCo
   return out;
 }
 
+/** One variable as MPI_T_{pvar,cvar}_get_info gave it: its int outputs before the datatype
+ *  (`lead`) and after the description (`trail`) in the call's order. */
+interface Variable {
+  index: number;
+  name: string;
+  type: string;
+  description: string;
+  lead: number[];
+  trail: number[];
+}
+
 const bindingName = (n: string | undefined) => {
   if (!n) return '?';
   if (n === 'no_object') return 'none';
@@ -177,91 +188,75 @@ export async function readMpit(inst: MpiInstall, want: { pvars?: boolean; cvars?
       .replace(/\0.*$/s, '')
       .trim();
   const listing: MpitListing = { ...inst, pvars: [], cvars: [] };
+  /** Each variable of one kind: MPI_T_pvar_get_info and MPI_T_cvar_get_info take the index, the
+   *  name, `lead` int outputs (the verbosity, and a pvar's class), the datatype and enum, the
+   *  description, then `trail` int outputs (the binding, and a pvar's flags or a cvar's scope).
+   *  An index whose info fails is one a component gave up: left out. */
+  const eachVariable = (kind: 'pvar' | 'cvar', lead: number, trail: number, add: (v: Variable) => void) => {
+    const num = fn(`MPI_T_${kind}_get_num`, 'int', [koffi.out(int)]);
+    const ints = (k: number) => Array.from({ length: k }, () => koffi.out(int));
+    const info = fn(`MPI_T_${kind}_get_info`, 'int', [
+      'int',
+      'char *',
+      koffi.inout(int),
+      ...ints(lead),
+      koffi.out(dt),
+      koffi.out(koffi.pointer('void *')),
+      'char *',
+      koffi.inout(int),
+      ...ints(trail),
+    ]);
+    const n = [0];
+    num(n);
+    for (let i = 0; i < n[0]; i++) {
+      const name = Buffer.alloc(1024);
+      const desc = Buffer.alloc(8192);
+      const nl = [name.length],
+        dl = [desc.length],
+        d = [null],
+        e = [null];
+      const before = Array.from({ length: lead }, () => [0]);
+      const after = Array.from({ length: trail }, () => [0]);
+      if (info(i, name, nl, ...before, d, e, desc, dl, ...after) !== 0) continue;
+      add({
+        index: i,
+        name: str(name, nl[0]),
+        type: typeName(d[0]),
+        description: str(desc, dl[0]),
+        lead: before.map((x) => x[0]),
+        trail: after.map((x) => x[0]),
+      });
+    }
+  };
   try {
     if (want.pvars) {
-      const num = fn('MPI_T_pvar_get_num', 'int', [koffi.out(int)]);
-      const info = fn('MPI_T_pvar_get_info', 'int', [
-        'int',
-        'char *',
-        koffi.inout(int),
-        koffi.out(int),
-        koffi.out(int),
-        koffi.out(dt),
-        koffi.out(koffi.pointer('void *')),
-        'char *',
-        koffi.inout(int),
-        koffi.out(int),
-        koffi.out(int),
-        koffi.out(int),
-        koffi.out(int),
-      ]);
-      const n = [0];
-      num(n);
-      for (let i = 0; i < n[0]; i++) {
-        const name = Buffer.alloc(1024);
-        const desc = Buffer.alloc(8192);
-        const nl = [name.length],
-          dl = [desc.length],
-          v = [0],
-          c = [0],
-          d = [null],
-          e = [null],
-          b = [0],
-          ro = [0],
-          co = [0],
-          at = [0];
-        if (info(i, name, nl, v, c, d, e, desc, dl, b, ro, co, at) !== 0) continue; /* an index a component gave up */
+      eachVariable('pvar', 2, 4, ({ index, name, type, description, lead: [v, c], trail: [b, ro, co, at] }) =>
         listing.pvars.push({
-          index: i,
-          name: str(name, nl[0]),
-          class: classes.get(c[0]) ?? String(c[0]),
-          type: typeName(d[0]),
-          binding: bindingName(binds.get(b[0])),
-          verbosity: verbosity(v[0]),
-          readonly: !!ro[0],
-          continuous: !!co[0],
-          atomic: !!at[0],
-          description: str(desc, dl[0]),
-        });
-      }
+          index,
+          name,
+          class: classes.get(c) ?? String(c),
+          type,
+          binding: bindingName(binds.get(b)),
+          verbosity: verbosity(v),
+          readonly: !!ro,
+          continuous: !!co,
+          atomic: !!at,
+          description,
+        }),
+      );
     }
     if (want.cvars) {
-      const num = fn('MPI_T_cvar_get_num', 'int', [koffi.out(int)]);
-      const info = fn('MPI_T_cvar_get_info', 'int', [
-        'int',
-        'char *',
-        koffi.inout(int),
-        koffi.out(int),
-        koffi.out(dt),
-        koffi.out(koffi.pointer('void *')),
-        'char *',
-        koffi.inout(int),
-        koffi.out(int),
-        koffi.out(int),
-      ]);
-      const n = [0];
-      num(n);
-      for (let i = 0; i < n[0]; i++) {
-        const name = Buffer.alloc(1024);
-        const desc = Buffer.alloc(8192);
-        const nl = [name.length],
-          dl = [desc.length],
-          v = [0],
-          d = [null],
-          e = [null],
-          b = [0],
-          s = [0];
-        if (info(i, name, nl, v, d, e, desc, dl, b, s) !== 0) continue;
+      eachVariable('cvar', 1, 2, ({ index, name, type, description, lead: [v], trail: [b, s] }) =>
         listing.cvars.push({
-          index: i,
-          name: str(name, nl[0]),
-          type: typeName(d[0]),
-          binding: bindingName(binds.get(b[0])),
-          scope: scopes.get(s[0]) ?? String(s[0]),
-          verbosity: verbosity(v[0]),
-          description: str(desc, dl[0]),
-        });
-      }
+          index,
+          name,
+          type,
+          binding: bindingName(binds.get(b)),
+          scope: scopes.get(s) ?? String(s),
+          verbosity: verbosity(v),
+          description,
+        }),
+      );
     }
   } finally {
     finalize();

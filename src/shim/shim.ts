@@ -26,6 +26,12 @@ const ARCH_FLAGS = process.arch === 'x64' ? ['-mstringop-strategy=unrolled_loop'
 // errors by default; Debian 12's GCC 12 only warns).
 const ERROR_FLAGS = ['-Werror=int-conversion', '-Werror=incompatible-pointer-types'];
 
+/** The C compiler's arguments to link the shim `out` from `objects`: without libmpi (the shim
+ *  finds the MPI's functions at run time), its own calls bound inside it. */
+export function linkArgs(out: string, objects: string[]): string[] {
+  return ['-shared', '-o', out, ...objects, '-ldl', '-lpthread', '-Wl,-Bsymbolic-functions', '-Wl,-soname,libmpii.so'];
+}
+
 /** The compiler's flags for one source of the shim: the generated wrappers (hundreds of
  *  functions) with line tables only, as full debug information nearly doubled their compile
  *  time, the longest step of a build. */
@@ -354,21 +360,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     };
     await Promise.all([worker(), worker()]);
     step('linking (without libmpi)');
-    await execa(
-      pr.cc,
-      [
-        '-shared',
-        '-o',
-        join(work, 'libmpii.so'),
-        ...objects,
-        join(work, 'site_path.o'),
-        '-ldl',
-        '-lpthread',
-        '-Wl,-Bsymbolic-functions',
-        '-Wl,-soname,libmpii.so',
-      ],
-      { env },
-    );
+    await execa(pr.cc, linkArgs(join(work, 'libmpii.so'), [...objects, join(work, 'site_path.o')]), { env });
     mkdirSync(join(work, 'include'));
     copyFileSync(join(work, 'gen', 'qmpi.h'), join(work, 'include', 'qmpi.h'));
     copyFileSync(join(work, 'gen', 'mpii_gen.h'), join(work, 'include', 'mpii_gen.h'));

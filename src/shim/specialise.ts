@@ -12,7 +12,7 @@ import type { ToolManifest } from '../tools/manifest.js';
 import { specHeader, specSource, stackName } from '../gen/specialised-c.js';
 import { acquireLock, lockHolder, lockPath, releaseLock, removeDeadWork, waitForLock, workPrefix } from './build-lock.js';
 import { clearFailure } from './background.js';
-import { cacheRoot, compileArgs, probe, type BuildOptions, type Shim } from './shim.js';
+import { cacheRoot, compileArgs, linkArgs, probe, type BuildOptions, type Shim } from './shim.js';
 
 /** Where the specialised shim of `tools` lives next to the general shim `shim`. */
 export function specialisedDir(shim: Shim, tools: ToolManifest[]): string {
@@ -91,22 +91,7 @@ async function build(shim: Shim, tools: ToolManifest[], opts: SpecialiseOptions,
       .filter((f) => /^\d+-.*\.o$/.test(f) && !replaced.has(f.replace(/^\d+-/, '')))
       .map((f) => join(dir, f));
     step('linking (without libmpi)');
-    await execa(
-      pr.cc,
-      [
-        '-shared',
-        '-o',
-        join(work, 'libmpii.so'),
-        obj,
-        ...objects,
-        join(dir, 'site_path.o'),
-        '-ldl',
-        '-lpthread',
-        '-Wl,-Bsymbolic-functions',
-        '-Wl,-soname,libmpii.so',
-      ],
-      { env },
-    );
+    await execa(pr.cc, linkArgs(join(work, 'libmpii.so'), [obj, ...objects, join(dir, 'site_path.o')]), { env });
     rmSync(obj); // linked: the sources stay, to read what was compiled
     if (opts.force) rmSync(final, { recursive: true, force: true });
     // the whole directory in one rename: a run sees no libmpii.so or a complete one

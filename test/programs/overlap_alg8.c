@@ -42,13 +42,8 @@ int main(int argc, char **argv)
 {
     int size, iters = 10;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc > 1)
-        iters = atoi(argv[1]);
-    if (iters < 1)
-        iters = 1;
+    size = overlap_init(&argc, &argv, 0);
+    iters = overlap_iters(argc, argv, iters);
     const int right = g_rank + 1 < size ? g_rank + 1 : MPI_PROC_NULL;
     const int left = g_rank > 0 ? g_rank - 1 : MPI_PROC_NULL;
 

@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int g_rank;
 static unsigned long long g_ck = 14695981039346656037ULL; /* FNV-1a 64 of every checked value */
@@ -40,6 +41,35 @@ static inline void check_int(const char *what, long i, long long exp, long long 
     ck_mix((unsigned long long)got);
 }
 
+/* MPI_Init, this rank in g_rank; returns the number of ranks, which must be even when `pairs` (the
+ * programs that exchange with rank ^ 1). */
+static inline int overlap_init(int *argc, char ***argv, int pairs)
+{
+    int size;
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (pairs && size % 2 != 0)
+        die("needs an even number of processes, got %d", size);
+    return size;
+}
+
+/* argv[1] as a count of iterations (else `dflt`), at least 1 */
+static inline int overlap_iters(int argc, char **argv, int dflt)
+{
+    int iters = argc > 1 ? atoi(argv[1]) : dflt;
+    return iters < 1 ? 1 : iters;
+}
+
+/* The last line of a run that passed (the rank, OK, the checksum), then MPI_Finalize. */
+static inline int overlap_pass(void)
+{
+    printf(OVERLAP_PROGRAM " rank %d: OK %016llx\n", g_rank, g_ck);
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+}
+
 #define SENTINEL(i) (-1 - (i))
 /* Blocking exchange of n ints with `partner` (even ranks send first): the pattern overlap
  * converts, shared by the programs that exchange in pairs. */
@@ -52,6 +82,17 @@ static inline void pair_exchange(const int *sb, int *rb, int n, int partner, int
         MPI_Recv(rb, n, MPI_INT, partner, tag, comm, MPI_STATUS_IGNORE);
         MPI_Send(sb, n, MPI_INT, partner, tag, comm);
     }
+}
+
+/* The partner's message `tag` received into rb (n ints) by pair_exchange, from a send buffer of its
+ * own whose element i is msg(g_rank, tag, i). */
+static inline void pair_exchange_msg(int *rb, int n, int tag, int partner, MPI_Comm comm, int (*msg)(int, int, int))
+{
+    int *sb = malloc((size_t)n * sizeof(int));
+    for (int i = 0; i < n; i++)
+        sb[i] = msg(g_rank, tag, i);
+    pair_exchange(sb, rb, n, partner, tag, comm);
+    free(sb);
 }
 
 #endif

@@ -77,13 +77,8 @@ int main(int argc, char **argv)
 {
     int size, iters = 20;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc > 1)
-        iters = atoi(argv[1]);
-    if (iters < 1)
-        iters = 1;
+    size = overlap_init(&argc, &argv, 0);
+    iters = overlap_iters(argc, argv, iters);
 
     int dims[2] = {0, 0}, periods[2], coords[2];
     MPI_Dims_create(size, 2, dims);

@@ -276,13 +276,8 @@ static void phase3(int receiver, int partner)
 
 int main(int argc, char **argv)
 {
-    int size;
-    MPI_Init(&argc, &argv);
+    overlap_init(&argc, &argv, 1);
     comm = MPI_COMM_WORLD;
-    MPI_Comm_rank(comm, &g_rank);
-    MPI_Comm_size(comm, &size);
-    if (size % 2 != 0)
-        die("needs an even number of processes, got %d", size);
     g_ps = (size_t)sysconf(_SC_PAGESIZE);
     g_ipp = (int)(g_ps / sizeof(int));
     if (g_ipp < 1024)
@@ -297,8 +292,5 @@ int main(int argc, char **argv)
         phase3(receiver, partner);
     }
 
-    printf("overlap_pages rank %d: OK %016llx\n", g_rank, g_ck);
-    fflush(stdout);
-    MPI_Finalize();
-    return 0;
+    return overlap_pass();
 }
