@@ -24,9 +24,10 @@ command -v debootstrap >/dev/null || { echo "debian-root.sh: debootstrap is not 
 # what the tests inside need: both MPIs and their compilers (C, Fortran), binutils (nm, readelf:
 # detection), procps (ps: the launchers' tests), Python with mpi4py and numpy (Open MPI's
 # mpi4py), python3-dev (Python call sites), Valgrind and libc6-dbg (memcheck), diffutils
-# (install --dry-run), util-linux, and the release's own Node
+# (install --dry-run), util-linux, mpi4py-fft (a real mpi4py program), and the release's own Node
 packages=(openmpi-bin libopenmpi-dev mpich libmpich-dev build-essential gfortran binutils procps
-  python3 python3-dev python3-mpi4py python3-numpy nodejs valgrind libc6-dbg diffutils util-linux)
+  python3 python3-dev python3-mpi4py python3-numpy python3-mpi4py-fft nodejs valgrind libc6-dbg
+  diffutils util-linux)
 
 # the Debian mirror of this machine's apt sources (deb822 or one-line), else Debian's own
 mirror=$({ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null || true; } |
@@ -40,6 +41,28 @@ if [ -f "$root/.mpii-root-stamp" ] && [ "$(cat "$root/.mpii-root-stamp")" = "$st
   echo "debian-root.sh: reusing $root ($(du -sh --one-file-system "$root" | cut -f1))" >&2
   echo "$root"
   exit 0
+fi
+# packages only added to the list: installed into the root as it is (what a new root would get),
+# not minutes of debootstrap again; any other change makes the root anew
+old_stamp=$(cat "$root/.mpii-root-stamp" 2>/dev/null || true)
+if [ -n "$old_stamp" ] && [ "${old_stamp%% packages=*}" = "release=$release mirror=$mirror" ]; then
+  read -r -a old_packages <<<"${old_stamp#* packages=}"
+  added=()
+  for p in "${packages[@]}"; do
+    [[ " ${old_packages[*]} " == *" $p "* ]] || added+=("$p")
+  done
+  removed=0
+  for p in "${old_packages[@]}"; do
+    [[ " ${packages[*]} " == *" $p "* ]] || removed=1
+  done
+  if [ $removed -eq 0 ] && [ ${#added[@]} -gt 0 ] &&
+    DEBIAN_FRONTEND=noninteractive bash "$here/in-root.sh" "$root" sh -c \
+      "apt-get -qq update && apt-get -y -qq --no-install-recommends install ${added[*]} && apt-get clean" >>"$base/$release.log" 2>&1; then
+    echo "$stamp_text" >"$root/.mpii-root-stamp"
+    echo "debian-root.sh: added ${added[*]} to $root" >&2
+    echo "$root"
+    exit 0
+  fi
 fi
 
 # a root being made or replaced must have nothing mounted in it (an in-root.sh still running)
