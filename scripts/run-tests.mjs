@@ -5,6 +5,8 @@
 //   node scripts/run-tests.mjs all           both, unit first (one summary each)
 //   node scripts/run-tests.mjs smoke         a few integration files (SMOKE): CI's check of another
 //                                            Node line (docs/package.md)
+//   node scripts/run-tests.mjs roots         the integration files (ROOTS) run inside the Debian
+//                                            roots of other MPI versions (scripts/test-in-roots.sh)
 // Any further arguments go to `node --test` (e.g. --test-name-pattern=…).
 //
 // The layer is in the file's name, wherever the file is (test/, or a tool's folder under preload/),
@@ -23,6 +25,22 @@ const SKIP = new Set(['node_modules', 'dist', '.git']);
 const LAYERS = ['unit', 'integration'];
 // the smoke test: both MPIs' shims built, run and torn down, the report, doctor (which loads koffi)
 const SMOKE = ['test/cli.test.ts', 'test/shim.test.ts'];
+// inside a root of a current Debian (its Open MPI and MPICH, its Node: docs/testing.md): every
+// built-in tool and the stacks of them, an external QMPI tool compiled against that MPI's own mpi.h
+// (twice in one stack), Python (mpi4py), Fortran (mpif.h, use mpi, mpi_f08), and the launchers
+// (Open MPI 5's PRRTE mpirun) that every job of these files starts. Not monitor.test.ts nor
+// mpit.test.ts: they compare with Open MPI's own monitoring components and scripts, which Debian's
+// Open MPI 5 and 6 do not ship (monitor runs in the Fortran and Python files)
+const ROOTS = [
+  'test/shim.test.ts',
+  'test/jobs.test.ts',
+  'test/qmpi-tools.test.ts',
+  'test/profile.test.ts',
+  'test/memcheck.test.ts',
+  'test/overlap.test.ts',
+  'test/fortran.test.ts',
+  'test/python.test.ts',
+];
 // the stacks the integration tests run compiled in (each a single translation unit, 20-60 s of one
 // core per MPI): built before the tests two at a time, on both cores, instead of one after the
 // other inside the tests while the second core idles. A stack not listed is built by its first
@@ -44,7 +62,7 @@ function testSources(dir = ROOT) {
 const layerOf = (file) => (file.endsWith('.unit.test.ts') ? 'unit' : 'integration');
 
 async function run(layer, extra) {
-  const sources = layer === 'smoke' ? SMOKE : testSources().filter((f) => layerOf(f) === layer);
+  const sources = layer === 'smoke' ? SMOKE : layer === 'roots' ? ROOTS : testSources().filter((f) => layerOf(f) === layer);
   if (sources.length === 0) {
     console.error(`run-tests: no ${layer} test files found`);
     return 1;
@@ -61,6 +79,8 @@ async function run(layer, extra) {
     // then never runs inside one test's time limit
     const b = spawnSync(process.execPath, [join(ROOT, 'bin', 'mpii.js'), 'build', '--mpi', 'all', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
     if (b.status !== 0) console.error('run-tests: building the shims failed: the tests that need them will say why');
+    // not for `roots`: several of those stacks are run only by files the roots leave out, and the
+    // files in ROOTS build the few they run compiled in themselves
     else if (layer === 'integration') await prebuildStacks();
   }
   // integration files one at a time: jobs share the machine's cores, the launchers and Slurm; unit
@@ -105,8 +125,8 @@ async function prebuildStacks() {
 }
 
 const [which, ...extra] = process.argv.slice(2);
-if (which !== 'all' && which !== 'smoke' && !LAYERS.includes(which)) {
-  console.error('usage: node scripts/run-tests.mjs unit|integration|all|smoke [node --test options]');
+if (which !== 'all' && which !== 'smoke' && which !== 'roots' && !LAYERS.includes(which)) {
+  console.error('usage: node scripts/run-tests.mjs unit|integration|all|smoke|roots [node --test options]');
   process.exit(2);
 }
 let status = 0;

@@ -1,14 +1,15 @@
 // Pure-function tests: argument splitting, header parsing, generation, the profile reader.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execaSync } from 'execa';
 import { parseRunArgs } from '../src/launch/args.js';
-import { parseEnum, parseFunctions } from '../src/gen/header.js';
+import { parseEnum, parseFunctionMacros, parseFunctions } from '../src/gen/header.js';
 import { generate } from '../src/gen/generate.js';
 import { readProfile } from '../src/profile-file/read.js';
+import { mpiVersionOf } from '../src/shim/shim.js';
 import { ROOT } from './helpers.js';
 
 describe('mpii run argument splitting', () => {
@@ -75,6 +76,63 @@ struct s { int MPI_Fake(int); };
     );
     assert.ok(!by.has('MPI_Fake'), 'nothing inside struct bodies');
     assert.deepEqual(parseEnum(text, 'QMPI_Functions_enum'), ['MPI_ABORT_T', 'MPI_SEND_T', 'MPI_LAST_FUNC_T']);
+  });
+});
+
+describe('generation from the declarations of MPICH 4.1 and later', () => {
+  // the parts of MPICH 5.0's preprocessed mpi.h that differ from 4.0: QMPI_Register_function and
+  // QMPI_Get_function take the id as an int, and the handle conversions are declared (mpi_proto.h)
+  // before mpi.h defines them again as macros
+  const pre = `
+typedef int MPI_Comm; typedef int MPI_Fint; typedef int MPI_Datatype;
+typedef struct { void **storage_stack; } QMPI_Context;
+int QMPI_Register_function(int calling_tool_id, int function_enum, void (*function_ptr) (void)) __attribute__((visibility ("default")));
+int QMPI_Get_function(int calling_tool_id, int function_enum, void (**function_ptr) (void), int *next_tool_id);
+int MPI_Barrier(MPI_Comm comm);
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+enum QMPI_Functions_enum { MPI_BARRIER_T, MPI_COMM_C2F_T, MPI_COMM_F2C_T, MPI_LAST_FUNC_T };
+int QMPI_Barrier(QMPI_Context context, int tool_id, MPI_Comm comm);
+typedef int (QMPI_Barrier_t) (QMPI_Context context, int tool_id, MPI_Comm comm);
+`;
+  const defines = '#define MPI_VERSION 5\n#define MPI_Comm_c2f(comm) (MPI_Fint)(comm)\n#define MPI_Comm_f2c(comm) (MPI_Comm)(comm)\n';
+  const g = generate({ flavor: 'mpich', preprocessed: pre, specPath: join(ROOT, 'preload', 'spec', 'mpi.yaml'), mpiVersion: 'test', defines });
+  it("the shim's QMPI_Register_function and QMPI_Get_function take the id as mpi.h declares it (int)", () => {
+    assert.match(g.files['qmpi.h'], /^typedef int mpii_qmpi_id_t;$/m);
+    assert.doesNotMatch(g.files['qmpi.h'], /enum QMPI_Functions_enum \{/, "MPICH's own enum, not a second one");
+  });
+  it('a function mpi.h also defines as a macro gets no wrapper (its name would expand the macro)', () => {
+    assert.deepEqual([...parseFunctionMacros(defines)].sort(), ['MPI_Comm_c2f', 'MPI_Comm_f2c']);
+    assert.deepEqual(
+      g.functions.map((f) => f.name),
+      ['MPI_Barrier'],
+    );
+    assert.equal(g.functions[0].enumName, 'MPI_BARRIER_T', "MPICH's id, so a tool compiled against its mpi.h agrees");
+  });
+  it('MPICH 4.0 and Open MPI keep the enum type', () => {
+    const old = generate({
+      flavor: 'mpich',
+      preprocessed: pre.replace(/int function_enum/g, 'enum QMPI_Functions_enum function_enum'),
+      specPath: join(ROOT, 'preload', 'spec', 'mpi.yaml'),
+      mpiVersion: 'test',
+    });
+    assert.match(old.files['qmpi.h'], /^typedef enum QMPI_Functions_enum mpii_qmpi_id_t;$/m);
+    assert.deepEqual(
+      old.functions.map((f) => f.name),
+      ['MPI_Barrier', 'MPI_Comm_c2f', 'MPI_Comm_f2c'],
+    );
+  });
+});
+
+describe("the MPI's version as the library says it", () => {
+  it("Open MPI: the pkg-config file's version (a release candidate's suffix too), else mpi.h's numbers", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-ver-'));
+    mkdirSync(join(dir, 'include'));
+    writeFileSync(join(dir, 'include', 'mpi.h'), '#define OMPI_MAJOR_VERSION 6\n#define OMPI_MINOR_VERSION 0\n#define OMPI_RELEASE_VERSION 0\n');
+    assert.equal(mpiVersionOf('openmpi', [join(dir, 'include')]), 'Open MPI 6.0.0');
+    mkdirSync(join(dir, 'lib', 'pkgconfig'), { recursive: true });
+    writeFileSync(join(dir, 'lib', 'pkgconfig', 'ompi.pc'), 'Name: Open MPI\nDescription: x\nVersion: 6.0.0rc2\n');
+    assert.equal(mpiVersionOf('openmpi', [join(dir, 'include')]), 'Open MPI 6.0.0rc2');
   });
 });
 

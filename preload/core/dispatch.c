@@ -56,7 +56,7 @@ int QMPI_Register_tool_storage(int tool_id, void *tool_storage)
 
 static void build_tables(void);
 
-int QMPI_Register_function(int calling_tool_id, enum QMPI_Functions_enum function_enum, void (*function_ptr)(void))
+int QMPI_Register_function(int calling_tool_id, mpii_qmpi_id_t function_enum, void (*function_ptr)(void))
 {
     if (calling_tool_id < 1 || calling_tool_id > ntools) return MPI_ERR_ARG;
     if ((int) function_enum < 0 || (int) function_enum >= MPII_NFUNCS || !mpii_fn_info[function_enum].name)
@@ -66,8 +66,7 @@ int QMPI_Register_function(int calling_tool_id, enum QMPI_Functions_enum functio
     return MPI_SUCCESS;
 }
 
-int QMPI_Get_function(int calling_tool_id, enum QMPI_Functions_enum function_enum, void (**function_ptr)(void),
-                      int *next_tool_id)
+int QMPI_Get_function(int calling_tool_id, mpii_qmpi_id_t function_enum, void (**function_ptr)(void), int *next_tool_id)
 {
     if (MPII_UNLIKELY((unsigned) function_enum >= MPII_NFUNCS || (unsigned) calling_tool_id > (unsigned) ntools))
         return MPI_ERR_ARG;

@@ -59,7 +59,7 @@ extern int mpii_spec_on __attribute__((visibility("hidden")));
 static inline void mpii_register_hooks(int tool_id, int (*wraps)(int), void (*const *hooks)(void))
 {
     for (int id = 0; id < MPII_NFUNCS; id++)
-        if (hooks[id] && wraps(id)) QMPI_Register_function(tool_id, (enum QMPI_Functions_enum) id, hooks[id]);
+        if (hooks[id] && wraps(id)) QMPI_Register_function(tool_id, (mpii_qmpi_id_t) id, hooks[id]);
 }
 
 /* The layer below tool `tool_id` for function ID (QMPI typedef QTYPE), called with the wrapper's

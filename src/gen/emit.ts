@@ -15,6 +15,9 @@ export interface EmitInput {
   functions: SpecFunction[];
   /** true when mpi.h already declares the QMPI API (MPICH) */
   headerHasQmpi: boolean;
+  /** the type of a function id in QMPI_Register_function and QMPI_Get_function as mpi.h declares
+   * them (MPICH 4.1+: `int`), else `enum QMPI_Functions_enum` */
+  qmpiIdType: string;
   /** functions whose enum constant, typedef and QMPI_X prototype mpi.h already declares */
   declaredByHeader: Set<string>;
   /** functions that get an id after MPI_LAST_FUNC_T because MPICH's enum lacks them */
@@ -134,6 +137,12 @@ export function emitQmpiHeader(inp: EmitInput): string {
     }
   }
   if (!inp.headerHasQmpi) out.push('#ifdef __cplusplus', '}', '#endif');
+  out.push(
+    '',
+    "/* a function id as QMPI_Register_function and QMPI_Get_function take it here: the shim's definitions",
+    " * of both agree with the library's declarations (MPICH 4.1 and later: int) */",
+    `typedef ${inp.qmpiIdType} mpii_qmpi_id_t;`,
+  );
   out.push('', `#define MPII_QMPI_NFUNCS (MPI_LAST_FUNC_T + ${inp.headerHasQmpi ? inp.extraIds.length : 0})`, '#endif', '');
   return out.join('\n');
 }

@@ -1,7 +1,7 @@
 // Turns (installed mpi.h + preload/spec/mpi.yaml) into the generated C sources of the shim.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseEnum, parseExternObjects, parseFunctions, type CFunction } from './header.js';
+import { parseEnum, parseExternObjects, parseFunctionMacros, parseFunctions, type CFunction } from './header.js';
 import { annotate, kindNames, loadSpec, roleNames, type SpecFunction } from './spec.js';
 import { emitFortran } from './fortran.js';
 import { emitGenHeader, emitQmpiHeader, emitStaticHeader, emitStaticResolve, emitObjectsHeader, emitWrappers, type EmitInput } from './emit.js';
@@ -16,6 +16,8 @@ export interface GenerateInput {
   exported?: Set<string>;
   /** symbols a static library of this MPI defines (empty: none installed) */
   staticDefined?: Set<string>;
+  /** output of `<mpicc> -E -dM` on the same file: the macros mpi.h defines */
+  defines?: string;
 }
 
 export interface GenerateResult {
@@ -28,7 +30,16 @@ export function generate(inp: GenerateInput): GenerateResult {
   const declared = parseFunctions(inp.preprocessed, ['MPI_', 'MPIX_']);
   const qmpiEnum = parseEnum(inp.preprocessed, 'QMPI_Functions_enum').filter((e) => e !== 'MPI_LAST_FUNC_T');
   const headerHasQmpi = qmpiEnum.length > 0;
-  const keep = (f: CFunction) => (!inp.exported || inp.exported.has(f.name)) && f.name.startsWith('MPI');
+  // the id parameter of QMPI_Register_function and QMPI_Get_function as this mpi.h declares it:
+  // MPICH 4.0 `enum QMPI_Functions_enum`, MPICH 4.1 and later `int`; the shim defines both
+  // functions, and a definition must agree with the library's declaration to compile
+  const registerDecl = parseFunctions(inp.preprocessed, ['QMPI_Register_function']).find((f) => f.name === 'QMPI_Register_function');
+  const qmpiIdType = headerHasQmpi && registerDecl?.params[1] ? registerDecl.params[1].type : 'enum QMPI_Functions_enum';
+  // a function mpi.h also defines as a function-like macro (MPICH 4.1+: MPI_Comm_c2f and the other
+  // handle conversions, declared before the macro) is never called by a program compiled against
+  // it, and a wrapper of that name would not compile: the macro expands the definition's name
+  const macros = parseFunctionMacros(inp.defines ?? '');
+  const keep = (f: CFunction) => (!inp.exported || inp.exported.has(f.name)) && f.name.startsWith('MPI') && !macros.has(f.name);
 
   let ordered: CFunction[];
   const declaredByHeader = new Set<string>();
@@ -62,6 +73,7 @@ export function generate(inp: GenerateInput): GenerateResult {
     flavor: inp.flavor,
     functions,
     headerHasQmpi,
+    qmpiIdType,
     declaredByHeader,
     extraIds,
     roles: roleNames(spec),

@@ -159,3 +159,8 @@ export function parseExternObjects(preprocessed: string, prefix: string): string
   }
   return [...names].sort();
 }
+
+/** Names of the function-like macros in the compiler's `-E -dM` output (`#define MPI_Comm_c2f(comm) …`). */
+export function parseFunctionMacros(defines: string): Set<string> {
+  return new Set([...defines.matchAll(/^#define\s+([A-Za-z_]\w*)\(/gm)].map((m) => m[1]));
+}

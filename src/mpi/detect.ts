@@ -82,6 +82,7 @@ export async function detectMpi(program: string, env: NodeJS.ProcessEnv, overrid
   }
   if (elf) {
     const ldd = linkedLibraries(path, program, env, cacheDir);
+    standardAbi(program, ldd);
     const linked = flavorOfLibraries(ldd.split('\n').map((l) => l.trim().split(/\s+/)[0]));
     if (linked) return { flavor: linked, how: `${program} links ${ldd.match(FLAVORS[linked].libraries)?.[0]}`, program: path };
     const bytes = readFileSync(path).toString('latin1');
@@ -130,6 +131,18 @@ export function lddPaths(out: string): string[] {
     .split('\n')
     .map((l) => /(?:=>\s*)?(\/\S+)\s+\(0x/.exec(l)?.[1])
     .filter((p): p is string => p !== undefined);
+}
+
+/** A program built for the MPI-5 standard ABI (libmpi_abi.so, whose handles and constants are
+ * the standard's, not its MPI's) cannot run under a shim generated from an MPI's own mpi.h, even
+ * where the library behind it is MPICH or Open MPI (ldd then lists that library too). */
+function standardAbi(program: string, ldd: string): void {
+  const abi = /\blibmpi_abi\.so[.\d]*/.exec(ldd)?.[0];
+  if (!abi) return;
+  throw new MpiiError(
+    `${program} links ${abi}, the MPI-5 standard ABI, which mpii does not support yet`,
+    "build it with its MPI's own compiler wrapper (mpicc.openmpi or mpicc.mpich, not a standard-ABI one such as mpicc.mpi_abi_mpich) to run it under mpii",
+  );
 }
 
 /** With no launcher of any MPI on PATH, that is the problem to name (not the program). */

@@ -207,6 +207,13 @@ export function mpiVersionOf(flavor: FlavorName, incdirs: string[]): string {
       const m = /#define MPICH_VERSION "([^"]+)"/.exec(t);
       if (m) return `MPICH ${m[1]}`;
     } else {
+      // mpi.h has the numbers only; the pkg-config file beside it has the version as the library
+      // says it, a release candidate's suffix too (6.0.0rc2)
+      for (const lib of ['lib', 'lib64']) {
+        const pc = join(dir, '..', lib, 'pkgconfig', 'ompi.pc');
+        const m = existsSync(pc) ? /^Version:\s*(\S+)/m.exec(readFileSync(pc, 'utf8')) : null;
+        if (m) return `Open MPI ${m[1]}`;
+      }
       const v = ['MAJOR', 'MINOR', 'RELEASE'].map((k) => new RegExp(`#define OMPI_${k}_VERSION (\\d+)`).exec(t)?.[1]);
       if (v[0]) return `Open MPI ${v.join('.')}`;
     }
@@ -322,11 +329,19 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     step(`reading ${FLAVORS[flavor].label} mpi.h`);
     writeFileSync(join(work, 'mpi_header.c'), '#include <mpi.h>\n');
     const pre = await execa(pr.compiler, ['-E', '-P', join(work, 'mpi_header.c')], { env });
+    const defines = await execa(pr.compiler, ['-E', '-dM', join(work, 'mpi_header.c')], { env });
     const mpiVersion = mpiVersionOf(flavor, pr.incdirs);
     step('generating wrappers');
     const staticDefined = await staticSymbols(pr, env);
     const { generate, writeGenerated } = await import('../gen/generate.js');
-    const gen = generate({ flavor, preprocessed: pre.stdout, specPath: join(PRELOAD_DIR, 'spec', 'mpi.yaml'), mpiVersion, staticDefined });
+    const gen = generate({
+      flavor,
+      preprocessed: pre.stdout,
+      specPath: join(PRELOAD_DIR, 'spec', 'mpi.yaml'),
+      mpiVersion,
+      staticDefined,
+      defines: defines.stdout,
+    });
     writeGenerated(join(work, 'gen'), gen.files);
     // the built-in tools: every folder of preload/tools with a manifest (its C, its typed options,
     // its row in the registration table)
