@@ -72,7 +72,11 @@ const BUILD = join(process.env.MPII_TEST_PROGRAMS ?? tmpdir(), `mpii-test-progra
  * _F08), in a directory named by the source's content like program()'s. */
 export function fortranProgram(f: Flavor, name: string, iface: 'MPIFH' | 'MPI' | 'F08'): string {
   const src = join(ROOT, 'test', 'programs', `${name}.F90`);
-  const hash = createHash('sha256').update(readFileSync(src)).digest('hex').slice(0, 16);
+  const hash = createHash('sha256')
+    .update(readFileSync(src))
+    .update(readFileSync(join(ROOT, 'test', 'programs', 'fortran_binding.h')))
+    .digest('hex')
+    .slice(0, 16);
   const dir = join(BUILD, f, hash);
   mkdirSync(dir, { recursive: true });
   const out = join(dir, `${name}_${iface}`);

@@ -10,15 +10,7 @@
 ! (under overlap the receive runs in the background; the count must still be the message's).
 ! Prints "fortran_halo ok size=<P> token=<T> sum=<S>" from rank 0; exits 1 on any mismatch.
 program fortran_halo
-#if defined(USE_F08)
-  use mpi_f08
-#elif defined(USE_MPI)
-  use mpi
-#endif
-  implicit none
-#if defined(USE_MPIFH)
-  include 'mpif.h'
-#endif
+#include "fortran_binding.h"
 #ifdef USE_F08
   type(MPI_Status) :: st, sts(4)
   type(MPI_Request) :: reqs(4)

@@ -6,15 +6,7 @@
 ! Prints "request_status_f rank <R>: <C> checks, <W> wrong"; each wrong field on stderr; exit 1
 ! when any is wrong (plain, the libraries leave MPI_ERROR as it was: request_status.c).
 program request_status_f
-#if defined(USE_F08)
-  use mpi_f08
-#elif defined(USE_MPI)
-  use mpi
-#endif
-  implicit none
-#if defined(USE_MPIFH)
-  include 'mpif.h'
-#endif
+#include "fortran_binding.h"
 #ifdef USE_F08
   type(MPI_Status) :: st, sts(2)
   type(MPI_Request) :: req, reqs(2)
