@@ -24,7 +24,8 @@ export const MEMORY_GB = 4;
 /**
  * `--short`, the run before a change to preload/ lands: the directories whose programs have caught
  * a tool (point-to-point, datatypes, one-sided) under the stacks that change data movement or
- * guard memory, in about 20 minutes on the 2-core machine. Its results go to a file per commit.
+ * guard memory: about a third of the programs under 4 of the 17 tool configurations. Its results
+ * go to a file per commit.
  */
 export const SHORT = {
   dirs: ['pt2pt', 'datatype', 'rma'],
