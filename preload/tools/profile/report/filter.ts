@@ -40,10 +40,11 @@ export function chooseRanks(run: ProfileRun, f: ReportFilter): number[] {
 }
 
 /** Checks the filters against the runs: a --ranks or --sites that selects nothing is an error,
- *  not an empty report. */
+ *  not an empty report. Without profile data --ranks still asks for monitor's per-rank rows in
+ *  --json; --sites selects profile data only. */
 export function checkFilter(runs: { run: ProfileRun; sites: SiteTotal[] }[], f: ReportFilter): void {
   if (!runs.length) {
-    if (f.ranks || f.sites) throw new MpiiError('--ranks and --sites select profile data, and this run has none', 'run the job with --tools profile');
+    if (f.sites) throw new MpiiError('--sites selects profile data, and this run has none', 'run the job with --tools profile');
     return;
   }
   if (f.sites && !runs.some(({ sites }) => sites.some((t) => siteMatches(t, f.sites!)))) {
