@@ -30,6 +30,8 @@ export const ENV = {
   MPII_DEFAULTS: 'MPII_DEFAULTS',
   /** MPII_OUT_BASE (path; set by defaults; read by shim): a key of the `mpii-defaults` file only, not read from the environment: where programs linked by `mpii install` put their profiles */
   MPII_OUT_BASE: 'MPII_OUT_BASE',
+  /** MPII_OVERLAP_CLOCK (word; set by user; read by shim): `frozen`: overlap's clock stands still (for tests): its adaptive decisions rest on counts alone (a site whose background receives are touched at once is given up; the timed comparisons never decide), its wait times read 0 */
+  MPII_OVERLAP_CLOCK: 'MPII_OVERLAP_CLOCK',
   /** MPII_LAUNCHER (word; set by user; read by cli): the launcher when `--launcher` is not given */
   MPII_LAUNCHER: 'MPII_LAUNCHER',
   /** MPII_BUILD (word; set by user; read by cli): `wait`: a stack's first run waits for its compiled-in shim instead of running chained while it builds in the background */
@@ -46,4 +48,4 @@ export const ENV = {
 export const ENV_INT_DEFAULT = { INJ_IGNORE: 0, INJ_DEBUG: -1 } as const;
 
 /** The user's variables `mpii run` passes on to the ranks when they are set. */
-export const ENV_PASSED_ON = [ENV.INJ_IGNORE, ENV.INJ_DEBUG] as const;
+export const ENV_PASSED_ON = [ENV.INJ_IGNORE, ENV.INJ_DEBUG, ENV.MPII_OVERLAP_CLOCK] as const;

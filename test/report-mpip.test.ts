@@ -26,8 +26,9 @@ describe('the header (mpiP: command, times, hosts and ranks, MPI version, tools 
     assert.match(rep.stdout, /send buffer overrun/);
     assert.match(rep.stdout, /\n {4}backtrace: main at memcheck_e1_send_overrun\.c:\d+/);
     assert.match(rep.stdout, /overlap \(tool 2\): 2 ranks/);
+    // the one exception: the program's path, longer than the line here, is printed whole
     assert.deepEqual(
-      rep.stdout.split('\n').filter((l) => [...l].length > 80),
+      rep.stdout.split('\n').filter((l) => [...l].length > 80 && !l.includes('memcheck_e1_send_overrun')),
       [],
     );
   });
@@ -41,7 +42,7 @@ describe('the header (mpiP: command, times, hosts and ranks, MPI version, tools 
       assert.match(r.stderr, new RegExp(`\\n {2}command +${prog.replace(/[.+]/g, '\\$&')}\\n`));
       assert.match(r.stderr, f === 'openmpi' ? /\n {2}MPI +Open MPI \d/ : /\n {2}MPI +MPICH \d/);
       assert.match(r.stderr, /\n {2}host +\S+: 2 ranks \(0-1\)\n/);
-      assert.match(r.stderr, /\n {2}tool options +1:profile depth=1 (\w+=\S+ )*sample=64.*\n +2:monitor .*matrix=true\n/);
+      assert.match(r.stderr, /\n {2}tool options +1:profile depth=1 (\w+=\S+ )*sample=64.*\n +2:monitor .*matrix=true( \S+)*\n/);
       assert.match(r.stderr, /\ntools: 1:profile 2:monitor\n/);
       const info = JSON.parse(readFileSync(join(out, RUN_INFO_FILE), 'utf8'));
       assert.equal(info.program.path, prog);
@@ -78,9 +79,9 @@ describe('the header (mpiP: command, times, hosts and ranks, MPI version, tools 
       assert.equal(t.code, 0, t.stderr);
       assert.match(t.stdout, /per rank, each call site \(mpiP: Callsite Time statistics\):\n {4}site 1 {2}MPI_Barrier {2}profile_sites\.c:\d+ main\n/);
       assert.deepEqual(
-        t.stdout.split('\n').filter((l) => [...l].length > 80),
+        t.stdout.split('\n').filter((l) => [...l].length > 80 && !l.endsWith(prog)),
         [],
-        'at most 80 columns',
+        'at most 80 columns, but for the whole program path',
       );
       const csv = readFileSync(join(out, 'csv', 'profile_site_ranks.csv'), 'utf8')
         .trim()

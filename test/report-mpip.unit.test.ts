@@ -316,4 +316,16 @@ describe('the header (mpiP: command, times, hosts and ranks, MPI version, tools 
     assert.match(html, /<dd data-key="command">\.\/app a b --n=3<\/dd>/);
     assert.match(html, /<dd data-key="tools">1:monitor 2:profile\[depth=2\]<\/dd>/);
   });
+
+  it('a program path longer than the line stays whole (it can be copied); other long words are broken', () => {
+    const path = `/scratch/${'d'.repeat(70)}/app`;
+    const h = { ...runHeader(readProfile(synth(2))), command: [path, '-n', '3'], launcher: `mpirun ${'x'.repeat(90)}`, missing: [] };
+    const lines = formatHeader(h);
+    assert.deepEqual(lines.slice(0, 2), [`  command   ${path}`, '            -n 3']);
+    assert.deepEqual(
+      lines.filter((l) => l.length > 80),
+      [`  command   ${path}`],
+    );
+    assert.deepEqual(lines.slice(3, 5), [`            ${'x'.repeat(68)}`, `            ${'x'.repeat(22)}`]);
+  });
 });

@@ -24,7 +24,7 @@ async function assertRing(r: Run, out: string, node: string): Promise<void> {
       [1, 'finalized', node],
     ],
   );
-  const rep = JSON.parse((await mpii(['report', out, '--json'])).stdout);
+  const rep = JSON.parse((await mpii(['report', out, '--json', '--ranks'])).stdout);
   const sends = rep.traceCount[0].rows.find((x: { fn: string }) => x.fn === 'MPI_Send');
   assert.deepEqual(sends, { fn: 'MPI_Send', total: 8, min: 4, max: 4 });
   for (const [rank, peer] of [

@@ -78,7 +78,8 @@ export const toolLabel = (t: RunHeader['tools'][0]) => {
   return `${t.id}:${t.name}${o.length ? `[${o.map(([k, v]) => `${k}=${v}`).join(';')}]` : ''}`;
 };
 
-/** Key/value lines, at most `width` columns (long values wrap after a space, else are cut). */
+/** Key/value lines, at most `width` columns: long values wrap after a space; a word longer than
+ * the line is broken, except in the command, whose paths stay whole so they can be copied. */
 export function formatHeader(h: RunHeader, width = 80, maxHosts = 8): string[] {
   const rows: [string, string][] = [];
   if (h.command) rows.push(['command', h.command.map(quote).join(' ')]);
@@ -107,16 +108,17 @@ export function formatHeader(h: RunHeader, width = 80, maxHosts = 8): string[] {
   const out: string[] = [];
   for (const [k, v] of rows) {
     const lead = `  ${k.padEnd(key)}  `;
-    out.push(...wrap(v, width - lead.length).map((line, i) => (i ? ' '.repeat(lead.length) : lead) + line));
+    out.push(...wrap(v, width - lead.length, k !== 'command').map((line, i) => (i ? ' '.repeat(lead.length) : lead) + line));
   }
   return out;
 }
 
-/** Splits at spaces to lines of at most `w` characters; a longer word is broken into pieces. */
-export function wrap(s: string, w: number): string[] {
+/** Splits at spaces to lines of at most `w` characters; a longer word is broken into pieces
+ * unless `breakWords` is false (then it has a line of its own, longer than `w`). */
+export function wrap(s: string, w: number, breakWords = true): string[] {
   const lines: string[] = [];
   let cur = '';
-  const words = s.split(' ').flatMap((x) => (x.length > w ? x.match(new RegExp(`.{1,${Math.max(1, w)}}`, 'g'))! : [x]));
+  const words = s.split(' ').flatMap((x) => (breakWords && x.length > w ? x.match(new RegExp(`.{1,${Math.max(1, w)}}`, 'g'))! : [x]));
   for (const wd of words) {
     if (!cur) cur = wd;
     else if (cur.length + 1 + wd.length <= w) cur += ` ${wd}`;

@@ -129,7 +129,7 @@ static void settle_status(const ov_req_t *r, const MPI_Status *st)
 static void complete(const int *which, int n, ov_cause_t cause)
 {
     if (n <= 0) return;
-    uint64_t t0 = mpii_now_ns();
+    uint64_t t0 = ov_now();
     MPI_Request reqs[OV_SLOTS];
     MPI_Status sts[OV_SLOTS];
     for (int i = 0; i < n; i++) reqs[i] = slots[which[i]].req;
@@ -156,7 +156,7 @@ static void complete(const int *which, int n, ov_cause_t cause)
     for (int i = 0; i < n; i++) received += slots[which[i]].recv;
     for (int i = 0; i < n; i++) drop_active(which[i]);
     ov_stats[cause] += (uint64_t) received;
-    ov_stats[ST_WAIT_NS] += mpii_now_ns() - t0;
+    ov_stats[ST_WAIT_NS] += ov_now() - t0;
 }
 
 /* Complete the pending receives for which `cond` holds, and the sends posted before the last
@@ -338,7 +338,7 @@ int ov_recv(const ov_target_t *t, void *buf, int count, MPI_Datatype type, int s
                      .status_entry = -1,
                      .site = ov_current_site,
                      .calls_post = ov_p2p_calls,
-                     .t_post = ov_current_site ? mpii_now_ns() : 0 };
+                     .t_post = ov_current_site ? ov_now() : 0 };
     /* A message that is already here gives its exact status at once: a program that copies
      * the status struct (instead of asking MPI_Get_count) then sees the real count. */
     int here = 0;
@@ -431,7 +431,7 @@ static int on_fault(void *addr, int write)
     COMPLETE_WHERE(r->plo <= page && page < r->phi, ST_WAIT_FAULT);
     if (n_active == before) return 0;
     ov_stats[ST_FAULTS]++;
-    ov_chain_fault(mpii_now_ns);
+    ov_chain_fault(ov_now);
     return 1;
 }
 
