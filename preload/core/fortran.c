@@ -1,5 +1,5 @@
 /* Set-up for the Fortran entry points: where the running MPI keeps its Fortran sentinels, and the
- * gfortran array descriptors MPICH's mpi_f08 passes for choice buffers. */
+ * MPI's own definition of a Fortran symbol. mpi_f08's choice-buffer descriptors: fdesc.c. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stddef.h>
@@ -59,39 +59,4 @@ void mpii_f_setup(void)
     if (!mpii_fsent[1].status_ignore) mpii_fsent[1].status_ignore = sym("MPIR_F08_MPI_STATUS_IGNORE_OBJ");
     if (!mpii_fsent[1].statuses_ignore) mpii_fsent[1].statuses_ignore = sym("MPIR_F08_MPI_STATUSES_IGNORE_OBJ");
     __atomic_store_n(&mpii_f_ready, 1, __ATOMIC_RELEASE);
-}
-
-/* gfortran's own descriptor (libgfortran.h), what a TYPE(*), DIMENSION(..) dummy of a Fortran
- * (not BIND(C)) procedure receives: strides count elements of `span` bytes. */
-struct gfc_dim {
-    ptrdiff_t stride, lbound, ubound;
-};
-struct gfc_desc {
-    void *base_addr;
-    size_t offset;
-    struct {
-        size_t elem_len;
-        int version;
-        signed char rank;
-        signed char type;
-        short attribute;
-    } dtype;
-    ptrdiff_t span;
-    struct gfc_dim dim[];
-};
-
-void *mpii_fdesc(void *desc, int *contiguous)
-{
-    const struct gfc_desc *d = desc;
-    ptrdiff_t expect = 1;
-    for (int i = 0; i < d->dtype.rank; i++) {
-        ptrdiff_t extent = d->dim[i].ubound - d->dim[i].lbound + 1;
-        if (extent <= 0) break; /* empty: nothing is read */
-        if (d->dim[i].stride != expect || (ptrdiff_t) d->dtype.elem_len != d->span) *contiguous = 0;
-        expect *= extent;
-    }
-    void *b = d->base_addr;
-    if (b == mpii_fsent[1].bottom) return MPI_BOTTOM;
-    if (b == mpii_fsent[1].in_place) return MPI_IN_PLACE;
-    return b;
 }

@@ -3,8 +3,8 @@
 //   mpif.h / `use mpi`   mpi_x_ (+ aliases mpi_x, mpi_x__, MPI_X): every argument by reference,
 //                        handles as INTEGER, a trailing ierror
 //   `use mpi_f08`        mpi_x_f08_: the same, handles as TYPE(MPI_Comm) (one INTEGER), ierror
-//                        OPTIONAL (NULL when absent); on MPICH, functions with a choice buffer are
-//                        mpi_x_f08ts_ and the buffer comes as a gfortran array descriptor
+//                        OPTIONAL (NULL when absent); functions with a choice buffer are also
+//                        mpi_x_f08ts_, the buffer a gfortran array descriptor (MPICH, Open MPI 6)
 // Each one converts handles (MPI_X_f2c/c2f through the PMPI pointers; casts where the MPI's
 // handles are integers), the Fortran sentinels and 1-based indices, then enters the
 // same QMPI stack as MPI_X with the Fortran caller's address. Types it cannot convert stop the
@@ -76,7 +76,7 @@ function convert(f: SpecFunction, iface: Iface, k: number, fns: Map<string, Spec
       out.push({ fdecl: `void *${fn}`, fname: fn, pre: [], arg: fn, post: [] });
     } else if (b === 'void' && isPtr(p.type)) {
       if (iface === 'f08ts') {
-        out.push({ fdecl: `void *${fn}`, fname: fn, pre: [`void *c_${n} = mpii_fdesc(${fn}, &contiguous);`], arg: `c_${n}`, post: [] });
+        out.push({ fdecl: `void *${fn}`, fname: fn, pre: [`int nc_${n} = 0;`, `void *c_${n} = mpii_fdesc(${fn}, ${k}, &nc_${n});`], arg: `c_${n}`, post: [] });
       } else {
         out.push({ fdecl: `void *${fn}`, fname: fn, pre: [], arg: `mpii_fbuf(${fn}, ${k})`, post: [] });
       }
@@ -138,20 +138,44 @@ function convert(f: SpecFunction, iface: Iface, k: number, fns: Map<string, Spec
   return out;
 }
 
+const isBuffer = (p: SpecFunction['params'][number]) => base(p.type) === 'void' && isPtr(p.type) && p.name !== 'baseptr';
+
+/** The f08ts buffers that come with their own count and datatype (buf, count, datatype: point to
+ * point, one-sided): a section with gaps is sent as count 1 of a datatype made from its descriptor
+ * (mpii_fdesc_type), as the MPIs' own bindings do. Not a collective's: its count is per rank, or
+ * the buffer is a reduction's. The others' sections go to the MPI's own binding. */
+function describeSections(f: SpecFunction, conv: Conv[]): void {
+  if (f.kind.startsWith('coll')) return;
+  f.params.forEach((p, j) => {
+    const [c, t] = [f.params[j + 1], f.params[j + 2]];
+    if (!isBuffer(p) || !c || !t || base(c.type) !== 'int' || isPtr(c.type) || base(t.type) !== 'MPI_Datatype' || isPtr(t.type)) return;
+    const n = p.name;
+    conv[j + 2].pre.push(
+      `int n_${n} = ${conv[j + 1].arg};`,
+      `MPI_Datatype t_${n} = ${conv[j + 2].arg};`,
+      `if (MPII_UNLIKELY(nc_${n}) && mpii_fdesc_type(f_${n}, &n_${n}, &t_${n}) == 0) nc_${n} = 0;`,
+    );
+    conv[j + 1].arg = `n_${n}`;
+    conv[j + 2].arg = `t_${n}`;
+  });
+}
+
 function emitOne(f: SpecFunction, iface: Iface, flavor: string, fns: Map<string, SpecFunction>): string {
   const k = iface === 'f77' || flavor === 'openmpi' ? 0 : 1;
   const conv = convert(f, iface, k, fns);
+  if (iface === 'f08ts') describeSections(f, conv);
   const lower = f.name.toLowerCase();
   const sym = iface === 'f77' ? `${lower}_` : `${lower}_${iface}_`;
   const fparams = [...conv.filter((c) => c.fdecl).map((c) => c.fdecl), 'MPI_Fint *ierr'];
   const fnames = [...conv.filter((c) => c.fname).map((c) => c.fname), 'ierr'];
   const lines = [`void ${sym}(${fparams.join(', ')})`, '{', '    MPII_F_READY();'];
-  if (iface === 'f08ts') lines.push('    int contiguous = 1;');
   for (const c of conv) lines.push(...c.pre.map((l) => `    ${l}`));
   if (iface === 'f08ts') {
-    // a non-contiguous section needs a datatype built from the descriptor: MPICH's own binding does it
+    // a section no datatype describes here: the MPI's own binding makes one (MPICH's then calls
+    // MPI_X, which the tools see; Open MPI's calls PMPI_X)
+    const gaps = f.params.filter(isBuffer).map((p) => `nc_${p.name}`);
     lines.push(
-      '    if (MPII_UNLIKELY(!contiguous)) {',
+      `    if (MPII_UNLIKELY(${gaps.join(' | ')})) {`,
       `        static void (*lib)(${fparams.join(', ')});`,
       `        if (!lib) *(void **) &lib = mpii_f_next("${sym}");`,
       `        lib(${fnames.join(', ')});`,
@@ -186,9 +210,13 @@ export function emitFortran(inp: FortranInput): string {
     const f = fns.get(name);
     if (!f) continue; // this MPI has no such function
     if (f.ret !== 'int' || f.variadic) throw new Error(`preload/spec/mpi.yaml lists ${name} under fortran, but it does not return int`);
-    const hasBuffer = f.params.some((p) => base(p.type) === 'void' && isPtr(p.type) && p.name !== 'baseptr');
+    const hasBuffer = f.params.some(isBuffer);
     out.push(emitOne(f, 'f77', inp.flavor, fns));
-    out.push(emitOne(f, inp.flavor === 'mpich' && hasBuffer ? 'f08ts' : 'f08', inp.flavor, fns));
+    // MPICH's mpi_f08 passes choice buffers as descriptors (mpi_x_f08ts_); Open MPI's does from
+    // 6.0 on, where Open MPI 4.1 and 5.0 call mpi_x_f08_ with the address: the shim defines both,
+    // and the name the installed library calls is the one that runs
+    if (inp.flavor === 'openmpi' || !hasBuffer) out.push(emitOne(f, 'f08', inp.flavor, fns));
+    if (hasBuffer) out.push(emitOne(f, 'f08ts', inp.flavor, fns));
   }
   out.push('#endif /* MPII_STATIC */', '');
   return out.join('\n');

@@ -5,7 +5,8 @@
 ! halos a(:,0) and a(:,3); per iteration one blocking exchange (MPI_Sendrecv) and one nonblocking
 ! (Irecv/Isend/Waitall), then an Allreduce with MPI_IN_PLACE. Messages: ring 1 int each way per
 ! lap, halo 2 x N doubles to each neighbour per iteration (sendrecv + isend), then rank 0 sends
-! rank 1 every other element of a column (N/2 doubles, a strided section), and a short message
+! rank 1 two sections with gaps (N/2 doubles each: every other element of a column, received into
+! every other element of another; the first quarter of two columns), and a short message
 ! the way Quantum ESPRESSO's mp_get does it: N/4 doubles into a receive of N, then MPI_Get_count
 ! (under overlap the receive runs in the background; the count must still be the message's).
 ! Prints "fortran_halo ok size=<P> token=<T> sum=<S>" from rank 0; exits 1 on any mismatch.
@@ -89,13 +90,22 @@ program fortran_halo
     end do
     if (total /= expect) bad = bad + 1
   end do
-  ! a strided section (every other element of a column): MPICH's mpi_f08 gets a descriptor
+  ! sections with gaps, which mpi_f08 passes as descriptors (MPICH, Open MPI 6): every other
+  ! element of a column into every other element of another (the gaps must stay as they were),
+  ! then the first quarter of two columns (a 2-D section) into a contiguous receive
   if (nprocs > 1 .and. rank == 0) then
     a(:, 1) = [(dble(r), r = 1, n)]
+    a(:, 2) = [(dble(n + r), r = 1, n)]
     call MPI_Send(a(1:n:2, 1), n / 2, MPI_DOUBLE_PRECISION, 1, 9, MPI_COMM_WORLD, ierr)
+    call MPI_Send(a(1:n/4, 1:2), n / 2, MPI_DOUBLE_PRECISION, 1, 11, MPI_COMM_WORLD, ierr)
   else if (rank == 1) then
-    call MPI_Recv(a(1:n/2, 2), n / 2, MPI_DOUBLE_PRECISION, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
-    if (any(a(1:n/2, 2) /= [(dble(2 * r - 1), r = 1, n / 2)])) bad = bad + 1
+    a(:, 2) = -1d0
+    call MPI_Recv(a(1:n:2, 2), n / 2, MPI_DOUBLE_PRECISION, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    if (any(a(1:n:2, 2) /= [(dble(2 * r - 1), r = 1, n / 2)])) bad = bad + 1
+    if (any(a(2:n:2, 2) /= -1d0)) bad = bad + 1
+    a(:, 3) = -1d0
+    call MPI_Recv(a(1:n/2, 3), n / 2, MPI_DOUBLE_PRECISION, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    if (any(a(1:n/2, 3) /= [(dble(r), r = 1, n / 4), (dble(n + r), r = 1, n / 4)])) bad = bad + 1
   end if
   ! a short message into a larger receive (its own allocation: overlap's page-exclusive heap)
   allocate(got(n))
