@@ -2,10 +2,11 @@
  * with a `TYPE(*), DIMENSION(..)` dummy, so the caller passes gfortran's own array descriptor
  * (not the TS 29113 CFI_cdesc_t, which the library's binding makes from it later, and whose
  * layout differs). A contiguous buffer is its address; a section with gaps is described by a
- * datatype, as the MPIs' own bindings do, made once per shape and kept (fortran.h). */
+ * datatype, as the MPIs' own bindings do, made once per shape and kept. */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "fdesc.h"
 #include "fortran.h"
 
 /* gfortran's descriptor (libgfortran.h): strides count elements of `span` bytes */
@@ -87,7 +88,8 @@ static int make(const fd_shape_t *s, MPI_Datatype *made)
         if (s->extent[i] <= 0 || s->count % have) break;
         long long need = s->count / have, times = need < s->extent[i] ? need : s->extent[i];
         MPI_Datatype next;
-        rc = MPII_PMPI(MPI_Type_create_hvector, MPI_TYPE_CREATE_HVECTOR_T)((int) times, 1, (MPI_Aint) s->sm[i], t, &next);
+        rc = MPII_PMPI(MPI_Type_create_hvector, MPI_TYPE_CREATE_HVECTOR_T)((int) times, 1, (MPI_Aint) s->sm[i], t,
+                                                                           &next);
         /* the levels below were never given to a tool: freeing them is safe */
         if (t != s->old) MPII_PMPI(MPI_Type_free, MPI_TYPE_FREE_T)(&t);
         if (rc != MPI_SUCCESS) return -1;

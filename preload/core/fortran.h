@@ -17,15 +17,6 @@ extern int mpii_f_ready __attribute__((visibility("hidden")));
 void mpii_f_setup(void) __attribute__((visibility("hidden")));
 /* the MPI's own definition of a Fortran symbol (for what the shim does not convert itself) */
 void *mpii_f_next(const char *symbol) __attribute__((visibility("hidden")));
-/* fdesc.c: mpi_f08's choice buffers (`TYPE(*), DIMENSION(..)`) come as gfortran array descriptors.
- * The data address of one, MPI_BOTTOM / MPI_IN_PLACE for the sentinels of mpii_fsent[k]; sets
- * *noncontig for a section whose elements are not adjacent (a(1:n:2), a row of a matrix). */
-void *mpii_fdesc(const void *desc, int k, int *noncontig) __attribute__((visibility("hidden")));
-/* For a non-contiguous section: *type becomes a committed datatype of *count elements laid out
- * as the section, and *count 1 (0). -1 when it cannot: the caller then passes the call to the
- * MPI's own binding. */
-int mpii_fdesc_type(const void *desc, int *count, MPI_Datatype *type) __attribute__((visibility("hidden")));
-
 /* one load and a branch per call once set up */
 #define MPII_F_READY()                                    \
     do {                                                  \

@@ -322,6 +322,7 @@ export function emitWrappers(inp: EmitInput): string {
     '#include "extent.h" /* MPI_Type_free forgets the handle */',
     '#include "status.h" /* the completion functions make empty statuses whole */',
     '#include "fortran.h" /* the Fortran entry points at the end */',
+    '#include "fdesc.h" /* and the descriptors of their choice buffers */',
     '',
     `const char *const mpii_role_names[] = { ${inp.roles.map((r) => `"${r}"`).join(', ')} };`,
     `const char *const mpii_kind_names[] = { ${inp.kinds.map((k) => `"${k}"`).join(', ')} };`,
