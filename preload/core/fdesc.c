@@ -46,8 +46,8 @@ void *mpii_fdesc(const void *desc, int k, int *noncontig)
 /* The datatypes made for sections, by shape. They are never freed while the program runs: tools
  * and the core's cache (extent.h) know datatypes by handle and forget one only at an MPI_Type_free
  * they see; one the shim freed could come back as the program's next type with a stale size.
- * A program's sections have few shapes (the same a(1:n:2) each iteration): a shape beyond
- * FD_SLOTS goes to the MPI's own binding. */
+ * A program's sections have few shapes (the same a(1:n:2) each iteration): a new shape the table
+ * has no room for (FD_SLOTS, FD_PROBES places from its hash) goes to the MPI's own binding. */
 #define FD_MAXRANK 15 /* Fortran's */
 #define FD_SLOTS 64
 #define FD_PROBES 8
