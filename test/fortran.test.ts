@@ -1,6 +1,7 @@
 // Fortran programs through the shim, both MPIs, all three bindings (mpif.h, use mpi, use mpi_f08):
 // test/programs/fortran_halo.F90 (a token ring and a 1-D halo exchange) must print what it prints
-// without mpii, every call must reach the tools (exact trace-count and monitor numbers), overlap
+// without mpii, every call must reach the tools (exact trace-count and monitor numbers; among the
+// sends two sections with gaps, which mpi_f08 passes as descriptors on MPICH and Open MPI 6), overlap
 // must really convert the Fortran receives (and MPI_GET_COUNT still see a short message's count:
 // the status is the program's own, not a copy), and INJ_IGNORE=1 must switch everything off.
 import { describe, it } from 'node:test';
