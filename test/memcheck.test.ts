@@ -291,9 +291,7 @@ for (const f of FLAVORS) {
       const name = 'memcheck_irecv_unread';
       // Open MPI: btl/tcp's progress thread (over loopback); MPICH: its async progress thread
       const threaded: NodeJS.ProcessEnv =
-        f === 'openmpi'
-          ? { OMPI_MCA_btl: 'tcp,self', OMPI_MCA_btl_tcp_progress_thread: '1', ...OMPI_TCP_LOOPBACK }
-          : { MPIR_CVAR_ASYNC_PROGRESS: '1' };
+        f === 'openmpi' ? { OMPI_MCA_btl: 'tcp,self', OMPI_MCA_btl_tcp_progress_thread: '1', ...OMPI_TCP_LOOPBACK } : { MPIR_CVAR_ASYNC_PROGRESS: '1' };
       for (const [mode, env] of [
         ['progress', {}],
         ['thread', threaded],
