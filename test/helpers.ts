@@ -57,6 +57,14 @@ export function launcherArgs(f: Flavor, np: number): string[] {
   return f === 'openmpi' ? ['-np', String(np), '--oversubscribe'] : ['-np', String(np)];
 }
 
+/** Open MPI's TCP transport over loopback, for the jobs that use it on this one host (a btl
+ *  chosen by the test, or a spawned job, which sm does not reach): lo is the interface every
+ *  machine has. Left to choose, Open MPI 5's btl/tcp takes only the IPv6 address of an interface
+ *  that has both (5.0.7 here, whose eth0 has 192.0.2.2 and fd00::2), finds no reachable pairing
+ *  for it and aborts in MPI_Init ("Unable to find reachable pairing between local and remote
+ *  interfaces"), plain as under mpii. */
+export const OMPI_TCP_LOOPBACK: NodeJS.ProcessEnv = { OMPI_MCA_btl_tcp_if_include: 'lo' };
+
 /** Open MPI's own monitoring of `exe` on `np` ranks (`pml_monitoring_enable 2`), each rank's
  *  matrices written at MPI_Finalize to `<filename>.<rank>.prof` (`pml_monitoring_enable_output 3`):
  *  what the monitor tool's output is compared with. */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, execaSync } from 'execa';
-import { FLAVORS, ROOT, TEST_ENV, fortranProgram, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
+import { FLAVORS, OMPI_TCP_LOOPBACK, ROOT, TEST_ENV, fortranProgram, launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { memcheckRuns, type MemcheckFinding, type MemcheckRun } from '../preload/tools/memcheck/report.js';
 
@@ -289,9 +289,9 @@ for (const f of FLAVORS) {
 
     it("the library's progress outside a wrapped call (PMPI_Barrier) or on its own progress thread writes a pending receive: its right, no finding", async () => {
       const name = 'memcheck_irecv_unread';
-      // Open MPI: btl/tcp's progress thread; MPICH: its async progress thread
+      // Open MPI: btl/tcp's progress thread (over loopback); MPICH: its async progress thread
       const threaded: NodeJS.ProcessEnv =
-        f === 'openmpi' ? { OMPI_MCA_btl: 'tcp,self', OMPI_MCA_btl_tcp_progress_thread: '1' } : { MPIR_CVAR_ASYNC_PROGRESS: '1' };
+        f === 'openmpi' ? { OMPI_MCA_btl: 'tcp,self', OMPI_MCA_btl_tcp_progress_thread: '1', ...OMPI_TCP_LOOPBACK } : { MPIR_CVAR_ASYNC_PROGRESS: '1' };
       for (const [mode, env] of [
         ['progress', {}],
         ['thread', threaded],

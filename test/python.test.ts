@@ -12,7 +12,7 @@ import { chmodSync, copyFileSync, existsSync, mkdtempSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { FLAVORS, ROOT, TEST_ENV, launcherArgs, library, mpii, outDir, shimInfo, type Flavor } from './helpers.js';
+import { FLAVORS, OMPI_TCP_LOOPBACK, ROOT, TEST_ENV, launcherArgs, library, mpii, outDir, shimInfo, type Flavor } from './helpers.js';
 
 const PY = join(ROOT, 'test', 'python');
 const VENV_MPICH = join(ROOT, '.venv-mpich');
@@ -129,8 +129,11 @@ for (const f of FLAVORS.filter((x) => PYTHON_MPIS.includes(x))) {
       assert.match(run.stderr, new RegExp(`mpii: ${flavorName} through mpi4py [\\d.]+ \\(.*\\), .*launcher: mpirun\\.${f}`));
     });
 
-    // MPICH's runs are all mpi4py 4 with the ABI named (MPI4PY_MPIABI=mpich); here it is not named
-    if (f === 'openmpi')
+    // MPICH's runs are all mpi4py 4 with the ABI named (MPI4PY_MPIABI=mpich); here it is not named.
+    // The mpi4py that chooses (one extension per ABI) is the wheel in .venv-mpich: where the run
+    // has no MPICH Python (the Debian roots: their mpi4py is Debian's, built for Open MPI alone,
+    // and the wheel's registry is out of reach) there is no choice to test
+    if (f === 'openmpi' && PYTHON_MPIS.includes('mpich'))
       it("mpi4py 4 picks the ABI under mpii that it picks plain (the shim's wrappers must not make Open MPI look like MPICH)", async () => {
         const venv = join(VENV_MPICH, 'bin', 'python');
         assert.ok(existsSync(venv), `${venv} (scripts/setup.sh)`);
@@ -274,9 +277,12 @@ for (const f of FLAVORS.filter((x) => PYTHON_MPIS.includes(x))) {
     });
 
     it('Spawn: a spawning Python program behaves under mpii as it does plain', async () => {
-      const ref = await plain(f, py, [join(PY, 'spawn.py')]);
+      // parents and children reach each other over TCP: Open MPI 5's sm does not know the children's
+      // host ("BTLs attempted: self sm tcp … is on host: unknown")
+      const spawning: Interpreter = f === 'openmpi' ? { ...py, env: { ...py.env, ...OMPI_TCP_LOOPBACK } } : py;
+      const ref = await plain(f, spawning, [join(PY, 'spawn.py')]);
       const out = outDir(`${f}-py-spawn`);
-      const r = await mpii(['run', '--quiet', '--tools', 'noop', '--out', out, ...launcherArgs(f, 2), py.python, join(PY, 'spawn.py')], py.env);
+      const r = await mpii(['run', '--quiet', '--tools', 'noop', '--out', out, ...launcherArgs(f, 2), py.python, join(PY, 'spawn.py')], spawning.env);
       if (ref.code === 0) {
         assert.equal(r.code, 0, r.stderr);
         assert.equal(r.stdout, ref.stdout);

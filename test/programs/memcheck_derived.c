@@ -8,7 +8,9 @@
  * Every buffer is allocated to end exactly at its last element (true extent), so a span computed
  * from a stale or wrong extent runs past its block. The library hands a freed handle to the next
  * type made (MPICH: last freed, first given), so a size or extent cached under the old handle
- * would describe the previous round's type. Correct: no finding expected.
+ * would describe the previous round's type. Correct: no finding expected, and every element
+ * received (window, Get_accumulate result, combine block) is checked against what it must be, as
+ * is every gap of a strided result: "WRONG" otherwise, and exit code 1.
  * With the argument `overrun`, rank 0 also sends a vector one element past its allocation:
  * exactly one send buffer overrun of 8 B. 2 ranks. */
 #include <mpi.h>
@@ -38,6 +40,18 @@ static double *block(int rows, int cols, int ld)
     return b;
 }
 
+/* The target window after accumulate(): what each rank checks the data it gets against. */
+static double *accumulated(size_t tn)
+{
+    double *t = calloc(tn, sizeof *t);
+    for (int k = 0; k < ROUNDS; k++) {
+        int rows = 2 + k % 3, cols = 1 + k % 4, ld = cols + 1 + k % 5, tld = ld + 8 + 3 * k;
+        for (int i = 0; i < rows; i++)
+            for (int j = 0; j < cols; j++) t[(size_t) i * tld + j] += (double) (((size_t) i * ld + j) % 7);
+    }
+    return t;
+}
+
 static void accumulate(MPI_Win win, double *target, size_t tn)
 {
     for (int k = 0; k < ROUNDS; k++) {
@@ -54,12 +68,22 @@ static void accumulate(MPI_Win win, double *target, size_t tn)
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 1)
-        for (size_t i = 0; i < tn; i++) checksum += target[i];
+    if (rank == 1) {
+        double *expect = accumulated(tn);
+        for (size_t i = 0; i < tn; i++) {
+            if (target[i] != expect[i]) errors++; /* misplaced counts too, not only a wrong sum */
+            checksum += target[i];
+        }
+        free(expect);
+    }
+    /* rank 0's Get_accumulates (next) add to this window: not before rank 1 has read it (without
+     * this barrier the checksum raced them, and came out larger when rank 1 was slower) */
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
-static void getacc(MPI_Win win)
+static void getacc(MPI_Win win, size_t tn)
 {
+    double *now = rank == 0 ? accumulated(tn) : NULL; /* the target's first elements, as they change */
     for (int k = 0; k < ROUNDS; k++) {
         int n = 2 + k % 5, stride = 2 + k % 3;
         if (rank == 0) {
@@ -72,12 +96,20 @@ static void getacc(MPI_Win win)
             MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
             MPI_Get_accumulate(origin, n, MPI_DOUBLE, result, 1, rt, 1, 0, n, MPI_DOUBLE, MPI_SUM, win); /* MEMCHECK-CALL */
             MPI_Win_unlock(1, win);
-            for (int i = 0; i < n; i++) checksum += result[(size_t) i * stride];
+            /* the target's values before this round in the type's elements; the gaps untouched */
+            for (int i = 0; i < n; i++) {
+                for (int g = 1; g < stride && i < n - 1; g++)
+                    if (result[(size_t) i * stride + g] != (double) (((size_t) i * stride + g) % 7)) errors++;
+                if (result[(size_t) i * stride] != now[i]) errors++;
+                now[i] += origin[i];
+                checksum += result[(size_t) i * stride];
+            }
             MPI_Type_free(&rt);
             free(result);
             free(origin);
         }
     }
+    free(now);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
@@ -142,7 +174,7 @@ int main(int argc, char **argv)
     memset(target, 0, tn * sizeof(double));
     MPI_Barrier(MPI_COMM_WORLD);
     accumulate(win, target, tn);
-    getacc(win);
+    getacc(win, tn);
     combine();
     if (argc > 1 && !strcmp(argv[1], "overrun")) overrun();
     MPI_Win_free(&win);
