@@ -34,8 +34,10 @@ export const ENV = {
   MPII_OVERLAP_CLOCK: 'MPII_OVERLAP_CLOCK',
   /** MPII_LAUNCHER (word; set by user; read by cli): the launcher when `--launcher` is not given */
   MPII_LAUNCHER: 'MPII_LAUNCHER',
-  /** MPII_BUILD (word; set by user; read by cli): `wait`: a stack's first run waits for its compiled-in shim instead of running chained while it builds in the background */
+  /** MPII_BUILD (word; set by user; read by cli): `wait`: a run waits for the shim it needs (the MPI's general shim on the very first run, a stack's compiled-in shim) instead of starting on a quick shim or chained while it builds in the background */
   MPII_BUILD: 'MPII_BUILD',
+  /** MPII_SYSTEM_CACHE (path; set by user; read by cli): the system-wide cache of prebuilt shims, which every run reads before the user's own and never writes; `mpii build --system` and `mpii install` fill it (docs/install.md) */
+  MPII_SYSTEM_CACHE: 'MPII_SYSTEM_CACHE',
   /** MPII_SPECIALISE (word; set by user; read by cli): `0`: every run as with `--chained` (the QMPI chain, no compiled-in stack) */
   MPII_SPECIALISE: 'MPII_SPECIALISE',
   /** MPII_DEBUG_DIR (list; set by user; read by cli): folders searched before `/usr/lib/debug` for the separate debug files of stripped programs and libraries (`mpii report`'s `file:line`) */

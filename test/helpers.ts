@@ -25,9 +25,14 @@ export const TEST_ENV: NodeJS.ProcessEnv = {
 // its own process), which also makes a stack's first run wait for its compiled-in shim rather
 // than run chained while it builds in the background (MPII_BUILD=wait; cold-build.test.ts tests that)
 TEST_ENV.MPII_SPECIALISE = '0';
+// Every run waits for the shim it needs: the very first run on an MPI would otherwise start on a
+// quick shim while the general one builds in the background (first-run.test.ts tests that). The
+// system cache is the test run's own: `mpii install` as root fills it (install.test.ts), and the
+// machine's /var/cache/mpii is neither read nor written.
+TEST_ENV.MPII_BUILD = 'wait';
+TEST_ENV.MPII_SYSTEM_CACHE = join(tmpdir(), `mpii-test-system-cache-${process.getuid?.() ?? 0}`);
 export function useSpecialised(): void {
   TEST_ENV.MPII_SPECIALISE = '1';
-  TEST_ENV.MPII_BUILD = 'wait';
 }
 delete TEST_ENV.TOOLS;
 delete TEST_ENV.INJ_IGNORE;

@@ -69,8 +69,12 @@ describe('the npm package: pack, install as root, run as another user', { timeou
         '-i',
         `PATH=${join(prefix, 'bin')}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
         `HOME=${home}`,
-        // the generic shim only, as in the other test files (the specialised one is another build)
+        // the generic shim only, as in the other test files (the specialised one is another build),
+        // waited for (the first run would start on a quick shim: first-run.test.ts), and no
+        // system cache but the one a test names
         'MPII_SPECIALISE=0',
+        'MPII_BUILD=wait',
+        `MPII_SYSTEM_CACHE=${join(work, 'no-system-cache')}`,
         ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
         cmd,
         ...args,
@@ -220,6 +224,61 @@ describe('the npm package: pack, install as root, run as another user', { timeou
     );
     assert.deepEqual(existsSync(homeCache) ? snapshot(homeCache) : [], homeBefore, 'nothing changed in ~/.cache');
     assert.deepEqual(snapshot(prefix), installed);
+  });
+
+  it('a system cache prebuilt by root serves the user, who cannot write it: nothing compiled but a stack it lacks, in the user cache', async () => {
+    const system = join(work, 'system-cache');
+    const env = { MPII_SYSTEM_CACHE: system };
+    // root prebuilds the general shim and one stack's compiled-in shim with the installed mpii
+    const mpiiRoot = join(prefix, 'bin', 'mpii');
+    const built = await execa(mpiiRoot, ['build', '--system', '--mpi', 'openmpi', '--tools', 'trace-count', '--quiet'], {
+      env: { ...process.env, ...env },
+      reject: false,
+    });
+    assert.equal(built.exitCode, 0, built.stderr);
+    const [key] = readdirSync(system).filter((d) => existsSync(join(system, d, 'shim.json')));
+    assert.match(key ?? '', /^openmpi-[0-9a-f]{16}$/, readdirSync(system).join(' '));
+    const prebuilt = snapshot(system);
+    assert.equal((await asUser('test', ['-w', system], {})).exitCode, 1, 'the user cannot write it');
+
+    const xdg = userDir(join(work, 'xdg-system'));
+    const user = { ...env, XDG_CACHE_HOME: xdg, MPII_SPECIALISE: '1', MPII_BUILD: '' };
+    const ring = await cProgram('openmpi');
+    const dry = await mpiiAsUser(['run', '--dry-run', '--tools', 'trace-count', '-np', String(NP), '--oversubscribe', ring], user);
+    assert.equal(dry.exitCode, 0, dry.stderr);
+    assert.equal(/^LD_PRELOAD=(\S+)$/m.exec(dry.stdout)?.[1], join(system, key, 'spec-trace-count', 'libmpii.so'), dry.stdout);
+    // the prebuilt stack: nothing to build, nothing to say
+    const r = await runAsUser([ring], user, ['-np', String(NP), '--oversubscribe']);
+    assert.match(r.stdout, /ring ok size=2 token=6/);
+    assert.equal(r.calls.get('MPI_Send'), NP * 3);
+    const quiet = await mpiiAsUser(
+      ['run', '--quiet', '--tools', 'trace-count', '--out', join(home, 'out-sys'), '-np', String(NP), '--oversubscribe', ring],
+      user,
+    );
+    assert.equal(quiet.exitCode, 0, quiet.stderr);
+    assert.doesNotMatch(quiet.stderr, /^mpii:/m, 'nothing built');
+    // a stack it lacks: compiled into the user's cache, linked with the system shim's objects
+    const mon = await mpiiAsUser(['run', '--quiet', '--tools', 'monitor', '--out', join(home, 'out-mon'), '-np', String(NP), '--oversubscribe', ring], {
+      ...user,
+      MPII_BUILD: 'wait',
+    });
+    assert.equal(mon.exitCode, 0, mon.stderr);
+    assert.match(mon.stderr, /^mpii: building the stack monitor compiled into one wrapper per function/m);
+    assert.ok(existsSync(join(xdg, 'mpii', key, 'spec-monitor', 'libmpii.so')), 'in the user cache');
+    assert.deepEqual(
+      readdirSync(join(xdg, 'mpii')).filter((d) => existsSync(join(xdg, 'mpii', d, 'shim.json')) || d.startsWith('quick-')),
+      [],
+      'no general or quick shim of its own',
+    );
+    assert.deepEqual(snapshot(system), prebuilt, 'the system cache is as root left it');
+    // the user asking to write it: one line
+    const denied = await mpiiAsUser(['build', '--system', '--mpi', 'openmpi'], user);
+    oneLineError(
+      { code: denied.exitCode ?? -1, stderr: denied.stderr },
+      new RegExp(`cannot write the system shim cache ${esc(system)} .* — prebuild it as root, or set MPII_SYSTEM_CACHE`),
+    );
+    const doctor = await mpiiAsUser(['doctor'], user);
+    assert.match(doctor.stdout, new RegExp(`^ok +system shim cache ${esc(system)}: ${key} prebuilt, read before ${esc(join(xdg, 'mpii'))}$`, 'm'));
   });
 
   it("koffi's native module missing: pvars says what to do in one line, run still works", async () => {

@@ -24,6 +24,7 @@ const DEFAULTS = join(ROOT, 'config', 'tools.yaml');
 const shimOf = (flavor: FlavorName, dir = '/cache/k1'): Shim => ({
   flavor,
   mpiVersion: flavor === 'openmpi' ? 'Open MPI v4.1.2' : 'MPICH Version: 4.0',
+  home: dir,
   library: `${dir}/libmpii.so`,
   archive: `${dir}/libmpii.a`,
   includeDir: `${dir}/include`,
@@ -155,33 +156,67 @@ describe('the shim a run uses', () => {
   const tools = resolveStack({ tools: 'noop', env: { HOME }, cwd: HOME, defaultsFile: DEFAULTS }).tools;
   const builds: string[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'mpii-choice-'));
-  const build = async (flavor: FlavorName, quiet: boolean, _env: NodeJS.ProcessEnv, _force: boolean, specialise?: ToolManifest[]) => {
-    builds.push(`${flavor}${specialise ? `+${specialise.map((m) => m.name).join(',')}` : ''}${quiet ? ' quiet' : ''}`);
+  const build = async (flavor: FlavorName, quiet: boolean, _env: NodeJS.ProcessEnv, _force: boolean, specialise?: ToolManifest[], quick?: ToolManifest[]) => {
+    const names = (ms: ToolManifest[]) => ms.map((m) => m.name).join(',');
+    builds.push(`${flavor}${specialise ? `+${names(specialise)}` : ''}${quick ? ` quick[${names(quick)}]` : ''}${quiet ? ' quiet' : ''}`);
     return shimOf(flavor, dir);
   };
+  // the general shim is cached unless a test says otherwise
+  const cached = async () => ({ cached: true, key: 'mpich-0123' });
+  const notCached = async () => ({ cached: false, key: 'mpich-0123' });
   const o = { quiet: false, dryRun: false, chained: false };
 
   it('--chained and MPII_SPECIALISE=0: the general shim, chained, and why', async () => {
     builds.length = 0;
-    assert.equal((await chooseShim('openmpi', { ...o, chained: true }, tools, {}, build)).chained, '--chained');
-    assert.equal((await chooseShim('openmpi', o, tools, { MPII_SPECIALISE: '0' }, build)).chained, 'MPII_SPECIALISE=0');
+    assert.equal((await chooseShim('openmpi', { ...o, chained: true }, tools, {}, build, cached)).chained, '--chained');
+    assert.equal((await chooseShim('openmpi', o, tools, { MPII_SPECIALISE: '0' }, build, cached)).chained, 'MPII_SPECIALISE=0');
     assert.deepEqual(builds, ['openmpi', 'openmpi']);
   });
 
   it('not cached: chained now, built in the background (a dry run starts nothing); MPII_BUILD=wait builds it first', async () => {
     builds.length = 0;
-    const run = await chooseShim('mpich', o, tools, {}, build);
+    const run = await chooseShim('mpich', o, tools, {}, build, cached);
     assert.equal(run.chained, 'the compiled-in stack noop builds in the background');
     assert.deepEqual(
       run.background?.map((m) => m.name),
       ['noop'],
     );
-    const dry = await chooseShim('mpich', { ...o, dryRun: true }, tools, {}, build);
+    const dry = await chooseShim('mpich', { ...o, dryRun: true }, tools, {}, build, cached);
     assert.equal(dry.chained, 'the compiled-in stack noop is not built yet: a run builds it in the background');
     assert.equal(dry.background, undefined);
-    const wait = await chooseShim('mpich', o, tools, { MPII_BUILD: 'wait' }, build);
+    const wait = await chooseShim('mpich', o, tools, { MPII_BUILD: 'wait' }, build, cached);
     assert.equal(wait.chained, undefined);
     assert.deepEqual(builds, ['mpich', 'mpich quiet', 'mpich+noop']);
-    await assert.rejects(chooseShim('mpich', { ...o, chained: true }, tools, { MPII_BUILD: 'later' }, build), /MPII_BUILD=later is not a build mode/);
+    await assert.rejects(chooseShim('mpich', { ...o, chained: true }, tools, { MPII_BUILD: 'later' }, build, cached), /MPII_BUILD=later is not a build mode/);
+  });
+
+  it('the first run on an MPI: a quick shim of the stack now, the general shim then the stack in the background', async () => {
+    builds.length = 0;
+    const run = await chooseShim('mpich', o, tools, {}, build, notCached);
+    assert.equal(run.general, 'mpich-0123', 'the general shim of that key is built first');
+    assert.deepEqual(
+      run.background?.map((m) => m.name),
+      ['noop'],
+      'then the compiled-in stack',
+    );
+    assert.match(run.chained!, /first run on this MPI: a quick shim/);
+    const chained = await chooseShim('mpich', { ...o, chained: true }, tools, {}, build, notCached);
+    assert.equal(chained.general, 'mpich-0123');
+    assert.deepEqual(chained.background, [], '--chained: no compiled-in stack to build after it');
+    const dry = await chooseShim('mpich', { ...o, dryRun: true }, tools, {}, build, notCached);
+    assert.equal(dry.background, undefined, 'a dry run starts nothing');
+    assert.equal(dry.general, undefined);
+    // MPII_BUILD=wait waits for the general shim and the stack, as on any run
+    const wait = await chooseShim('mpich', o, tools, { MPII_BUILD: 'wait' }, build, notCached);
+    assert.equal(wait.general, undefined);
+    assert.deepEqual(builds, ['mpich quick[noop]', 'mpich quick[noop]', 'mpich quick[noop] quiet', 'mpich+noop']);
+  });
+
+  it('the first run of an external tool alone: a quick shim with no built-in tool', async () => {
+    builds.length = 0;
+    const none = resolveStack({ tools: '', env: { HOME }, cwd: HOME, defaultsFile: DEFAULTS }).tools;
+    const run = await chooseShim('openmpi', o, none, {}, build, notCached);
+    assert.deepEqual(builds, ['openmpi quick[]']);
+    assert.deepEqual(run.background, []);
   });
 });

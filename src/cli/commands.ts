@@ -1,10 +1,11 @@
 // The small commands: build, tools, doctor, pvars, cvars (`mpii report` is in report.ts).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import chalk from 'chalk';
 import { colorLevel } from '../color.js';
 import { makeDirs } from '../fsdirs.js';
-import { cacheRoot } from '../shim/shim.js';
+import { cacheRoot, systemCacheRoot } from '../shim/shim.js';
 import { PACKAGE_JSON, ROOT } from '../paths.js';
 import { listStacks, listTools, resolveStack } from '../config/resolve.js';
 import { unspecialisable } from '../gen/specialised-c.js';
@@ -24,7 +25,7 @@ function installedFlavors(env: NodeJS.ProcessEnv): FlavorName[] {
   return (Object.keys(FLAVORS) as FlavorName[]).filter((f) => findTool(f, FLAVORS[f].compilers, env));
 }
 
-export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: boolean; json?: boolean; tools?: string }): Promise<number> {
+export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: boolean; json?: boolean; tools?: string; system?: boolean }): Promise<number> {
   const env = process.env;
   let flavors: FlavorName[];
   if (!o.mpi || o.mpi === 'all') flavors = installedFlavors(env);
@@ -47,7 +48,7 @@ export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: b
   }
   const built = [];
   for (const f of flavors) {
-    const shim = await buildWithSpinner(f, !!o.quiet, env, !!o.force, specialise);
+    const shim = await buildWithSpinner(f, !!o.quiet, env, !!o.force, specialise, undefined, !!o.system);
     built.push({ flavor: f, mpiVersion: shim.mpiVersion, library: shim.library, cached: shim.fromCache });
     if (!o.json) console.log(`${f}\t${shim.mpiVersion}\t${shim.library}${shim.fromCache ? '\t(cached)' : ''}`);
   }
@@ -120,6 +121,13 @@ export async function doctorCommand(o: { json?: boolean } = {}): Promise<number>
   } catch {
     bad(`shim cache ${cache} is not writable`, 'set XDG_CACHE_HOME to a writable directory');
   }
+  const system = systemCacheRoot(env);
+  const prebuilt = existsSync(system) ? readdirSync(system).filter((d) => existsSync(join(system, d, 'shim.json'))) : [];
+  ok(
+    prebuilt.length
+      ? `system shim cache ${system}: ${prebuilt.join(', ')} prebuilt, read before ${cache}`
+      : `system shim cache ${system}: nothing prebuilt (\`mpii build --system\` as root fills it)`,
+  );
   try {
     await loadKoffi();
     ok('koffi loads (mpii pvars, cvars and --pvar)');

@@ -27,7 +27,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { buildShim } from '../shim/shim.js';
+import { buildShim, systemCacheWritable } from '../shim/shim.js';
 import { ROOT } from '../paths.js';
 import { resolveStack } from '../config/resolve.js';
 import { MpiiError } from '../errors.js';
@@ -141,7 +141,8 @@ async function plan(o: InstallOptions, prefix: string, env: NodeJS.ProcessEnv): 
   const defaults = Buffer.from(defaultsFile(o, env));
   const actions: Action[] = [];
   for (const f of flavors) {
-    const shim = await buildShim(f, { env, archive: true });
+    // into the system cache when it may (root): every user's `mpii run` then compiles nothing
+    const shim = await buildShim(f, { env, archive: true, system: systemCacheWritable(env) });
     const dir = join(prefix, 'lib', 'mpii', f);
     actions.push({ kind: 'write', path: join(dir, 'libmpii.so'), content: readFileSync(shim.library), mode: 0o755 });
     actions.push({ kind: 'write', path: join(dir, 'libmpii.a'), content: await archiveFor(shim.archive, dir, env) });

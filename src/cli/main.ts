@@ -64,6 +64,7 @@ export async function buildProgram(setCode: (c: number) => void, shownCommand: (
     .option('--mpi <flavor>', 'openmpi, mpich or all (default: every MPI installed)')
     .option('--force', 'rebuild even when cached')
     .option('--tools <tools>', 'also the specialised shim of this stack of built-in tools (else made on its first run)')
+    .option('--system', "into the system-wide cache every user's run reads first (MPII_SYSTEM_CACHE, default /var/cache/mpii)")
     .option('--quiet', 'no progress output')
     .option('--json', "machine-readable output: each MPI's shim (flavor, MPI version, library, cached)")
     .action(async (o) => {

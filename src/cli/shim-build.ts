@@ -3,13 +3,20 @@
 // kept for the next notice. `mpii build` and `mpii run` build through it.
 import { buildShim, cacheRoot, type BuildReason, type Shim } from '../shim/shim.js';
 import type { ToolManifest } from '../tools/manifest.js';
-import { stackName } from '../gen/specialised-c.js';
 import { ensureSpecialised } from '../shim/specialise.js';
 import { buildNotice, lastBuildSeconds, recordBuildSeconds } from '../shim/build-times.js';
 import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
 import { progressMode, startProgress, type Progress } from './progress.js';
 
-export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: NodeJS.ProcessEnv, force = false, specialise?: ToolManifest[]): Promise<Shim> {
+export async function buildWithSpinner(
+  flavor: FlavorName,
+  quiet: boolean,
+  env: NodeJS.ProcessEnv,
+  force = false,
+  specialise?: ToolManifest[],
+  quick?: ToolManifest[],
+  system = false,
+): Promise<Shim> {
   // ora is loaded only when a build really happens (a warm run starts faster without it)
   let progress: Progress | undefined;
   const label = FLAVORS[flavor].label;
@@ -36,19 +43,15 @@ export async function buildWithSpinner(flavor: FlavorName, quiet: boolean, env: 
         await say(buildNotice(why, lastBuildSeconds(cacheRoot(env), why.kind)));
       },
       // another process builds the stack (a run's background build, another `mpii build`)
-      onWait: (pid: number) =>
-        say(
-          `mpii: waiting for the stack ${stackName(specialise!)} compiled into one wrapper per function, ` +
-            `which another mpii (pid ${pid}) is building; the job starts when it is done`,
-        ),
-      onStep: (t: string) => progress?.update(`mpii: building the ${label} shim: ${t}`),
+      onWait: (pid: number, what: string) => say(`mpii: waiting for ${what}, which another mpii (pid ${pid}) is building; the job starts when it is done`),
+      onStep: (t: string) => progress?.update(`mpii: building the ${quick ? 'quick ' : ''}${label} shim: ${t}`),
     };
-    const general = await buildShim(flavor, opts);
+    const general = await buildShim(flavor, { ...opts, quick, system });
     finished();
     // the stack's specialised shim, made from the general one's objects
     const shim = specialise ? await ensureSpecialised(general, specialise, opts) : general;
     finished();
-    progress?.succeed(`mpii: built the ${label} shim (${shim.functions} MPI functions wrapped)`);
+    progress?.succeed(`mpii: built the ${quick ? 'quick ' : ''}${label} shim (${shim.functions} MPI functions wrapped)`);
     return shim;
   } catch (e) {
     progress?.fail();

@@ -9,6 +9,7 @@ import { copyToNodes, removeFromNodes } from '../launch/sbcast.js';
 import { bySignal, exitCodeOf, supervise, TIMEOUT_EXIT } from '../launch/supervise.js';
 import { mpiiVersion, programIdentity, writeRunInfo } from '../report/run-info.js';
 import { backgroundNotice, startBackground } from '../shim/background.js';
+import { FLAVORS } from '../mpi/flavors.js';
 import { lastBuildSeconds } from '../shim/build-times.js';
 import { cacheRoot } from '../shim/shim.js';
 import { ROOT } from '../paths.js';
@@ -60,9 +61,10 @@ export async function withRun(body: (run: Run) => Promise<number>): Promise<numb
 /** Carries out `plan` (not a dry run): returns the job's exit code. */
 export async function executePlan(plan: RunPlan, run: Run, env: NodeJS.ProcessEnv): Promise<number> {
   if (plan.background) {
-    const { shim, stack, tools } = plan.background;
-    const b = startBackground(shim, tools, env);
-    process.stderr.write(`${backgroundNotice(stack, b, lastBuildSeconds(cacheRoot(env), 'stack'))}\n`);
+    const { shim, stack, tools, general } = plan.background;
+    const b = startBackground(general ? { kind: 'general', shim, tools, key: general } : { kind: 'stack', shim, tools }, env);
+    const last = lastBuildSeconds(cacheRoot(env), general ? 'shim' : 'stack');
+    process.stderr.write(`${backgroundNotice(stack, b, last, general && FLAVORS[shim.flavor].label)}\n`);
   }
   for (const link of plan.links) linkAbiName(link);
   if (!plan.quiet) {

@@ -61,8 +61,9 @@ export interface RunPlan {
   links: AbiLink[];
   /** --copy-shim: the libraries to copy to every node first, and remove after */
   copies?: NodeCopies;
-  /** a stack's compiled-in shim to start building in the background */
-  background?: { shim: Shim; stack: string; tools: ToolManifest[] };
+  /** what to start building in the background: a stack's compiled-in shim, or on the first run
+   *  on an MPI the general shim of cache key `general` (then the stack's, if `tools`) */
+  background?: { shim: Shim; stack: string; tools: ToolManifest[]; general?: string };
   /** --dry-run's header lines */
   describe: string[];
   /** the banner on stderr (unless --quiet): notes first, then the line */
@@ -122,7 +123,7 @@ export function planRun(f: RunFacts): RunPlan {
     command,
     links: python?.links ?? [],
     copies,
-    background: choice.background && { shim, stack: stackName(choice.background), tools: choice.background },
+    background: choice.background && { shim, stack: stackName(choice.background), tools: choice.background, general: choice.general },
     describe: [
       `# MPI: ${label} (${mpi.how}); shim ${shim.library}${shim.fromCache ? ' (cached)' : ''}`,
       `# tools: ${names.join(' ') || '(none)'} (from ${f.stack.source}); ${form}`,

@@ -18,7 +18,7 @@ import type { Run } from './execute.js';
 import { defaultOutDir } from './output-dir.js';
 import type { RunFacts } from './plan.js';
 import { pythonSites } from './python.js';
-import { chooseShim, type BuildShim } from './shim-choice.js';
+import { chooseShim, type BuildShim, type GeneralCached } from './shim-choice.js';
 import { applyToolRules } from './tool-rules.js';
 
 /** The arguments' own rules, before anything is looked at. */
@@ -37,7 +37,12 @@ function chooseLauncher(args: RunArgs, flavor: FlavorName, env: NodeJS.ProcessEn
   return mpirunLauncher(flavor, findLauncher(flavor, env), args.launcherArgs, env);
 }
 
-export async function probeRun(args: RunArgs, env: NodeJS.ProcessEnv, run: Run, o: { defaultsFile: string; build: BuildShim }): Promise<RunFacts> {
+export async function probeRun(
+  args: RunArgs,
+  env: NodeJS.ProcessEnv,
+  run: Run,
+  o: { defaultsFile: string; build: BuildShim; generalCached: GeneralCached },
+): Promise<RunFacts> {
   checkRunArgs(args);
   const program = args.program!;
   const cwd = process.cwd();
@@ -54,7 +59,7 @@ export async function probeRun(args: RunArgs, env: NodeJS.ProcessEnv, run: Run, 
     checkSampled(await askMpit(await findInstall(mpi.flavor, env), { pvars: true }), args.pvars);
   }
   const outDir = run.outDir(args.out ?? defaultOutDir(program), args.force, args.dryRun);
-  const shim = await chooseShim(mpi.flavor, args, stack.tools, env, o.build);
+  const shim = await chooseShim(mpi.flavor, args, stack.tools, env, o.build, o.generalCached);
   const sites = mpi.python ? await pythonSites(mpi.python.include, env) : undefined;
   return { args, env, cwd, host: hostname(), pid: process.pid, cacheDir: cacheRoot(env), stack, mpi, launcher, job, outDir, shim, pythonSites: sites };
 }

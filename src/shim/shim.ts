@@ -1,7 +1,20 @@
 // Builds the preload shim for one MPI: generate wrappers from the installed mpi.h, compile with
 // the MPI's compiler wrapper, link WITHOUT libmpi, and cache the result so a warm run builds nothing.
 import type { Hash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MpiiError } from '../errors.js';
@@ -10,6 +23,9 @@ import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
 import { cacheRoot, memoized } from '../memo.js';
 import { BUILTIN_TOOLS_DIR, PRELOAD_DIR, ROOT } from '../paths.js';
 import { createRequire } from 'node:module';
+import type { ToolManifest } from '../tools/manifest.js';
+import { ENV } from '../environment.gen.js';
+import { lockHolder, lockPath, waitForLock } from './build-lock.js';
 
 // Loaded only when used: a warm `mpii run` neither hashes (the key is remembered, see cacheKey)
 // nor generates anything
@@ -35,12 +51,12 @@ export function linkArgs(out: string, objects: string[]): string[] {
 /** The compiler's flags for one source of the shim: the generated wrappers (hundreds of
  *  functions) with line tables only, as full debug information nearly doubled their compile
  *  time, the longest step of a build. */
-export function compileArgs(src: string, obj: string, genDir: string, extra: string[] = []): string[] {
-  const debug = src.startsWith(`${genDir}/`) ? '-g1' : '-g';
+export function compileArgs(src: string, obj: string, genDir: string, extra: string[] = [], level: OptLevel = '-O2'): string[] {
+  const debug = src.startsWith(`${genDir}/`) || level !== '-O2' ? '-g1' : '-g';
   return [
     '-c',
     '-fPIC',
-    '-O2',
+    level,
     debug,
     '-std=gnu11',
     '-fno-semantic-interposition',
@@ -60,12 +76,19 @@ export function compileArgs(src: string, obj: string, genDir: string, extra: str
   ];
 }
 
+/** How hard the compiler optimises: -O2 for the shims that stay; -Og for a quick shim (below), a
+ *  quarter to a fifth of -O2's time on the tools' per-function code, the same behaviour. */
+export type OptLevel = '-O2' | '-Og';
+
 // the generators (src/gen: the wrappers, the tools' registration and options) and the manifests'
 // loader (src/tools)
 const GEN_JS = [join(ROOT, 'dist', 'src', 'gen'), join(ROOT, 'dist', 'src', 'tools')];
 
 export interface Shim {
   flavor: FlavorName;
+  /** where what is built next to this shim goes (a stack's compiled-in shim, its lock): its own
+   *  directory, or for a shim of the system cache that key's directory in the user's cache */
+  home: string;
   mpiVersion: string;
   /** the shared library to preload */
   library: string;
@@ -221,13 +244,14 @@ export function mpiVersionOf(flavor: FlavorName, incdirs: string[]): string {
   return flavor;
 }
 
-function readShim(dir: string, flavor: FlavorName, fromCache: boolean): Shim {
+function readShim(dir: string, flavor: FlavorName, fromCache: boolean, home = dir): Shim {
   const meta = JSON.parse(readFileSync(join(dir, 'shim.json'), 'utf8')) as { mpiVersion: string; functions: number };
   return {
     flavor,
     mpiVersion: meta.mpiVersion,
     functions: meta.functions,
     fromCache,
+    home,
     library: join(dir, 'libmpii.so'),
     archive: join(dir, 'libmpii.a'),
     includeDir: join(dir, 'include'),
@@ -249,10 +273,11 @@ async function staticSymbols(pr: Probe, env: NodeJS.ProcessEnv): Promise<Set<str
   );
 }
 
-/** What a build makes (`shim`: the general shim of an MPI; `stack`: a stack's specialised shim)
+/** What a build makes (`shim`: the general shim of an MPI; `stack`: a stack's specialised shim;
+ *  `quick`: a quick shim, quickShimDir)
  *  and why it is not in the cache. */
 export interface BuildReason {
-  kind: 'shim' | 'stack';
+  kind: 'shim' | 'stack' | 'quick';
   what: string;
   why: string;
 }
@@ -268,6 +293,74 @@ export interface BuildOptions {
   /** also the static archive libmpii.a (`mpii install`): made the first time it is asked for,
    *  not with every shim, as most builds are for `mpii run` */
   archive?: boolean;
+  /** build into the system cache (systemCacheRoot), not the user's: `mpii build --system` */
+  system?: boolean;
+  /** a quick shim (quickShimDir) with these built-in tools only, instead of the general shim */
+  quick?: ToolManifest[];
+  /** the caller holds the lock of the build (the background build, handed it by its run) */
+  lockHeld?: boolean;
+  /** told once when another process is building what this one needs, and this one waits */
+  onWait?: (pid: number, what: string) => Promise<void> | void;
+}
+
+/** The tag of a quick shim's tools in its directory's name: `none` for the empty stack. */
+const quickTag = (tools: ToolManifest[]) =>
+  tools.length
+    ? tools
+        .map((t) => t.name)
+        .sort()
+        .join('+')
+    : 'none';
+
+/**
+ * A quick shim: what an MPI's very first run starts on while its general shim builds in the
+ * background. The general shim's sources and the same generated wrappers, but only the built-in
+ * tools of the run's stack, compiled with -Og: the same behaviour at a fraction of the compile
+ * (docs/architecture.md, "The first run"). Kept next to the general shim it stands in for, under
+ * the same key, until that one is built.
+ */
+export function quickShimDir(cache: string, key: string, tools: ToolManifest[]): string {
+  return join(cache, `quick-${key}-${quickTag(tools)}`);
+}
+
+/** The system-wide cache: prebuilt shims every run reads before the user's own cache and never
+ *  writes (`mpii build --system`, `mpii install`: docs/install.md). */
+export function systemCacheRoot(env: NodeJS.ProcessEnv): string {
+  return env[ENV.MPII_SYSTEM_CACHE] || '/var/cache/mpii';
+}
+
+/** The system cache, made if missing, when this process may write it; else one line. */
+function writableSystemCache(env: NodeJS.ProcessEnv): string {
+  const dir = systemCacheRoot(env);
+  try {
+    makeDirs(dir);
+    accessSync(dir, constants.W_OK);
+  } catch (e) {
+    throw new MpiiError(
+      `cannot write the system shim cache ${dir} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      `prebuild it as root, or set ${ENV.MPII_SYSTEM_CACHE} to a directory you can write`,
+    );
+  }
+  return dir;
+}
+
+/** Whether this process may write the system cache (made if missing): root, or its owner. */
+export function systemCacheWritable(env: NodeJS.ProcessEnv): boolean {
+  try {
+    writableSystemCache(env);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the general shim of `flavor` is in the system cache or the user's (no build, no spawn
+ *  once probed), and its cache key. */
+export async function cachedGeneral(flavor: FlavorName, env: NodeJS.ProcessEnv): Promise<{ cached: boolean; key: string }> {
+  const cache = cacheRoot(env);
+  makeCache(cache);
+  const key = cacheKey(flavor, await probe(flavor, cache, env), cache);
+  return { cached: [cache, systemCacheRoot(env)].some((c) => existsSync(join(c, key, 'shim.json'))), key };
 }
 
 /** libmpii.a in the built shim `dir`, for programs linked against a static MPI (mpii.h): the
@@ -297,17 +390,43 @@ async function ensureArchive(dir: string, pr: Probe, env: NodeJS.ProcessEnv, ste
   }
 }
 
+/** The sources in the order two compilers finish soonest: the longest compiles first (a long one
+ *  started last keeps one core busy alone at the end). A file's cost is its size, and far more its
+ *  expansions over every MPI function (MPII_FOREACH_FUNC: a tool's wrappers of each). */
+export function longestFirst(sources: string[]): string[] {
+  const cost = (f: string) => {
+    const text = readFileSync(f, 'utf8');
+    return text.length + 1e6 * (text.match(/^\s*MPII_FOREACH_FUNC\(/gm)?.length ?? 0);
+  };
+  const costs = new Map(sources.map((f) => [f, cost(f)]));
+  return [...sources].sort((a, b) => costs.get(b)! - costs.get(a)!);
+}
+
 export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Promise<Shim> {
   const env = opts.env ?? process.env;
-  const cache = cacheRoot(env);
+  const cache = opts.system ? writableSystemCache(env) : cacheRoot(env);
   makeCache(cache);
   const pr = await probe(flavor, cache, env);
   const key = cacheKey(flavor, pr, cache);
-  const final = join(cache, key);
+  const quick = opts.quick;
+  const final = quick ? quickShimDir(cache, key, quick) : join(cache, key);
+  const level: OptLevel = quick ? '-Og' : '-O2';
   const step = opts.onStep ?? (() => {});
   if (!opts.force && existsSync(join(final, 'shim.json'))) {
-    if (opts.archive) await ensureArchive(final, pr, env, step);
+    if (opts.archive && !quick) await ensureArchive(final, pr, env, step);
     return readShim(final, flavor, true);
+  }
+  // prebuilt in the system cache: read there, and what is built next to it goes to the user's
+  // (an archive is made next to the shim: `mpii install` as a user builds its own)
+  const prebuilt = join(systemCacheRoot(env), key);
+  if (!opts.system && !opts.force && !opts.archive && existsSync(join(prebuilt, 'shim.json'))) return readShim(prebuilt, flavor, true, join(cache, key));
+  // a first run's background build of this very shim (background.ts): waited for, not repeated
+  const generalLock = lockPath(cache, `general-${key}`);
+  const builder = quick || opts.force || opts.lockHeld ? undefined : lockHolder(generalLock);
+  if (builder !== undefined) {
+    await opts.onWait?.(builder, `the ${FLAVORS[flavor].label} shim`);
+    await waitForLock(generalLock, () => existsSync(join(final, 'shim.json')));
+    if (existsSync(join(final, 'shim.json'))) return buildShim(flavor, opts);
   }
 
   // Build in a private directory and rename it into place: concurrent builds of the same key
@@ -321,18 +440,27 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     const execa = await loadExeca();
     // another shim of this MPI in the cache: built from other sources, or for another MPI build
     const older = readdirSync(cache).some((d) => d.startsWith(`${flavor}-`) && d !== key);
-    await opts.beforeBuild?.({
-      kind: 'shim',
-      what: `the ${FLAVORS[flavor].label} shim`,
-      why: opts.force ? '--force' : older ? "mpii's sources or the MPI changed since the cached one" : 'none cached yet for this MPI',
-    });
+    await opts.beforeBuild?.(
+      quick
+        ? {
+            kind: 'quick',
+            what: `a quick ${FLAVORS[flavor].label} shim with ${quick.length ? `the tools ${quickTag(quick)}` : 'no tool'} (-Og)`,
+            why: `the first run on this MPI${older ? " since mpii's sources or the MPI changed" : ''}; the full shim builds in the background`,
+          }
+        : {
+            kind: 'shim',
+            what: `the ${FLAVORS[flavor].label} shim`,
+            why: opts.force ? '--force' : older ? "mpii's sources or the MPI changed since the cached one" : 'none cached yet for this MPI',
+          },
+    );
     step(`reading ${FLAVORS[flavor].label} mpi.h`);
     writeFileSync(join(work, 'mpi_header.c'), '#include <mpi.h>\n');
     const pre = await execa(pr.compiler, ['-E', '-P', join(work, 'mpi_header.c')], { env });
     const defines = await execa(pr.compiler, ['-E', '-dM', join(work, 'mpi_header.c')], { env });
     const mpiVersion = mpiVersionOf(flavor, pr.incdirs);
     step('generating wrappers');
-    const staticDefined = await staticSymbols(pr, env);
+    // (the static archive's resolver only: a quick shim has none)
+    const staticDefined = quick ? new Set<string>() : await staticSymbols(pr, env);
     const { generate, writeGenerated } = await import('../gen/generate.js');
     const gen = generate({
       flavor,
@@ -347,7 +475,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     // its row in the registration table)
     const { builtinManifests } = await import('../tools/manifest.js');
     const { generateToolSources } = await import('../gen/tools-c.js');
-    const tools = builtinManifests(BUILTIN_TOOLS_DIR);
+    const tools = quick ?? builtinManifests(BUILTIN_TOOLS_DIR);
     writeGenerated(join(work, 'gen'), generateToolSources(tools));
 
     const sources = [
@@ -357,7 +485,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
       ...tools.flatMap((t) => listFiles(t.dir)),
     ].filter((f) => f.endsWith('.c') && !f.endsWith('site_path.c'));
     // site_path.o keeps its plain name: `mpii install` replaces that archive member
-    const queue = [...sources, join(PRELOAD_DIR, 'core', 'site_path.c')];
+    const queue = longestFirst([...sources, join(PRELOAD_DIR, 'core', 'site_path.c')]);
     const total = queue.length;
     const objects: string[] = [];
     let done = 0;
@@ -369,7 +497,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
         const base = src.split('/').pop()!.replace(/\.c$/, '.o');
         const obj = join(work, base === 'site_path.o' ? base : `${objects.length}-${base}`);
         if (base !== 'site_path.o') objects.push(obj);
-        await execa(pr.compiler, compileArgs(src, obj, genDir), { env });
+        await execa(pr.compiler, compileArgs(src, obj, genDir, [], level), { env });
         step(`compiled ${++done}/${total}`);
       }
     };
@@ -382,7 +510,10 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     copyFileSync(join(work, 'gen', 'mpii_objects.h'), join(work, 'include', 'mpii_objects.h')); // mpii_gen.h includes it
     copyFileSync(join(PRELOAD_DIR, 'include', 'mpii_tool.h'), join(work, 'include', 'mpii_tool.h'));
     copyFileSync(join(work, 'gen', 'mpii.h'), join(work, 'include', 'mpii.h'));
-    writeFileSync(join(work, 'shim.json'), JSON.stringify({ flavor, mpiVersion, functions: gen.functions.length, key }));
+    writeFileSync(
+      join(work, 'shim.json'),
+      JSON.stringify({ flavor, mpiVersion, functions: gen.functions.length, key, ...(quick && { quick: quickTag(quick) }) }),
+    );
     // --force replaces the cached shim: the old directory is moved aside first (a job running
     // from it keeps its mapped files), then removed
     const old = opts.force && existsSync(final) ? `${work}.old` : undefined;
@@ -394,7 +525,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
       rmSync(work, { recursive: true, force: true });
     }
     if (old) rmSync(old, { recursive: true, force: true });
-    if (opts.archive) await ensureArchive(final, pr, env, step);
+    if (opts.archive && !quick) await ensureArchive(final, pr, env, step);
     return readShim(final, flavor, false);
   } catch (e) {
     rmSync(work, { recursive: true, force: true });

@@ -5,7 +5,8 @@
 // the generated wrappers once more, with the tools: less than the general shim's whole build.
 // One process builds a stack at a time (build-lock.ts); the others wait for it or, in `mpii run`,
 // run chained meanwhile (background.ts).
-import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { makeDirs } from '../fsdirs.js';
 import { dirname, join } from 'node:path';
 import { MpiiError } from '../errors.js';
 import type { ToolManifest } from '../tools/manifest.js';
@@ -14,37 +15,35 @@ import { acquireLock, lockHolder, lockPath, releaseLock, removeDeadWork, waitFor
 import { clearFailure } from './background.js';
 import { cacheRoot, compileArgs, linkArgs, probe, type BuildOptions, type Shim } from './shim.js';
 
-/** Where the specialised shim of `tools` lives next to the general shim `shim`. */
+/** Where the specialised shim of `tools` is built for the general shim `shim`: next to it, or for
+ *  a shim of the system cache in the user's cache (shim.home). */
 export function specialisedDir(shim: Shim, tools: ToolManifest[]): string {
-  return join(dirname(shim.library), `spec-${stackName(tools)}`);
+  return join(shim.home, `spec-${stackName(tools)}`);
 }
 
-/** The specialised shim of `tools` if it is in the cache (a whole one: it is renamed into place). */
+/** The specialised shim of `tools` if it is cached (a whole one: it is renamed into place): next
+ *  to the general shim (prebuilt with it in the system cache, or built there), else in its home. */
 export function cachedSpecialised(shim: Shim, tools: ToolManifest[]): Shim | undefined {
-  const library = join(specialisedDir(shim, tools), 'libmpii.so');
-  return existsSync(library) ? { ...shim, library, fromCache: true } : undefined;
+  const library = [dirname(shim.library), shim.home].map((d) => join(d, `spec-${stackName(tools)}`, 'libmpii.so')).find((l) => existsSync(l));
+  return library ? { ...shim, library, fromCache: true } : undefined;
 }
 
-export interface SpecialiseOptions extends BuildOptions {
-  /** the caller holds the stack's lock already (the background build, handed it by its run) */
-  lockHeld?: boolean;
-  /** told once when another process is building this stack and this one waits for it */
-  onWait?: (pid: number) => Promise<void> | void;
-}
+export type SpecialiseOptions = BuildOptions;
 
 /** The specialised shim of `tools` next to the general shim `shim` (buildShim's): made if
  *  missing (or --force); if another process is making it, its build is awaited and used. */
 export async function ensureSpecialised(shim: Shim, tools: ToolManifest[], opts: SpecialiseOptions): Promise<Shim> {
-  const dir = dirname(shim.library);
+  const cached = opts.force ? undefined : cachedSpecialised(shim, tools);
+  if (cached) return { ...cached, fromCache: shim.fromCache };
   const final = specialisedDir(shim, tools);
   const library = join(final, 'libmpii.so');
-  if (!opts.force && existsSync(library)) return { ...shim, library };
-  const lock = lockPath(dir, stackName(tools));
+  makeDirs(shim.home); // the user's directory for a shim of the system cache
+  const lock = lockPath(shim.home, stackName(tools));
   if (!opts.lockHeld) {
     let told = false;
     while (!acquireLock(lock)) {
       const holder = lockHolder(lock);
-      if (holder !== undefined && !told) await opts.onWait?.(holder);
+      if (holder !== undefined && !told) await opts.onWait?.(holder, `the stack ${stackName(tools)} compiled into one wrapper per function`);
       told = true;
       await waitForLock(lock, () => existsSync(library));
       if (!opts.force && existsSync(library)) return { ...shim, library };
@@ -62,7 +61,7 @@ export async function ensureSpecialised(shim: Shim, tools: ToolManifest[], opts:
 }
 
 async function build(shim: Shim, tools: ToolManifest[], opts: SpecialiseOptions, final: string): Promise<Shim> {
-  const dir = dirname(shim.library);
+  const dir = dirname(shim.library); // the general shim's objects and generated headers
   const library = join(final, 'libmpii.so');
   const env = opts.env ?? process.env;
   const pr = await probe(shim.flavor, cacheRoot(env), env); // remembered: a file read
@@ -73,9 +72,10 @@ async function build(shim: Shim, tools: ToolManifest[], opts: SpecialiseOptions,
     why: opts.force ? '--force' : 'its first run with this shim',
   });
   const { execa } = await import('execa');
-  removeDeadWork(dir); // what killed builds left
+  removeDeadWork(shim.home); // what killed builds left
   // named after this process, so that a later build knows whether its owner is still there
-  const work = mkdtempSync(workPrefix(dir, stackName(tools)));
+  const work = mkdtempSync(workPrefix(shim.home, stackName(tools)));
+  chmodSync(work, 0o755); // mkdtemp's 0700 would hide a system cache's stack from its users
   const dropWork = () => rmSync(work, { recursive: true, force: true });
   process.on('exit', dropWork);
   try {
@@ -101,7 +101,7 @@ async function build(shim: Shim, tools: ToolManifest[], opts: SpecialiseOptions,
       if (!existsSync(library)) throw e; // another build of the same stack won the race: fine
       dropWork();
     }
-    clearFailure(shim, tools); // what a failed background build of it said is past
+    clearFailure({ kind: 'stack', shim, tools }); // what a failed background build of it said is past
     return { ...shim, library, fromCache: false };
   } catch (e) {
     dropWork();
