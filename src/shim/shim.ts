@@ -491,14 +491,20 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     let done = 0;
     step(`compiling ${total} files with ${pr.compiler}`);
     const genDir = join(work, 'gen');
-    // two at a time: the machines this runs on are small
+    // two at a time: the machines this runs on are small. The spinner names what is compiling
+    // (the long ones, a tool's wrappers of every function, come first and take most of the time)
+    const compiling = new Set<string>();
     const worker = async () => {
       for (let src = queue.shift(); src; src = queue.shift()) {
-        const base = src.split('/').pop()!.replace(/\.c$/, '.o');
+        const name = src.split('/').pop()!;
+        const base = name.replace(/\.c$/, '.o');
         const obj = join(work, base === 'site_path.o' ? base : `${objects.length}-${base}`);
         if (base !== 'site_path.o') objects.push(obj);
+        compiling.add(name);
+        step(`compiling ${[...compiling].join(', ')} (${done}/${total} done)`);
         await execa(pr.compiler, compileArgs(src, obj, genDir, [], level), { env });
-        step(`compiled ${++done}/${total}`);
+        compiling.delete(name);
+        done++;
       }
     };
     await Promise.all([worker(), worker()]);
