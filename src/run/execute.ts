@@ -62,7 +62,10 @@ export async function withRun(body: (run: Run) => Promise<number>): Promise<numb
 export async function executePlan(plan: RunPlan, run: Run, env: NodeJS.ProcessEnv): Promise<number> {
   if (plan.background) {
     const { shim, stack, tools, general } = plan.background;
-    const b = startBackground(general ? { kind: 'general', shim, tools, key: general } : { kind: 'stack', shim, tools }, env);
+    const b = startBackground(
+      general ? { kind: 'general', flavor: shim.flavor, cache: cacheRoot(env), key: general, tools } : { kind: 'stack', shim, tools },
+      env,
+    );
     const last = lastBuildSeconds(cacheRoot(env), general ? 'shim' : 'stack');
     process.stderr.write(`${backgroundNotice(stack, b, last, general && FLAVORS[shim.flavor].label)}\n`);
   }

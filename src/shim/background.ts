@@ -3,8 +3,8 @@
 // test/specialised.test.ts), while a detached process (background-main.ts) compiles the stack's
 // one translation unit, niced, for the runs after it. The very first run on an MPI does not wait
 // for the general shim either: it runs on a quick shim (shim.ts, quickShimDir) while the same
-// kind of process builds the general shim, then the stack's compiled-in one. That compile is minutes of one core on a
-// loaded 2-core machine (docs/performance.md, "Cold builds"). One process builds a stack at a
+// kind of process builds the general shim, then the stack's compiled-in one. A stack's compile
+// is minutes of one core on a loaded 2-core machine (docs/performance.md, "Cold builds"). One process builds a stack at a
 // time (build-lock.ts); a build that failed is not tried again by every run (its `.failed` file
 // says why; `mpii build --tools` and MPII_BUILD=wait build in the foreground and show the error).
 import { spawn } from 'node:child_process';
@@ -18,6 +18,7 @@ import { stackName } from '../gen/specialised-c.js';
 import type { ToolManifest } from '../tools/manifest.js';
 import { acquireLock, handOverLock, lockHolder, lockPath, releaseLock } from './build-lock.js';
 import type { Shim } from './shim.js';
+import type { FlavorName } from '../mpi/flavors.js';
 import { ENV } from '../environment.gen.js';
 
 /** How `mpii run` gets a stack's compiled-in shim that is not cached: MPII_BUILD. */
@@ -34,20 +35,16 @@ export function buildMode(env: NodeJS.ProcessEnv): BuildMode {
 }
 
 /** What a background build makes. `stack`: a stack's compiled-in shim, next to the general shim
- *  `shim`. `general`: the very first run on an MPI started on a quick shim (`shim`); the general
- *  shim of cache key `key` is built first, then the compiled-in shim of `tools` if the run's
- *  stack has one (`tools` empty: none). */
-export interface BackgroundBuild {
-  kind: 'stack' | 'general';
-  shim: Shim;
-  tools: ToolManifest[];
-  key?: string;
-}
+ *  `shim` (in its home). `general`: the very first run on an MPI started on a quick shim; the
+ *  general shim of cache key `key` is built first, then the compiled-in shim of `tools` if the
+ *  run's stack has one (`tools` empty: none). */
+export type BackgroundBuild =
+  { kind: 'stack'; shim: Shim; tools: ToolManifest[] } | { kind: 'general'; flavor: FlavorName; cache: string; key: string; tools: ToolManifest[] };
 
 const files = (b: BackgroundBuild) => {
   // the general shim's lock is in the cache itself (its directory does not exist yet): one build
   // of it at a time, whatever stack each first run asked for
-  const [dir, name] = b.kind === 'general' ? [dirname(dirname(b.shim.library)), `general-${b.key}`] : [b.shim.home, stackName(b.tools)];
+  const [dir, name] = b.kind === 'general' ? [b.cache, `general-${b.key}`] : [b.shim.home, stackName(b.tools)];
   return { lock: lockPath(dir, name), log: join(dir, `.spec-${name}.log`), failed: join(dir, `.spec-${name}.failed`) };
 };
 
@@ -85,7 +82,8 @@ export function startBackground(b: BackgroundBuild, env: NodeJS.ProcessEnv): Bac
     const out = openSync(log, 'w');
     try {
       // its own session: Ctrl-C on the run, the run's end, a terminal closed do not stop it
-      const args = [MAIN, b.shim.flavor, b.kind === 'general' ? `general:${b.key}:${b.shim.library}` : 'stack', ...b.tools.map((t) => t.name)];
+      const [flavor, key] = b.kind === 'general' ? [b.flavor, b.key] : [b.shim.flavor, '-'];
+      const args = [MAIN, flavor, b.kind, key, ...b.tools.map((t) => t.name)];
       const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', out, out], env });
       child.on('error', () => {}); // reported by its missing result: the next run tries again
       pid = child.pid;
