@@ -26,11 +26,12 @@ export const TEST_ENV: NodeJS.ProcessEnv = {
 // than run chained while it builds in the background (MPII_BUILD=wait; cold-build.test.ts tests that)
 TEST_ENV.MPII_SPECIALISE = '0';
 // Every run waits for the shim it needs: the very first run on an MPI would otherwise start on a
-// quick shim while the general one builds in the background (first-run.test.ts tests that). The
-// system cache is the test run's own: `mpii install` as root fills it (install.test.ts), and the
-// machine's /var/cache/mpii is neither read nor written.
+// quick shim while the general one builds in the background (first-run.test.ts tests that). No
+// system cache: the machine's /var/cache/mpii is neither read nor written, and `mpii install` as
+// root builds in the user's cache, where the tests' shims are (package.test.ts tests the system
+// cache with a directory of its own).
 TEST_ENV.MPII_BUILD = 'wait';
-TEST_ENV.MPII_SYSTEM_CACHE = join(tmpdir(), `mpii-test-system-cache-${process.getuid?.() ?? 0}`);
+TEST_ENV.MPII_SYSTEM_CACHE = '/proc/mpii-no-system-cache';
 export function useSpecialised(): void {
   TEST_ENV.MPII_SPECIALISE = '1';
 }

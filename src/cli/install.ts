@@ -141,8 +141,9 @@ async function plan(o: InstallOptions, prefix: string, env: NodeJS.ProcessEnv): 
   const defaults = Buffer.from(defaultsFile(o, env));
   const actions: Action[] = [];
   for (const f of flavors) {
-    // into the system cache when it may (root): every user's `mpii run` then compiles nothing
-    const shim = await buildShim(f, { env, archive: true, system: systemCacheWritable(env) });
+    // into the system cache when it may (root): every user's `mpii run` then compiles nothing (a
+    // dry run writes nothing there)
+    const shim = await buildShim(f, { env, archive: true, system: !o.dryRun && systemCacheWritable(env) });
     const dir = join(prefix, 'lib', 'mpii', f);
     actions.push({ kind: 'write', path: join(dir, 'libmpii.so'), content: readFileSync(shim.library), mode: 0o755 });
     actions.push({ kind: 'write', path: join(dir, 'libmpii.a'), content: await archiveFor(shim.archive, dir, env) });

@@ -76,8 +76,9 @@ export function compileArgs(src: string, obj: string, genDir: string, extra: str
   ];
 }
 
-/** How hard the compiler optimises: -O2 for the shims that stay; -Og for a quick shim (below), a
- *  quarter to a fifth of -O2's time on the tools' per-function code, the same behaviour. */
+/** How hard the compiler optimises: -O2 for the shims that stay; -Og for a quick shim (below): a
+ *  quarter (memcheck.c, profile.c) to a half (monitor.c, the wrappers) of -O2's time, the same
+ *  behaviour. */
 export type OptLevel = '-O2' | '-Og';
 
 // the generators (src/gen: the wrappers, the tools' registration and options) and the manifests'
