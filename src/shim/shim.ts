@@ -26,6 +26,7 @@ import { createRequire } from 'node:module';
 import type { ToolManifest } from '../tools/manifest.js';
 import { ENV } from '../environment.gen.js';
 import { lockHolder, lockPath, waitForLock } from './build-lock.js';
+import { stackName } from '../gen/specialised-c.js';
 
 // Loaded only when used: a warm `mpii run` neither hashes (the key is remembered, see cacheKey)
 // nor generates anything
@@ -76,9 +77,9 @@ export function compileArgs(src: string, obj: string, genDir: string, extra: str
   ];
 }
 
-/** How hard the compiler optimises: -O2 for the shims that stay; -Og for a quick shim (below): a
- *  quarter (memcheck.c, profile.c) to a half (monitor.c, the wrappers) of -O2's time, the same
- *  behaviour. */
+/** How hard the compiler optimises: -O2 for the shims that stay; -Og or -O0 for a quick shim
+ *  (below, quickLevel): a quarter (memcheck.c, profile.c) to a half (monitor.c, the wrappers) of
+ *  -O2's time, the same behaviour. */
 export type OptLevel = '-O2' | '-Og' | '-O0';
 
 /** A quick shim's sources that compile fastest at -O0 (CPU seconds on Open MPI 4.1, loaded:
@@ -313,21 +314,16 @@ export interface BuildOptions {
   onWait?: (pid: number, what: string) => Promise<void> | void;
 }
 
-/** The tag of a quick shim's tools in its directory's name: `none` for the empty stack. */
-const quickTag = (tools: ToolManifest[]) =>
-  tools.length
-    ? tools
-        .map((t) => t.name)
-        .sort()
-        .join('+')
-    : 'none';
+/** The tag of a quick shim's tools in its directory's name (in name order: one shim per set of
+ *  tools): `none` for the empty stack. */
+const quickTag = (tools: ToolManifest[]) => stackName([...tools].sort((a, b) => a.name.localeCompare(b.name))) || 'none';
 
 /**
  * A quick shim: what an MPI's very first run starts on while its general shim builds in the
  * background. The general shim's sources and the same generated wrappers, but only the built-in
  * tools of the run's stack, compiled with -Og: the same behaviour at a fraction of the compile
- * (docs/architecture.md, "The first run"). Kept next to the general shim it stands in for, under
- * the same key, until that one is built.
+ * (docs/architecture.md, "The first run"). Named after the general shim's key: a run uses it only
+ * while that shim is not cached.
  */
 export function quickShimDir(cache: string, key: string, tools: ToolManifest[]): string {
   return join(cache, `quick-${key}-${quickTag(tools)}`);
@@ -420,7 +416,6 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
   const key = cacheKey(flavor, pr, cache);
   const quick = opts.quick;
   const final = quick ? quickShimDir(cache, key, quick) : join(cache, key);
-  const level: OptLevel = quick ? '-Og' : '-O2';
   const step = opts.onStep ?? (() => {});
   if (!opts.force && existsSync(join(final, 'shim.json'))) {
     if (opts.archive && !quick) await ensureArchive(final, pr, env, step);
@@ -512,7 +507,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
         if (base !== 'site_path.o') objects.push(obj);
         compiling.add(name);
         step(`compiling ${[...compiling].join(', ')} (${done}/${total} done)`);
-        await execa(pr.compiler, compileArgs(src, obj, genDir, [], quick ? quickLevel(src) : level), { env });
+        await execa(pr.compiler, compileArgs(src, obj, genDir, [], quick ? quickLevel(src) : '-O2'), { env });
         compiling.delete(name);
         done++;
       }
