@@ -30,6 +30,10 @@ export const MEMORY_GB = 4;
 export const SHORT = {
   dirs: ['pt2pt', 'datatype', 'rma'],
   configs: /^(plain|overlap compiled|overlap chained|memcheck chained|monitor,profile compiled)$/,
+  /** a program whose plain run took longer is left to the whole run: on 2 cores, MPICH's 4-process
+   *  one-sided programs, whose ranks busy-poll oversubscribed (rma/fetch_and_op_int: 26 s plain
+   *  alone, 0.3 s on 4 cores), would take 40 of the short run's minutes */
+  plainSeconds: 5,
 };
 
 /** The tool stacks, in the order they run; each with a compiled-in and a chained form unless `chainedOnly`. */
@@ -253,10 +257,12 @@ const passedOnRerun = (r) => r.rerunTool === 'pass' || r.rerunTool === 'findings
  * under the tool) and flaky-plain ones. `results` is a Map or an
  * array of result records; `ids`, a Set, keeps the programs selected.
  */
-export function summarise(results, mpi, configIds, ids = undefined) {
+export function summarise(results, mpi, configIds, ids = undefined, plainLimitMs = Infinity) {
   const all = [...(results instanceof Map ? results.values() : results)].filter((r) => r.mpi === mpi && (!ids || ids.has(r.id)));
   const plain = new Map(all.filter((r) => r.config === 'plain').map((r) => [r.id, r]));
-  const passingPlain = new Set([...plain.values()].filter((r) => r.verdict === 'pass').map((r) => r.id));
+  const passing = [...plain.values()].filter((r) => r.verdict === 'pass');
+  // the programs run under the tools: those passing plain within the limit (--plain-limit)
+  const passingPlain = new Set(passing.filter((r) => !tooSlow(r, plainLimitMs)).map((r) => r.id));
   const builds = all.filter((r) => r.config === 'build');
   const head = {
     mpi,
@@ -264,9 +270,11 @@ export function summarise(results, mpi, configIds, ids = undefined) {
     built: builds.filter((r) => r.verdict === 'pass').length,
     notBuilt: builds.filter((r) => r.verdict !== 'pass').length,
     ranPlain: plain.size,
-    passingPlain: passingPlain.size,
+    passingPlain: passing.length,
     failingPlain: [...plain.values()].filter((r) => r.verdict === 'fail').length,
     skippedPlain: [...plain.values()].filter((r) => r.verdict === 'skip').length,
+    slowPlain: passing.filter((r) => tooSlow(r, plainLimitMs)).map((r) => r.id),
+    plainLimitMs,
   };
   const rows = [];
   const regressions = [];
@@ -295,6 +303,9 @@ export function summarise(results, mpi, configIds, ids = undefined) {
   return { head, rows, regressions, withFindings };
 }
 
+/** Whether a program's passing plain run took longer than the limit: it is not run under the tools. */
+export const tooSlow = (plainResult, limitMs) => (plainResult?.ms ?? 0) > limitMs;
+
 /** The text of one MPI's summary: a header, the table, each regression with its first lines. */
 export function formatSummary({ head, rows, regressions, withFindings = [] }, label = head.mpi) {
   const out = [];
@@ -303,6 +314,10 @@ export function formatSummary({ head, rows, regressions, withFindings = [] }, la
     `programs selected ${head.selected}, built ${head.built}, not built ${head.notBuilt}; run plain ${head.ranPlain}: ` +
       `passing ${head.passingPlain}, failing ${head.failingPlain}, skipped ${head.skippedPlain}`,
   );
+  if (head.slowPlain?.length)
+    out.push(
+      `left to the whole run: ${head.slowPlain.length} passing plain in over ${head.plainLimitMs / 1000} s (--plain-limit): ${head.slowPlain.join(' ')}`,
+    );
   if (rows.length) {
     const w = Math.max(13, ...rows.map((r) => r.config.length));
     out.push(`${pad('configuration', w)} | passing plain |   run | passing under it (with findings) | regressions (passed on rerun) | flaky plain`);
@@ -649,6 +664,7 @@ function parseArgs(argv) {
     variants: false,
     buildOnly: false,
     cflags: ['-O2', '-w'],
+    plainLimit: Infinity,
   };
   const need = (i) => {
     if (argv[i + 1] === undefined) fail(`${argv[i]} needs a value`);
@@ -663,6 +679,7 @@ function parseArgs(argv) {
     else if (a === '--configs') o.configs = new RegExp(need(i++));
     else if (a === '--jobs') o.jobs = Number(need(i++));
     else if (a === '--timeout') o.timeout = Number(need(i++));
+    else if (a === '--plain-limit') o.plainLimit = Number(need(i++));
     else if (a === '--results') o.results = need(i++);
     else if (a === '--cache') o.cache = need(i++);
     else if (a === '--fresh') o.fresh = true;
@@ -683,15 +700,17 @@ function parseArgs(argv) {
           .replace(/^\/\/ ?/gm, ''),
       );
       console.log(
-        'options: --tests DIR --mpi openmpi,mpich --dirs a,b --programs REGEX --configs REGEX --jobs N --timeout S --results FILE --cache DIR --fresh --json --variants --build-only --no-plain --report (see docs/conformance.md)',
+        'options: --tests DIR --mpi openmpi,mpich --dirs a,b --programs REGEX --configs REGEX --jobs N --timeout S --plain-limit S --results FILE --cache DIR --fresh --json --variants --build-only --no-plain --report (see docs/conformance.md)',
       );
       process.exit(0);
     } else fail(`unknown option ${a} (see --help)`);
   }
   if (!(o.jobs >= 1 && o.jobs <= 2)) fail(`--jobs/JOBS must be 1 or 2 (got ${o.jobs}): this machine has 2 cores`);
   if (!(o.timeout > 0)) fail('--timeout must be a number of seconds');
+  if (!(o.plainLimit > 0)) fail('--plain-limit must be a number of seconds');
   if (o.short) {
     if (!argv.includes('--dirs')) o.dirs = SHORT.dirs;
+    if (!argv.includes('--plain-limit')) o.plainLimit = SHORT.plainSeconds;
     o.configs ??= SHORT.configs;
     o.results ??= join(o.cache, `short-${mpiiCommit()}.jsonl`);
   }
@@ -706,10 +725,17 @@ function mpiiCommit() {
   return git('status', '--porcelain', '--', 'preload', 'src') ? `${head}-dirty` : head;
 }
 
-/** Plain results do not depend on mpii: a new short run's file starts with the ones already known. */
-function seedPlain(from, to) {
-  if (existsSync(to) || !existsSync(from) || resolve(from) === resolve(to)) return;
-  const plain = readFileSync(from, 'utf8')
+/** Plain results do not depend on mpii: a new short run's file starts with the plain results of
+ *  the newest results file in the cache (the whole run's or an earlier short run's). */
+function seedPlain(cache, to) {
+  if (existsSync(to)) return;
+  const files = existsSync(cache) ? readdirSync(cache).filter((f) => f === 'results.jsonl' || /^short-.*\.jsonl$/.test(f)) : [];
+  const newest = files
+    .map((f) => join(cache, f))
+    .filter((f) => resolve(f) !== resolve(to))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  if (!newest) return;
+  const plain = readFileSync(newest, 'utf8')
     .split('\n')
     .filter((l) => /"config":"(plain|build)"/.test(l));
   if (plain.length) writeFileSync(to, `${plain.join('\n')}\n`);
@@ -744,7 +770,7 @@ async function main() {
   const configs = configurations().filter((c) => c.id === 'plain' || !o.configs || o.configs.test(c.id));
   mkdirSync(dirname(resolve(o.results)), { recursive: true });
   if (o.fresh) rmSync(o.results, { force: true });
-  if (o.short) seedPlain(join(o.cache, 'results.jsonl'), o.results);
+  if (o.short) seedPlain(o.cache, o.results);
   const results = loadResults(existsSync(o.results) ? readFileSync(o.results, 'utf8') : '');
   const record = (r) => {
     results.set(resultKey(r), r);
@@ -807,7 +833,8 @@ async function main() {
           const todo = m.tests.filter((t) => {
             if (!t.exe || results.has(resultKey({ mpi: m.fl.name, id: t.id, config: cfg.id }))) return false;
             if (cfg.id === 'plain') return !o.noPlain;
-            return results.get(resultKey({ mpi: m.fl.name, id: t.id, config: 'plain' }))?.verdict === 'pass';
+            const plain = results.get(resultKey({ mpi: m.fl.name, id: t.id, config: 'plain' }));
+            return plain?.verdict === 'pass' && !tooSlow(plain, o.plainLimit * 1000);
           });
           if (!todo.length) continue;
           // the stack's shim is built once, here, outside any test's time limit
@@ -838,7 +865,7 @@ async function main() {
   function finish() {
     const configIds = configs.map((c) => c.id);
     const wall = Math.round((Date.now() - t0) / 1000);
-    const tables = perMpi.map((m) => summarise(results, m.fl.name, configIds, new Set(m.tests.map((t) => t.id))));
+    const tables = perMpi.map((m) => summarise(results, m.fl.name, configIds, new Set(m.tests.map((t) => t.id)), o.plainLimit * 1000));
     if (o.json) {
       console.log(
         JSON.stringify(

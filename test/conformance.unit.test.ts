@@ -184,7 +184,18 @@ test('the table: passing plain, run, passing under the tool (with findings), reg
     { ...r('d/b', 'noop compiled', 'fail'), mpi: 'openmpi' },
   ];
   const s = cf.summarise(results, 'mpich', ['plain', 'noop compiled', 'overlap chained', 'memcheck chained']);
-  assert.deepEqual(s.head, { mpi: 'mpich', selected: 6, built: 5, notBuilt: 1, ranPlain: 5, passingPlain: 4, failingPlain: 1, skippedPlain: 0 });
+  assert.deepEqual(s.head, {
+    mpi: 'mpich',
+    selected: 6,
+    built: 5,
+    notBuilt: 1,
+    ranPlain: 5,
+    passingPlain: 4,
+    failingPlain: 1,
+    skippedPlain: 0,
+    slowPlain: [],
+    plainLimitMs: Infinity,
+  });
   assert.deepEqual(s.rows, [
     { config: 'noop compiled', passingPlain: 4, run: 1, passing: 1, findings: 0, regressions: 0, intermittent: 0, flakyPlain: 0 },
     { config: 'overlap chained', passingPlain: 4, run: 4, passing: 1, findings: 0, regressions: 2, intermittent: 1, flakyPlain: 1 },
@@ -203,6 +214,22 @@ test('the table: passing plain, run, passing under the tool (with findings), reg
   assert.match(text, /REGRESSION d\/b \(mpich, overlap chained, 2 processes\): exit 12; reproduced on the rerun\n {4}MPI_Pack: Invalid argument/);
   // only the selected programs
   assert.equal(cf.summarise(results, 'mpich', ['plain'], new Set(['d/a'])).head.passingPlain, 1);
+});
+
+test('--plain-limit: a program passing plain slower than the limit is left to the whole run, and the summary says which', () => {
+  const r = (id: string, config: string, ms: number) => ({ mpi: 'mpich', id, config, verdict: 'pass', np: 4, why: '', ms });
+  const results = [r('rma/slow', 'plain', 26_000), r('rma/fast', 'plain', 900), r('rma/fast', 'overlap chained', 1100), r('rma/edge', 'plain', 5000)];
+  assert.equal(cf.SHORT.plainSeconds, 5);
+  assert.equal(cf.tooSlow(results[0], 5000), true);
+  assert.equal(cf.tooSlow(results[3], 5000), false);
+  const s = cf.summarise(results, 'mpich', ['plain', 'overlap chained'], undefined, 5000);
+  assert.equal(s.head.passingPlain, 3);
+  assert.deepEqual(s.head.slowPlain, ['rma/slow']);
+  // the table counts only the programs run under the tools
+  assert.equal(s.rows[0].passingPlain, 2);
+  assert.match(cf.formatSummary(s), /^left to the whole run: 1 passing plain in over 5 s \(--plain-limit\): rma\/slow$/m);
+  // without a limit every passing program is the tools'
+  assert.equal(cf.summarise(results, 'mpich', ['plain', 'overlap chained']).rows[0].passingPlain, 3);
 });
 
 test('the job pool runs every task, at most `jobs` at a time, on slots 0..jobs-1', async () => {
