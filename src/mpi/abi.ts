@@ -28,7 +28,7 @@ const HEADER_DIRS = ['mpi_abi_mpich/include', 'openmpi/include/standard_abi', 'm
 /** The implementation a standard-ABI library belongs to: by its file name (libmpi_abi_mpich.so…),
  * else by the MPI library it needs (Open MPI's needs libopen_mpi or libmpi.so.40). */
 export function abiImplementation(library: string): FlavorName | undefined {
-  let real = library;
+  let real: string;
   try {
     real = realpathSync(library);
   } catch {

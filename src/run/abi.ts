@@ -8,7 +8,12 @@ import { ABI_SONAME, type AbiChoice } from '../mpi/abi.js';
 import { ENV } from '../environment.gen.js';
 import type { AbiLink } from './python.js';
 
-export function abiPlan(abi: AbiChoice, vars: Record<string, string>, env: NodeJS.ProcessEnv, cacheDir: string): { vars: Record<string, string>; link: AbiLink } {
+export function abiPlan(
+  abi: AbiChoice,
+  vars: Record<string, string>,
+  env: NodeJS.ProcessEnv,
+  cacheDir: string,
+): { vars: Record<string, string>; link: AbiLink } {
   const dir = join(cacheDir, 'abi-names', abi.impl);
   const path = [dir, vars[ENV.LD_LIBRARY_PATH] ?? env[ENV.LD_LIBRARY_PATH]].filter(Boolean).join(':');
   return { vars: { [ENV.LD_LIBRARY_PATH]: path }, link: { path: join(dir, ABI_SONAME), target: abi.library } };

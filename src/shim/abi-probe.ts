@@ -10,9 +10,13 @@ import { MpiiError } from '../errors.js';
 import { makeDirs } from '../fsdirs.js';
 import { abiIncludeDir } from '../mpi/abi.js';
 import { which } from '../mpi/flavors.js';
-import type { Probe } from './shim.js';
 
-export function abiProbe(cache: string, env: NodeJS.ProcessEnv, stamp: (path: string) => string): Probe {
+/** What shim.ts's probe says of an MPI's compiler wrapper (its Probe), for the standard ABI. */
+export function abiProbe(
+  cache: string,
+  env: NodeJS.ProcessEnv,
+  stamp: (path: string) => string,
+): { compiler: string; incdirs: string[]; libdirs: string[]; lib: string; cc: string; stamp: string } {
   const cc = which('cc', env) ?? which('gcc', env);
   if (!cc) throw new MpiiError('no C compiler on PATH (cc or gcc) to build the MPI standard ABI shim', 'install one: apt-get install -y gcc');
   const include = abiIncludeDir();
