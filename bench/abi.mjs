@@ -93,5 +93,8 @@ for (const fl of FLAVORS) {
       `${pad(stack, 30)}${lpad(n.toFixed(1), 10)}${lpad(a.toFixed(1), 10)}${lpad((a / n).toFixed(2), 9)}${lpad(own[0], 11)}${lpad(own[1], 11)}${lpad(own[2], 8)}`,
     );
   }
+  // the minima too: load only ever adds time, so on a busy machine they are the steadier view
+  const low = (kind, stack) => Math.min(...samples.get(`${kind} ${stack}`));
+  console.log(`minima: ${['plain', ...STACKS.map((s) => s || '(empty)')].map((s) => `${s} ${low('native', s).toFixed(1)}/${low('abi', s).toFixed(1)}`).join(', ')}`);
   console.log('');
 }
