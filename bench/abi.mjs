@@ -95,6 +95,8 @@ for (const fl of FLAVORS) {
   }
   // the minima too: load only ever adds time, so on a busy machine they are the steadier view
   const low = (kind, stack) => Math.min(...samples.get(`${kind} ${stack}`));
-  console.log(`minima: ${['plain', ...STACKS.map((s) => s || '(empty)')].map((s) => `${s} ${low('native', s).toFixed(1)}/${low('abi', s).toFixed(1)}`).join(', ')}`);
+  console.log(
+    `minima: ${['plain', ...STACKS.map((s) => s || '(empty)')].map((s) => `${s} ${low('native', s).toFixed(1)}/${low('abi', s).toFixed(1)}`).join(', ')}`,
+  );
   console.log('');
 }
