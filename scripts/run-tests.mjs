@@ -40,6 +40,7 @@ const ROOTS = [
   'test/overlap.test.ts',
   'test/fortran.test.ts',
   'test/python.test.ts',
+  'test/abi.test.ts',
 ];
 // the stacks the integration tests run compiled in (each a single translation unit, 20-60 s of one
 // core per MPI): built before the tests two at a time, on both cores, instead of one after the
@@ -79,6 +80,9 @@ async function run(layer, extra) {
     // then never runs inside one test's time limit
     const b = spawnSync(process.execPath, [join(ROOT, 'bin', 'mpii.js'), 'build', '--mpi', 'all', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
     if (b.status !== 0) console.error('run-tests: building the shims failed: the tests that need them will say why');
+    // the MPI standard ABI's one shim too, where an implementation of it is installed (Debian forky)
+    const { systemAbiLibrary } = await import('../dist/src/mpi/abi.js');
+    if (systemAbiLibrary()) spawnSync(process.execPath, [join(ROOT, 'bin', 'mpii.js'), 'build', '--mpi', 'abi', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
     // not for `roots`: several of those stacks are run only by files the roots leave out, and the
     // files in ROOTS build the few they run compiled in themselves
     else if (layer === 'integration') await prebuildStacks();

@@ -348,8 +348,8 @@ describe('mpii completion', () => {
         .sort();
     assert.deepEqual(await ask('mpii', 're'), ['report']);
     assert.deepEqual(await ask('mpii', 'run', '--t'), ['--timeout', '--tools']);
-    assert.deepEqual(await ask('mpii', 'build', '--mpi', ''), ['all', 'mpich', 'openmpi']);
-    assert.deepEqual(await ask('mpii', 'run', '--mpi', ''), ['mpich', 'openmpi']);
+    assert.deepEqual(await ask('mpii', 'build', '--mpi', ''), ['abi', 'all', 'mpich', 'openmpi']);
+    assert.deepEqual(await ask('mpii', 'run', '--mpi', ''), ['abi', 'abi:mpich', 'abi:openmpi', 'mpich', 'openmpi']);
     assert.deepEqual(await ask('mpii', 'run', '--tools', 'trace'), ['trace-count']);
     assert.deepEqual(await ask('mpii', 'report', '--h'), ['--help', '--html']);
     assert.deepEqual(await ask('mpii', 'completion', ''), ['bash', 'zsh']);

@@ -11,7 +11,7 @@ import { resolveStack } from '../src/config/resolve.js';
 import { mpirunLauncher } from '../src/launch/adapters.js';
 import { parseRunArgs } from '../src/launch/args.js';
 import type { Detected } from '../src/mpi/detect.js';
-import type { FlavorName } from '../src/mpi/flavors.js';
+import type { FlavorName, ShimFlavor } from '../src/mpi/flavors.js';
 import { describePlan, planRun, type RunFacts } from '../src/run/plan.js';
 import { chooseShim, type ShimChoice } from '../src/run/shim-choice.js';
 import type { Shim } from '../src/shim/shim.js';
@@ -21,7 +21,7 @@ import { ROOT } from './helpers.js';
 const HOME = mkdtempSync(join(tmpdir(), 'mpii-plan-'));
 const DEFAULTS = join(ROOT, 'config', 'tools.yaml');
 
-const shimOf = (flavor: FlavorName, dir = '/cache/k1'): Shim => ({
+const shimOf = (flavor: ShimFlavor, dir = '/cache/k1'): Shim => ({
   flavor,
   mpiVersion: flavor === 'openmpi' ? 'Open MPI v4.1.2' : 'MPICH Version: 4.0',
   home: dir,
@@ -156,7 +156,7 @@ describe('the shim a run uses', () => {
   const tools = resolveStack({ tools: 'noop', env: { HOME }, cwd: HOME, defaultsFile: DEFAULTS }).tools;
   const builds: string[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'mpii-choice-'));
-  const build = async (flavor: FlavorName, quiet: boolean, _env: NodeJS.ProcessEnv, _force: boolean, specialise?: ToolManifest[], quick?: ToolManifest[]) => {
+  const build = async (flavor: ShimFlavor, quiet: boolean, _env: NodeJS.ProcessEnv, _force: boolean, specialise?: ToolManifest[], quick?: ToolManifest[]) => {
     const names = (ms: ToolManifest[]) => ms.map((m) => m.name).join(',');
     builds.push(`${flavor}${specialise ? `+${names(specialise)}` : ''}${quick ? ` quick[${names(quick)}]` : ''}${quiet ? ' quiet' : ''}`);
     return shimOf(flavor, dir);

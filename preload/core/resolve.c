@@ -98,16 +98,38 @@ static int defines(const char *symbol)
     return dlsym(RTLD_DEFAULT, symbol) || (local_mpi && library_dlsym(local_mpi, symbol));
 }
 
+/* The MPI-5 standard ABI's library, whichever MPI implements it: its soname is libmpi_abi.so.1
+ * (the MPIs' own libraries define the ABI's functions too, MPI_Abi_get_version: no marker). */
+static int standard_abi(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    return strncmp(base ? base + 1 : path, "libmpi_abi", 10) == 0;
+}
+
 /* A shim built for one MPI in a process that loaded another would pass handles of one ABI to the
- * other and crash deep inside MPI: stop with one line that names both instead. */
+ * other and crash deep inside MPI (or see none of the program's calls): stop with one line that
+ * names both instead. */
 void mpii_check_library(void)
 {
-    Dl_info where;
+    Dl_info where = { 0 };
     void *init = dlsym(RTLD_NEXT, "PMPI_Init");
     if (!init) init = dlsym(RTLD_DEFAULT, "PMPI_Init");
     if (!init && local_mpi) init = library_dlsym(local_mpi, "PMPI_Init");
     if (!init) return; /* no MPI at all: the first call says which function is missing */
     const char *path = dladdr(init, &where) && where.dli_fname ? where.dli_fname : "the MPI library";
+    int abi_shim = strcmp(MPII_MPI_FLAVOR, "abi") == 0;
+    if (where.dli_fname && abi_shim != standard_abi(path)) {
+        if (abi_shim)
+            mpii_error("this process loaded %s, an MPI's own library, but the shim was built for the MPI standard ABI: "
+                       "run it with `mpii run` without --mpi abi",
+                       path);
+        else
+            mpii_error("this process loaded %s, the MPI standard ABI, but the shim was built for %s's own ABI: "
+                       "run it with `mpii run --mpi abi` (or no --mpi)",
+                       path, MPII_MPI_FLAVOR);
+        exit(2);
+    }
+    if (abi_shim) return;
     size_t n = sizeof flavors / sizeof flavors[0], own = 0;
     while (own < n && strcmp(flavors[own].flavor, MPII_MPI_FLAVOR) != 0) own++;
     if (own == n || defines(flavors[own].marker)) return;

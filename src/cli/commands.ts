@@ -11,7 +11,7 @@ import { listStacks, listTools, resolveStack } from '../config/resolve.js';
 import { unspecialisable } from '../gen/specialised-c.js';
 import type { ToolManifest } from '../tools/manifest.js';
 import { MpiiError } from '../errors.js';
-import { FLAVORS, findTool, which, type FlavorName } from '../mpi/flavors.js';
+import { FLAVORS, findTool, which, type FlavorName, type ShimFlavor } from '../mpi/flavors.js';
 import { SRUN_PLUGIN, srunPlugins } from '../launch/srun.js';
 import { launcherFlavor } from '../mpi/detect.js';
 import { DEFAULTS_FILE } from './run.js';
@@ -27,10 +27,11 @@ function installedFlavors(env: NodeJS.ProcessEnv): FlavorName[] {
 
 export async function buildCommand(o: { mpi?: string; force?: boolean; quiet?: boolean; json?: boolean; tools?: string; system?: boolean }): Promise<number> {
   const env = process.env;
-  let flavors: FlavorName[];
+  let flavors: ShimFlavor[];
   if (!o.mpi || o.mpi === 'all') flavors = installedFlavors(env);
-  else if (o.mpi === 'openmpi' || o.mpi === 'mpich') flavors = [o.mpi];
-  else throw new MpiiError(`unknown MPI '${o.mpi}' for --mpi`, 'use --mpi openmpi, mpich or all');
+  // the standard ABI's one shim, for every implementation of it (asked for by name)
+  else if (o.mpi === 'openmpi' || o.mpi === 'mpich' || o.mpi === 'abi') flavors = [o.mpi];
+  else throw new MpiiError(`unknown MPI '${o.mpi}' for --mpi`, 'use --mpi openmpi, mpich, abi or all');
   if (flavors.length === 0) {
     throw new MpiiError('no MPI installation found', `install one: apt-get install -y ${FLAVORS.openmpi.packages} ${FLAVORS.mpich.packages}`);
   }

@@ -38,7 +38,14 @@ type Values = { words: string[] } | { files: 'any' | 'dir' } | { none: true };
 function valuesOf(cmd: string, o: Opt, cfg: { tools: string[]; stacks: string[] }): Values {
   switch (o.long) {
     case '--mpi':
-      return { words: ['build', 'install'].includes(cmd) ? ['openmpi', 'mpich', 'all'] : ['openmpi', 'mpich'] };
+      return {
+        words:
+          cmd === 'install'
+            ? ['openmpi', 'mpich', 'all']
+            : cmd === 'build'
+              ? ['openmpi', 'mpich', 'abi', 'all']
+              : ['openmpi', 'mpich', 'abi', 'abi:mpich', 'abi:openmpi'],
+      };
     case '--launcher':
       return { words: ['mpirun', 'srun'] };
     case '--wrappers':

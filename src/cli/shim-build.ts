@@ -5,11 +5,11 @@ import { buildShim, cacheRoot, type BuildReason, type Shim } from '../shim/shim.
 import type { ToolManifest } from '../tools/manifest.js';
 import { ensureSpecialised } from '../shim/specialise.js';
 import { buildNotice, lastBuildSeconds, recordBuildSeconds } from '../shim/build-times.js';
-import { FLAVORS, type FlavorName } from '../mpi/flavors.js';
+import { flavorLabel, type ShimFlavor } from '../mpi/flavors.js';
 import { progressMode, startProgress, type Progress } from './progress.js';
 
 export async function buildWithSpinner(
-  flavor: FlavorName,
+  flavor: ShimFlavor,
   quiet: boolean,
   env: NodeJS.ProcessEnv,
   force = false,
@@ -19,7 +19,7 @@ export async function buildWithSpinner(
 ): Promise<Shim> {
   // ora is loaded only when a build really happens (a warm run starts faster without it)
   let progress: Progress | undefined;
-  const label = FLAVORS[flavor].label;
+  const label = flavorLabel(flavor);
   const stream = process.stderr;
   try {
     let started: { kind: BuildReason['kind']; t0: number } | undefined;

@@ -10,7 +10,7 @@ import { qmpiNameOf } from './spec.js';
 import { emitView } from './view.js';
 
 export interface EmitInput {
-  flavor: 'openmpi' | 'mpich';
+  flavor: 'openmpi' | 'mpich' | 'abi';
   /** every wrapped function; `enumName` is a C constant usable as an index */
   functions: SpecFunction[];
   /** true when mpi.h already declares the QMPI API (MPICH) */

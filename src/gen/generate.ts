@@ -7,7 +7,8 @@ import { emitFortran } from './fortran.js';
 import { emitGenHeader, emitQmpiHeader, emitStaticHeader, emitStaticResolve, emitObjectsHeader, emitWrappers, type EmitInput } from './emit.js';
 
 export interface GenerateInput {
-  flavor: 'openmpi' | 'mpich';
+  /** `abi`: the MPI-5 standard ABI's header, for every MPI that implements it */
+  flavor: 'openmpi' | 'mpich' | 'abi';
   /** output of `<mpicc> -E -P` on a file holding `#include <mpi.h>` */
   preprocessed: string;
   specPath: string;
@@ -87,7 +88,8 @@ export function generate(inp: GenerateInput): GenerateResult {
     files: {
       'qmpi.h': emitQmpiHeader(emitIn),
       'mpii_gen.h': emitGenHeader(emitIn),
-      'mpii_wrappers.c': emitWrappers(emitIn) + emitFortran({ flavor: inp.flavor, functions, list: spec.fortran }),
+      // the standard ABI is C's only: its Fortran bindings are each MPI's own
+      'mpii_wrappers.c': emitWrappers(emitIn) + (inp.flavor === 'abi' ? '' : emitFortran({ flavor: inp.flavor, functions, list: spec.fortran })),
       'mpii_objects.h': emitObjectsHeader(emitIn),
       'mpii.h': emitStaticHeader(emitIn),
       'mpii_static.c': emitStaticResolve(emitIn, inp.staticDefined ?? new Set()),

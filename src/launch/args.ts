@@ -230,7 +230,7 @@ const VALUES: Record<LauncherKind, { one: Set<string>; two: Set<string> }> = {
   srun: { one: SRUN_ONE_VALUE, two: new Set() },
 };
 
-const MPI_NAMES = new Set(['openmpi', 'mpich']);
+const MPI_NAMES = new Set(['openmpi', 'mpich', 'abi', 'abi:mpich', 'abi:openmpi']);
 
 function isLauncher(v: string): v is LauncherKind {
   return (LAUNCHERS as string[]).includes(v);

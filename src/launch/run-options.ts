@@ -31,9 +31,12 @@ const OWN: RunOption[] = [
   {
     flag: '--mpi',
     value: 'flavor',
-    usage: '--mpi openmpi|mpich',
+    usage: '--mpi openmpi|mpich|abi[:mpich|:openmpi]',
     summary: 'override the MPI detected from the program',
-    help: ['override the MPI detected from the program'],
+    help: [
+      'override the MPI detected from the program; abi:mpich, abi:openmpi: run a program',
+      'of the MPI standard ABI on that implementation (default: the one libmpi_abi.so.1 is)',
+    ],
   },
   {
     flag: '--out',

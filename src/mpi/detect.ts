@@ -4,6 +4,7 @@ import { basename, delimiter, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { MpiiError } from '../errors.js';
 import { memoized } from '../memo.js';
+import { ABI_CHOICES, abiInLdd, chooseAbi, systemAbiLibrary, type AbiChoice } from './abi.js';
 import { FLAVORS, findTool, flavorOfBinary, which, type FlavorName } from './flavors.js';
 import { flavorOfLibraries, isPython, pythonInclude, pythonMpi, shebangInterpreter } from './python.js';
 
@@ -18,6 +19,9 @@ export interface Detected {
   python?: { include?: string; abiLink?: { soname: string; target: string }; abi?: string };
   /** one line for the user when the launcher on PATH belongs to the other MPI */
   note?: string;
+  /** a program of the MPI-5 standard ABI: `flavor` is the implementation it runs on, whose
+   * launcher starts it; the shim is the ABI's (src/mpi/abi.ts) */
+  abi?: AbiChoice;
 }
 
 function isElf(path: string): boolean {
@@ -54,20 +58,31 @@ export function launcherFlavor(env: NodeJS.ProcessEnv): FlavorName | undefined {
 }
 
 export async function detectMpi(program: string, env: NodeJS.ProcessEnv, override?: string, cacheDir?: string): Promise<Detected> {
-  if (override !== undefined && override !== 'openmpi' && override !== 'mpich') {
-    throw new MpiiError(`unknown MPI '${override}' for --mpi`, 'use --mpi openmpi or --mpi mpich');
+  if (override !== undefined && override !== 'openmpi' && override !== 'mpich' && !ABI_CHOICES.includes(override)) {
+    throw new MpiiError(`unknown MPI '${override}' for --mpi`, `use --mpi openmpi, mpich, ${ABI_CHOICES.join(', ')}`);
   }
   const path = resolveProgram(program, env);
   const elf = isElf(path);
   // an interpreter, or a script whose #! line names one, loads MPI through an extension module
   // (a `python3` on PATH may be a version manager's shell script: its name is enough)
   const interpreter = elf || isPython(path) ? path : shebangInterpreter(path, env);
+  const python = interpreter !== undefined && isPython(interpreter);
+  // a binary's libraries decide between an MPI's own ABI and the standard one, --mpi or not
+  const ldd = elf && !python ? linkedLibraries(path, program, env, cacheDir) : undefined;
+  const abiLinked = ldd === undefined ? undefined : abiInLdd(ldd);
+  if (override && abiLinked && !override.startsWith('abi')) {
+    throw new MpiiError(
+      `${program} links ${abiLinked.soname}, the MPI standard ABI: --mpi ${override} would wrap it as ${FLAVORS[override as FlavorName].label}'s own ABI and see none of its calls`,
+      `pass --mpi abi:${override}, or no --mpi (the implementation behind ${abiLinked.soname} is used)`,
+    );
+  }
   if (override) {
     // a Python program that loads the named MPI some other way (ctypes …) still gets Python call sites
-    const python = interpreter && isPython(interpreter) ? { include: pythonInclude(interpreter, env, cacheDir) } : undefined;
-    return { flavor: override as FlavorName, how: '--mpi', program: path, python };
+    const py = python ? { include: pythonInclude(interpreter, env, cacheDir) } : undefined;
+    if (override.startsWith('abi')) return { ...standardAbi(program, path, override, ldd, abiLinked), python: py };
+    return { flavor: override as FlavorName, how: '--mpi', program: path, python: py };
   }
-  if (interpreter && isPython(interpreter)) {
+  if (python) {
     const py = pythonMpi(interpreter, env, cacheDir);
     return withLauncherNote(
       {
@@ -80,9 +95,8 @@ export async function detectMpi(program: string, env: NodeJS.ProcessEnv, overrid
       env,
     );
   }
-  if (elf) {
-    const ldd = linkedLibraries(path, program, env, cacheDir);
-    standardAbi(program, ldd);
+  if (ldd !== undefined) {
+    if (abiLinked) return standardAbi(program, path, 'abi', ldd, abiLinked);
     const linked = flavorOfLibraries(ldd.split('\n').map((l) => l.trim().split(/\s+/)[0]));
     if (linked) return { flavor: linked, how: `${program} links ${ldd.match(FLAVORS[linked].libraries)?.[0]}`, program: path };
     const bytes = readFileSync(path).toString('latin1');
@@ -133,16 +147,21 @@ export function lddPaths(out: string): string[] {
     .filter((p): p is string => p !== undefined);
 }
 
-/** A program built for the MPI-5 standard ABI (libmpi_abi.so, whose handles and constants are
- * the standard's, not its MPI's) cannot run under a shim generated from an MPI's own mpi.h, even
- * where the library behind it is MPICH or Open MPI (ldd then lists that library too). */
-function standardAbi(program: string, ldd: string): void {
-  const abi = /\blibmpi_abi\.so[.\d]*/.exec(ldd)?.[0];
-  if (!abi) return;
-  throw new MpiiError(
-    `${program} links ${abi}, the MPI-5 standard ABI, which mpii does not support yet`,
-    "build it with its MPI's own compiler wrapper (mpicc.openmpi or mpicc.mpich, not a standard-ABI one such as mpicc.mpi_abi_mpich) to run it under mpii",
-  );
+/** A program of the MPI-5 standard ABI (it links libmpi_abi.so.1, or --mpi abi…): the
+ * implementation asked for, else the one its libmpi_abi.so.1 (the system's) resolves to. A binary
+ * that links an MPI's own library instead is refused: the ABI's shim would misread its handles. */
+function standardAbi(program: string, path: string, asked: string, ldd: string | undefined, linked: ReturnType<typeof abiInLdd>): Detected {
+  const own = ldd === undefined || linked ? undefined : flavorOfLibraries(ldd.split('\n').map((l) => l.trim().split(/\s+/)[0]));
+  if (own) {
+    throw new MpiiError(
+      `${program} links ${ldd!.match(FLAVORS[own].libraries)?.[0]}, ${FLAVORS[own].label}'s own ABI, not the MPI standard ABI that --mpi ${asked} runs`,
+      `pass --mpi ${own}, or no --mpi`,
+    );
+  }
+  const impl = asked.includes(':') ? (asked.split(':')[1] as FlavorName) : undefined;
+  const abi = chooseAbi(impl, linked?.path ?? systemAbiLibrary(), program);
+  const how = linked ? `${program} links ${linked.soname}${impl ? '' : `, which is ${basename(abi.library)}`}` : '--mpi';
+  return { flavor: abi.impl, how: impl && linked ? `${how}; --mpi ${asked}` : how, program: path, abi };
 }
 
 /** With no launcher of any MPI on PATH, that is the problem to name (not the program). */

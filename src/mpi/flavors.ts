@@ -4,6 +4,13 @@ import { delimiter, join } from 'node:path';
 
 export type FlavorName = 'openmpi' | 'mpich';
 
+/** What a shim is built for: an MPI's own ABI, or the MPI-5 standard ABI (`abi`), whose one shim
+ * serves every implementation of it (src/mpi/abi.ts). */
+export type ShimFlavor = FlavorName | 'abi';
+
+/** The name of what a shim is built for, in messages. */
+export const flavorLabel = (f: ShimFlavor): string => (f === 'abi' ? 'MPI standard ABI' : FLAVORS[f].label);
+
 export interface Flavor {
   name: FlavorName;
   /** human name for messages */

@@ -186,9 +186,15 @@ export function pythonMpi(python: string, env: NodeJS.ProcessEnv, cacheDir?: str
     : (modules.find((m) => !/^MPI\.(openmpi|mpich|impi|msmpi|mpiabi)\./.test(m)) ?? modules[0]);
   const where = `mpi4py ${p.version ?? '?'} (${p.dir})`;
   if (!chosen) throw new MpiiError(`${where} has no MPI extension module`, 'reinstall mpi4py, or pass --mpi openmpi|mpich');
-  const flavor = flavorOfLibraries(neededLibraries(join(p.dir, chosen))) ?? (p.abi === 'openmpi' || p.abi === 'mpich' ? p.abi : undefined);
+  const needed = neededLibraries(join(p.dir, chosen));
+  const flavor = flavorOfLibraries(needed) ?? (p.abi === 'openmpi' || p.abi === 'mpich' ? p.abi : undefined);
   if (!flavor) {
-    throw new MpiiError(`cannot tell which MPI ${where} is built for (${chosen} needs neither Open MPI nor MPICH)`, 'pass --mpi openmpi|mpich');
+    // an mpi4py built for the MPI-5 standard ABI: mpii runs it when told which implementation
+    const abi = needed.find((l) => l.startsWith('libmpi_abi.so'));
+    throw new MpiiError(
+      `cannot tell which MPI ${where} is built for (${chosen} needs ${abi ? `${abi}, the MPI standard ABI` : 'neither Open MPI nor MPICH'})`,
+      abi ? 'pass --mpi abi:mpich or --mpi abi:openmpi' : 'pass --mpi openmpi|mpich',
+    );
   }
   return { flavor, how: `${where}${p.abi ? `, ABI ${p.abi}` : ''}`, include: p.include, abiLink: abiLink(join(p.dir, chosen), flavor, env), abi: p.abi };
 }

@@ -9,7 +9,7 @@ import { copyToNodes, removeFromNodes } from '../launch/sbcast.js';
 import { bySignal, exitCodeOf, supervise, TIMEOUT_EXIT } from '../launch/supervise.js';
 import { mpiiVersion, programIdentity, writeRunInfo } from '../report/run-info.js';
 import { backgroundNotice, startBackground } from '../shim/background.js';
-import { FLAVORS } from '../mpi/flavors.js';
+import { flavorLabel } from '../mpi/flavors.js';
 import { lastBuildSeconds } from '../shim/build-times.js';
 import { cacheRoot } from '../shim/shim.js';
 import { ROOT } from '../paths.js';
@@ -67,7 +67,7 @@ export async function executePlan(plan: RunPlan, run: Run, env: NodeJS.ProcessEn
       env,
     );
     const last = lastBuildSeconds(cacheRoot(env), general ? 'shim' : 'stack');
-    process.stderr.write(`${backgroundNotice(stack, b, last, general && FLAVORS[shim.flavor].label)}\n`);
+    process.stderr.write(`${backgroundNotice(stack, b, last, general && flavorLabel(shim.flavor))}\n`);
   }
   for (const link of plan.links) linkAbiName(link);
   if (!plan.quiet) {

@@ -18,6 +18,7 @@ import type { RunInfo } from '../report/run-info.js';
 import { stackName } from '../gen/specialised-c.js';
 import type { ToolManifest } from '../tools/manifest.js';
 import type { Shim } from '../shim/shim.js';
+import { abiPlan } from './abi.js';
 import { rankEnvironment } from './environment.js';
 import { pythonPlan, type AbiLink, type SitesFact } from './python.js';
 import type { ShimChoice } from './shim-choice.js';
@@ -101,9 +102,11 @@ export function planRun(f: RunFacts): RunPlan {
   if (recorded !== '{}') vars[ENV.MPII_REPORT_OPTIONS] = recorded;
   const python = mpi.python ? pythonPlan(mpi.python, f.pythonSites ?? { problem: 'not built' }, env, f.cacheDir) : undefined;
   Object.assign(vars, python?.vars);
+  const abi = mpi.abi && abiPlan(mpi.abi, vars, env, f.cacheDir);
+  Object.assign(vars, abi?.vars);
   const command = [args.program!, ...args.programArgs];
   const launch = f.launcher(vars, command);
-  const label = FLAVORS[mpi.flavor].label;
+  const label = mpi.abi ? `MPI standard ABI on ${FLAVORS[mpi.flavor].label}` : FLAVORS[mpi.flavor].label;
   const names = tools.map((t) => t.name);
   const form = choice.specialise && !choice.chained ? 'specialised: compiled into one wrapper per function' : `chained (${choice.chained})`;
   return {
@@ -116,12 +119,13 @@ export function planRun(f: RunFacts): RunPlan {
       launcher: basename(launch.command),
       launcherArgs: args.launcherArgs,
       cwd: f.cwd,
-      mpi: shim.mpiVersion,
-      flavor: mpi.flavor,
+      // a standard-ABI shim serves every implementation: the run names the one it ran on
+      mpi: mpi.abi ? `${shim.mpiVersion} on ${mpi.abi.version ?? FLAVORS[mpi.flavor].label}` : shim.mpiVersion,
+      flavor: mpi.abi ? `abi:${mpi.flavor}` : mpi.flavor,
       tools: tools.map((t) => ({ name: t.name, options: t.options })),
     },
     command,
-    links: python?.links ?? [],
+    links: [...(python?.links ?? []), ...(abi ? [abi.link] : [])],
     copies,
     background: choice.background && { shim, stack: stackName(choice.background), tools: choice.background, general: choice.general },
     describe: [

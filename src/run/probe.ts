@@ -13,7 +13,7 @@ import { currentJob } from '../launch/sbcast.js';
 import { srunLauncher } from '../launch/srun.js';
 import { detectMpi, findLauncher } from '../mpi/detect.js';
 import type { FlavorName } from '../mpi/flavors.js';
-import { cacheRoot } from '../shim/shim.js';
+import { cacheRoot, mpiVersionOf, probe } from '../shim/shim.js';
 import type { Run } from './execute.js';
 import { defaultOutDir } from './output-dir.js';
 import type { RunFacts } from './plan.js';
@@ -37,6 +37,17 @@ function chooseLauncher(args: RunArgs, flavor: FlavorName, env: NodeJS.ProcessEn
   return mpirunLauncher(flavor, findLauncher(flavor, env), args.launcherArgs, env);
 }
 
+/** The version of an MPI as its own header says it (cached with its compiler wrapper's probe);
+ * undefined when its development files are not installed (a standard-ABI run needs only its
+ * library). */
+async function implementationVersion(flavor: FlavorName, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  try {
+    return mpiVersionOf(flavor, (await probe(flavor, cacheRoot(env), env)).incdirs);
+  } catch {
+    return undefined;
+  }
+}
+
 export async function probeRun(
   args: RunArgs,
   env: NodeJS.ProcessEnv,
@@ -50,6 +61,7 @@ export async function probeRun(
   applyToolRules(stack.tools, args.toolFlags);
   checkToolLibraries(stack.tools); // a .so the ranks could not load: one line now, not a failure in every rank
   const mpi = await detectMpi(program, env, args.mpi, cacheRoot(env));
+  if (mpi.abi) mpi.abi.version = await implementationVersion(mpi.flavor, env);
   const launcher = chooseLauncher(args, mpi.flavor, env);
   const job = args.copyShim ? currentJob(env) : undefined;
   if (args.pvars.length) {
@@ -59,7 +71,8 @@ export async function probeRun(
     checkSampled(await askMpit(await findInstall(mpi.flavor, env), { pvars: true }), args.pvars);
   }
   const outDir = run.outDir(args.out ?? defaultOutDir(program), args.force, args.dryRun);
-  const shim = await chooseShim(mpi.flavor, args, stack.tools, env, o.build, o.generalCached);
+  // a standard-ABI program's shim is the ABI's, whichever implementation runs it
+  const shim = await chooseShim(mpi.abi ? 'abi' : mpi.flavor, args, stack.tools, env, o.build, o.generalCached);
   const sites = mpi.python ? await pythonSites(mpi.python.include, env) : undefined;
   return { args, env, cwd, host: hostname(), pid: process.pid, cacheDir: cacheRoot(env), stack, mpi, launcher, job, outDir, shim, pythonSites: sites };
 }

@@ -6,7 +6,7 @@
 // quick shim of the stack's built-in tools and builds the general shim in the background first.
 import type { ToolInstance } from '../config/resolve.js';
 import { ENV } from '../environment.gen.js';
-import type { FlavorName } from '../mpi/flavors.js';
+import type { ShimFlavor } from '../mpi/flavors.js';
 import { buildMode } from '../shim/background.js';
 import type { Shim } from '../shim/shim.js';
 import { cachedSpecialised } from '../shim/specialise.js';
@@ -17,7 +17,7 @@ import type { ToolManifest } from '../tools/manifest.js';
  * one, or with `quick` a quick shim of those tools: src/cli/shim-build.ts's buildWithSpinner,
  * with its progress. */
 export type BuildShim = (
-  flavor: FlavorName,
+  flavor: ShimFlavor,
   quiet: boolean,
   env: NodeJS.ProcessEnv,
   force: boolean,
@@ -26,7 +26,7 @@ export type BuildShim = (
 ) => Promise<Shim>;
 
 /** Whether the general shim of `flavor` is cached, and its cache key (shim.ts, cachedGeneral). */
-export type GeneralCached = (flavor: FlavorName, env: NodeJS.ProcessEnv) => Promise<{ cached: boolean; key: string }>;
+export type GeneralCached = (flavor: ShimFlavor, env: NodeJS.ProcessEnv) => Promise<{ cached: boolean; key: string }>;
 
 export interface ShimChoice {
   shim: Shim;
@@ -48,7 +48,7 @@ export function chainedBecause(chained: boolean, tools: ToolInstance[], env: Nod
 }
 
 export async function chooseShim(
-  flavor: FlavorName,
+  flavor: ShimFlavor,
   o: { quiet: boolean; dryRun: boolean; chained: boolean },
   tools: ToolInstance[],
   env: NodeJS.ProcessEnv,

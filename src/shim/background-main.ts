@@ -6,7 +6,7 @@
 // Ended by a signal, it takes its work directory and its lock with it; killed outright, it leaves
 // both to the next build (build-lock.ts: stale).
 import { builtinManifests } from '../tools/manifest.js';
-import type { FlavorName } from '../mpi/flavors.js';
+import type { ShimFlavor } from '../mpi/flavors.js';
 import { cacheRoot } from '../memo.js';
 import { buildShim } from './shim.js';
 import { ensureSpecialised } from './specialise.js';
@@ -14,7 +14,7 @@ import { recordBuildSeconds } from './build-times.js';
 import { backgroundLock, recordFailure, type BackgroundBuild } from './background.js';
 import { releaseLock } from './build-lock.js';
 
-const [flavor, kind, key, ...names] = process.argv.slice(2) as [FlavorName, 'stack' | 'general', string, ...string[]];
+const [flavor, kind, key, ...names] = process.argv.slice(2) as [ShimFlavor, 'stack' | 'general', string, ...string[]];
 for (const [sig, n] of [
   ['SIGINT', 2],
   ['SIGTERM', 15],

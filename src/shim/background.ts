@@ -18,7 +18,7 @@ import { stackName } from '../gen/specialised-c.js';
 import type { ToolManifest } from '../tools/manifest.js';
 import { acquireLock, handOverLock, lockHolder, lockPath, releaseLock } from './build-lock.js';
 import type { Shim } from './shim.js';
-import type { FlavorName } from '../mpi/flavors.js';
+import type { ShimFlavor } from '../mpi/flavors.js';
 import { ENV } from '../environment.gen.js';
 
 /** How `mpii run` gets a stack's compiled-in shim that is not cached: MPII_BUILD. */
@@ -39,7 +39,7 @@ export function buildMode(env: NodeJS.ProcessEnv): BuildMode {
  *  general shim of cache key `key` is built first, then the compiled-in shim of `tools` if the
  *  run's stack has one (`tools` empty: none). */
 export type BackgroundBuild =
-  { kind: 'stack'; shim: Shim; tools: ToolManifest[] } | { kind: 'general'; flavor: FlavorName; cache: string; key: string; tools: ToolManifest[] };
+  { kind: 'stack'; shim: Shim; tools: ToolManifest[] } | { kind: 'general'; flavor: ShimFlavor; cache: string; key: string; tools: ToolManifest[] };
 
 const files = (b: BackgroundBuild) => {
   // the general shim's lock is in the cache itself (its directory does not exist yet): one build

@@ -19,7 +19,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MpiiError } from '../errors.js';
 import { makeDirs } from '../fsdirs.js';
-import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
+import { FLAVORS, findTool, flavorLabel, type ShimFlavor } from '../mpi/flavors.js';
+import { abiVersion } from '../mpi/abi.js';
+import { abiProbe } from './abi-probe.js';
 import { cacheRoot, memoized } from '../memo.js';
 import { BUILTIN_TOOLS_DIR, PRELOAD_DIR, ROOT } from '../paths.js';
 import { createRequire } from 'node:module';
@@ -96,7 +98,7 @@ export const quickLevel = (src: string): OptLevel => (QUICK_O0.has(src.split('/'
 const GEN_JS = [join(ROOT, 'dist', 'src', 'gen'), join(ROOT, 'dist', 'src', 'tools')];
 
 export interface Shim {
-  flavor: FlavorName;
+  flavor: ShimFlavor;
   /** where what is built next to this shim goes (a stack's compiled-in shim, its lock): its own
    *  directory, or for a shim of the system cache that key's directory in the user's cache */
   home: string;
@@ -149,11 +151,12 @@ function stamp(path: string): string {
 const loadExeca = async () => (await import('execa')).execa;
 
 /** What the compiler wrapper says about itself; cached against the wrapper binary's stat. */
-export async function probe(flavor: FlavorName, cache: string, env: NodeJS.ProcessEnv): Promise<Probe> {
+export async function probe(flavor: ShimFlavor, cache: string, env: NodeJS.ProcessEnv): Promise<Probe> {
+  if (flavor === 'abi') return abiProbe(cache, env, stamp);
   const compiler = findTool(flavor, FLAVORS[flavor].compilers, env);
   if (!compiler) {
     throw new MpiiError(
-      `no ${FLAVORS[flavor].label} C compiler wrapper found (tried ${FLAVORS[flavor].compilers.join(', ')})`,
+      `no ${flavorLabel(flavor)} C compiler wrapper found (tried ${FLAVORS[flavor].compilers.join(', ')})`,
       `install it: apt-get install -y ${FLAVORS[flavor].packages}`,
     );
   }
@@ -210,7 +213,7 @@ function listDirs(dir: string): string[] {
 /** The cache key: shim sources + generator + MPI header + compilers + the builders (the compiler
  *  flags). Reads files, spawns nothing; remembered against the identity of every file and
  *  directory it read, so a warm run only stats them. */
-export function cacheKey(flavor: FlavorName, pr: Probe, cache?: string): string {
+export function cacheKey(flavor: ShimFlavor, pr: Probe, cache?: string): string {
   const mpiHeaders = pr.incdirs.map((dir) => join(dir, 'mpi.h'));
   return memoized(cache, 'shim-key', JSON.stringify({ flavor, root: ROOT, stamp: pr.stamp, cc: pr.cc, mpiHeaders }), () => {
     const h = sha256();
@@ -232,7 +235,8 @@ export function cacheKey(flavor: FlavorName, pr: Probe, cache?: string): string 
   });
 }
 
-export function mpiVersionOf(flavor: FlavorName, incdirs: string[]): string {
+export function mpiVersionOf(flavor: ShimFlavor, incdirs: string[]): string {
+  if (flavor === 'abi') return abiVersion(incdirs[0]);
   for (const dir of incdirs) {
     const p = join(dir, 'mpi.h');
     if (!existsSync(p)) continue;
@@ -255,7 +259,7 @@ export function mpiVersionOf(flavor: FlavorName, incdirs: string[]): string {
   return flavor;
 }
 
-function readShim(dir: string, flavor: FlavorName, fromCache: boolean, home = dir): Shim {
+function readShim(dir: string, flavor: ShimFlavor, fromCache: boolean, home = dir): Shim {
   const meta = JSON.parse(readFileSync(join(dir, 'shim.json'), 'utf8')) as { mpiVersion: string; functions: number };
   return {
     flavor,
@@ -362,7 +366,7 @@ export function systemCacheWritable(env: NodeJS.ProcessEnv): boolean {
 
 /** Whether the general shim of `flavor` is in the system cache or the user's (no build, no spawn
  *  once probed), and its cache key. */
-export async function cachedGeneral(flavor: FlavorName, env: NodeJS.ProcessEnv): Promise<{ cached: boolean; key: string }> {
+export async function cachedGeneral(flavor: ShimFlavor, env: NodeJS.ProcessEnv): Promise<{ cached: boolean; key: string }> {
   const cache = cacheRoot(env);
   makeCache(cache);
   const key = cacheKey(flavor, await probe(flavor, cache, env), cache);
@@ -408,7 +412,7 @@ export function longestFirst(sources: string[]): string[] {
   return [...sources].sort((a, b) => costs.get(b)! - costs.get(a)!);
 }
 
-export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Promise<Shim> {
+export async function buildShim(flavor: ShimFlavor, opts: BuildOptions = {}): Promise<Shim> {
   const env = opts.env ?? process.env;
   const cache = opts.system ? writableSystemCache(env) : cacheRoot(env);
   makeCache(cache);
@@ -429,7 +433,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
   const generalLock = lockPath(cache, `general-${key}`);
   const builder = quick || opts.force || opts.lockHeld ? undefined : lockHolder(generalLock);
   if (builder !== undefined) {
-    await opts.onWait?.(builder, `the ${FLAVORS[flavor].label} shim`);
+    await opts.onWait?.(builder, `the ${flavorLabel(flavor)} shim`);
     await waitForLock(generalLock, () => existsSync(join(final, 'shim.json')));
     if (existsSync(join(final, 'shim.json'))) return buildShim(flavor, opts);
   }
@@ -444,21 +448,21 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
   try {
     const execa = await loadExeca();
     // another shim of this MPI in the cache: built from other sources, or for another MPI build
-    const older = readdirSync(cache).some((d) => d.startsWith(`${flavor}-`) && d !== key);
+    const older = readdirSync(cache).some((d) => /^[a-z]+-[0-9a-f]{16}$/.test(d) && d.startsWith(`${flavor}-`) && d !== key);
     await opts.beforeBuild?.(
       quick
         ? {
             kind: 'quick',
-            what: `a quick ${FLAVORS[flavor].label} shim with ${quick.length ? `the tools ${quickTag(quick)}` : 'no tool'} (-Og)`,
+            what: `a quick ${flavorLabel(flavor)} shim with ${quick.length ? `the tools ${quickTag(quick)}` : 'no tool'} (-Og)`,
             why: `the first run on this MPI${older ? " since mpii's sources or the MPI changed" : ''}; the full shim builds in the background`,
           }
         : {
             kind: 'shim',
-            what: `the ${FLAVORS[flavor].label} shim`,
+            what: `the ${flavorLabel(flavor)} shim`,
             why: opts.force ? '--force' : older ? "mpii's sources or the MPI changed since the cached one" : 'none cached yet for this MPI',
           },
     );
-    step(`reading ${FLAVORS[flavor].label} mpi.h`);
+    step(`reading ${flavorLabel(flavor)} mpi.h`);
     writeFileSync(join(work, 'mpi_header.c'), '#include <mpi.h>\n');
     const pre = await execa(pr.compiler, ['-E', '-P', join(work, 'mpi_header.c')], { env });
     const defines = await execa(pr.compiler, ['-E', '-dM', join(work, 'mpi_header.c')], { env });
@@ -543,7 +547,7 @@ export async function buildShim(flavor: FlavorName, opts: BuildOptions = {}): Pr
     if (e instanceof MpiiError) throw e;
     const err = e as { stderr?: string; shortMessage?: string; message: string };
     const detail = (err.stderr || err.shortMessage || err.message).split('\n').find((l) => /error/i.test(l)) ?? err.message.split('\n')[0];
-    throw new MpiiError(`building the ${FLAVORS[flavor].label} shim failed: ${detail}`, 'run `mpii doctor` to check the MPI installation');
+    throw new MpiiError(`building the ${flavorLabel(flavor)} shim failed: ${detail}`, 'run `mpii doctor` to check the MPI installation');
   } finally {
     process.off('exit', dropWork);
   }
