@@ -6,11 +6,27 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compileArgs, longestFirst, quickLevel, quickShimDir, systemCacheRoot } from '../src/shim/shim.js';
+import { compileArgs, compileCommand, longestFirst, probe, quickLevel, quickShimDir, systemCacheRoot } from '../src/shim/shim.js';
 import { builtinManifests } from '../src/tools/manifest.js';
 import { PRELOAD_DIR } from '../src/paths.js';
 
 describe('the shim build', () => {
+  it("compiles with the C compiler and the wrapper's compile flags, not through the wrapper (MPICH's forks a sed per argument)", async () => {
+    for (const flavor of ['openmpi', 'mpich'] as const) {
+      const pr = await probe(flavor, mkdtempSync(join(tmpdir(), 'mpii-probe-')), process.env);
+      const [cc, cflags] = compileCommand(pr);
+      assert.equal(cc, pr.cc);
+      assert.match(cc, /gcc|cc/);
+      // the header's directories, and nothing of the linking
+      for (const dir of pr.incdirs) assert.ok(cflags.includes(`-I${dir}`), `${flavor}: -I${dir} in ${cflags.join(' ')}`);
+      assert.deepEqual(
+        cflags.filter((a) => /^(-L|-l|-Wl,)/.test(a)),
+        [],
+        flavor,
+      );
+    }
+  });
+
   it('compiles the longest first: the tools that expand over every MPI function, then by size', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mpii-order-'));
     const file = (name: string, text: string) => {

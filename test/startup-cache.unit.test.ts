@@ -248,7 +248,7 @@ describe("the shim's cache key: remembered, worked out again when the MPI change
     const header = path.join(inc, 'mpi.h');
     fs.writeFileSync(header, '#define MPI_VERSION 3\n');
     await settle();
-    const probe: Probe = { compiler: '/usr/bin/mpicc', incdirs: [inc], libdirs: [], lib: 'mpi', cc: 'gcc', stamp: 'mpicc:1' };
+    const probe: Probe = { compiler: '/usr/bin/mpicc', incdirs: [inc], libdirs: [], lib: 'mpi', cc: 'gcc', cflags: [], stamp: 'mpicc:1' };
     const first = cacheKey('openmpi', probe, cache);
     assert.equal(cacheKey('openmpi', probe, undefined), first, 'the stored key is the computed one');
     // mark the stored entry: a warm call returns the mark, so it did not hash again

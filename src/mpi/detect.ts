@@ -68,7 +68,7 @@ export async function detectMpi(program: string, env: NodeJS.ProcessEnv, overrid
   const interpreter = elf || isPython(path) ? path : shebangInterpreter(path, env);
   const python = interpreter !== undefined && isPython(interpreter);
   // a binary's libraries decide between an MPI's own ABI and the standard one, --mpi or not
-  const ldd = elf && !python ? linkedLibraries(path, program, env, cacheDir) : undefined;
+  const ldd = elf && !python ? lddUnlessOverridden(path, program, env, cacheDir, override) : undefined;
   const abiLinked = ldd === undefined ? undefined : abiInLdd(ldd);
   if (override && abiLinked && !override.startsWith('abi')) {
     throw new MpiiError(
@@ -137,6 +137,17 @@ export function linkedLibraries(file: string, program: string, env: NodeJS.Proce
     }
     return { value: ldd.stdout, deps: [path, '/etc/ld.so.cache', ...lddPaths(ldd.stdout), ...(env.LD_LIBRARY_PATH ?? '').split(delimiter).filter(Boolean)] };
   });
+}
+
+/** ldd's answer; with --mpi, none where ldd cannot run (--mpi is the way round a missing ldd):
+ *  the check that the binary does not link the standard ABI is then skipped. */
+function lddUnlessOverridden(path: string, program: string, env: NodeJS.ProcessEnv, cacheDir: string | undefined, override: string | undefined) {
+  try {
+    return linkedLibraries(path, program, env, cacheDir);
+  } catch (e) {
+    if (override && e instanceof MpiiError) return undefined;
+    throw e;
+  }
 }
 
 /** The files in ldd's output: `libx.so.1 => /path/libx.so.1 (0x…)` and `/lib64/ld-linux… (0x…)`. */

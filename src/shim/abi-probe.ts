@@ -16,7 +16,7 @@ export function abiProbe(
   cache: string,
   env: NodeJS.ProcessEnv,
   stamp: (path: string) => string,
-): { compiler: string; incdirs: string[]; libdirs: string[]; lib: string; cc: string; stamp: string } {
+): { compiler: string; incdirs: string[]; libdirs: string[]; lib: string; cc: string; cflags: string[]; stamp: string } {
   const cc = which('cc', env) ?? which('gcc', env);
   if (!cc) throw new MpiiError('no C compiler on PATH (cc or gcc) to build the MPI standard ABI shim', 'install one: apt-get install -y gcc');
   const include = abiIncludeDir();
@@ -34,5 +34,5 @@ export function abiProbe(
     writeFileSync(tmp, text, { mode: 0o755 });
     renameSync(tmp, script);
   }
-  return { compiler: script, incdirs: [include], libdirs: [], lib: 'mpi_abi', cc, stamp: `${stamp(script)}:${stamp(cc)}` };
+  return { compiler: script, incdirs: [include], libdirs: [], lib: 'mpi_abi', cc, cflags: [`-I${include}`], stamp: `${stamp(script)}:${stamp(cc)}` };
 }

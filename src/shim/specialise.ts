@@ -13,7 +13,7 @@ import type { ToolManifest } from '../tools/manifest.js';
 import { specHeader, specSource, stackName } from '../gen/specialised-c.js';
 import { acquireLock, lockHolder, lockPath, releaseLock, removeDeadWork, waitForLock, workPrefix } from './build-lock.js';
 import { clearFailure } from './background.js';
-import { cacheRoot, compileArgs, linkArgs, probe, type BuildOptions, type Shim } from './shim.js';
+import { cacheRoot, compileArgs, compileCommand, linkArgs, probe, type BuildOptions, type Shim } from './shim.js';
 
 /** Where the specialised shim of `tools` is built for the general shim `shim`: next to it, or for
  *  a shim of the system cache in the user's cache (shim.home). */
@@ -83,7 +83,8 @@ async function build(shim: Shim, tools: ToolManifest[], opts: SpecialiseOptions,
     writeFileSync(join(work, 'mpii_spec.h'), specHeader(tools));
     writeFileSync(join(work, 'mpii_spec.c'), specSource(tools));
     const obj = join(work, 'mpii_spec.o');
-    await execa(pr.compiler, compileArgs(join(work, 'mpii_spec.c'), obj, join(dir, 'gen'), ['-g1', '-I', work]), { env });
+    const [cc, cflags] = compileCommand(pr);
+    await execa(cc, [...cflags, ...compileArgs(join(work, 'mpii_spec.c'), obj, join(dir, 'gen'), ['-g1', '-I', work])], { env });
     // the general shim's objects (numbered: `N-name.o`) but its entry points and these tools'
     // wrapper sources, which the translation unit above holds
     const replaced = new Set(['mpii_wrappers.o', ...tools.map((t) => t.specialise!.replace(/\.c$/, '.o'))]);
