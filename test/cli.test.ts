@@ -177,13 +177,14 @@ describe('a signal before the launch', () => {
   it('SIGTERM during the shim build: exit 143, no output directory, no half-built shim left', { timeout: 120_000 }, async () => {
     const cache = mkdtempSync(join(tmpdir(), 'mpii-cold-')); // a cold cache: the shim is built first
     const base = mkdtempSync(join(tmpdir(), 'mpii-early-'));
-    // MPICH's compiler wrapper, but one that, asked to compile a file, writes its pid to `compiling`
-    // and never finishes: the signal surely comes while the build's compilers run, however fast
-    // the machine (the probe's -show and the preprocessing go to the real wrapper)
+    // the C compiler the shim's files are compiled with (the MPICH wrapper's, gcc), but one that,
+    // asked to compile a file, writes its pid to `compiling` and never finishes: the signal surely
+    // comes while the build's compilers run, however fast the machine (the probe and the
+    // preprocessing go to the real compiler)
     const bin = mkdtempSync(join(tmpdir(), 'mpii-stuckcc-'));
     const compiling = join(bin, 'compiling');
-    const real = (await execa('sh', ['-c', 'command -v mpicc.mpich'])).stdout.trim();
-    writeFileSync(join(bin, 'mpicc.mpich'), `#!/bin/sh\ncase " $* " in *" -c "*) echo $$ >> ${compiling}; exec sleep 600;; esac\nexec ${real} "$@"\n`, {
+    const real = (await execa('sh', ['-c', 'command -v gcc'])).stdout.trim();
+    writeFileSync(join(bin, 'gcc'), `#!/bin/sh\ncase " $* " in *" -c "*) echo $$ >> ${compiling}; exec sleep 600;; esac\nexec ${real} "$@"\n`, {
       mode: 0o755,
     });
     const child = execa('node', [MPII, 'run', '--tools', 'noop', '--out', join(base, 'out'), ...launcherArgs('mpich', 2), program('mpich', 'ring')], {
