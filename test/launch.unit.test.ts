@@ -3,7 +3,7 @@
 // mpii gives for a job's end.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADAPTERS, mpirunLauncher } from '../src/launch/adapters.js';
+import { ADAPTERS, mpirunLauncher, spawnSeesLauncherEnv } from '../src/launch/adapters.js';
 import { TIMEOUT_EXIT, bySignal, exitCodeOf } from '../src/launch/supervise.js';
 
 describe('launcher commands', () => {
@@ -31,6 +31,17 @@ describe('launcher commands', () => {
     const plan = mpirunLauncher('mpich', '/usr/bin/mpiexec.hydra', ['-np', '2'], {})(vars, ['./ring']);
     assert.deepEqual(plan.args.slice(0, 3), ['-genv', 'LD_PRELOAD', vars.LD_PRELOAD]);
     assert.deepEqual(plan.args.slice(-3), ['-np', '2', './ring']);
+  });
+  it("Open MPI 5 and later (PRRTE): the variables in mpirun's own environment too, for MPI_Comm_spawn's jobs", () => {
+    assert.equal(spawnSeesLauncherEnv('openmpi', 'Open MPI 4.1.4'), false);
+    assert.equal(spawnSeesLauncherEnv('openmpi', 'Open MPI 5.0.7'), true);
+    assert.equal(spawnSeesLauncherEnv('openmpi', 'Open MPI 6.0.0rc2'), true);
+    assert.equal(spawnSeesLauncherEnv('openmpi', 'Open MPI 10.0.0'), true);
+    assert.equal(spawnSeesLauncherEnv('mpich', 'MPICH 5.0.2'), false);
+    assert.equal(spawnSeesLauncherEnv('openmpi', undefined), false, 'no development files: as Open MPI 4');
+    const plan = mpirunLauncher('openmpi', '/usr/bin/mpirun.openmpi', ['-np', '2'], { PATH: '/bin' }, true)(vars, ['./spawner']);
+    assert.deepEqual(plan.env, { PATH: '/bin', ...vars });
+    assert.deepEqual(plan.args.slice(0, 2), ['-x', `LD_PRELOAD=${vars.LD_PRELOAD}`], 'and still as flags: the ranks on other hosts');
   });
 });
 

@@ -29,7 +29,21 @@ const mpich: LauncherAdapter = {
 
 export const ADAPTERS: Record<FlavorName, LauncherAdapter> = { openmpi, mpich };
 
-/** mpirun/mpiexec of `flavor` at `path`: the variables as flags, the user's options untouched. */
-export function mpirunLauncher(flavor: FlavorName, path: string, launcherArgs: string[], env: NodeJS.ProcessEnv): Launcher {
-  return (vars, programArgv) => ({ command: path, args: [...ADAPTERS[flavor].envArgs(vars), ...launcherArgs, ...programArgv], env });
+/** Whether the launcher of this MPI (its version as mpiVersionOf says it) gives a job started by
+ *  MPI_Comm_spawn its own environment instead of the -x variables: Open MPI 5 and later, launched
+ *  by PRRTE, whose daemons start a spawned job with the environment they were started with
+ *  (open-mpi/ompi#13399); Open MPI 4's ORTE and MPICH's hydra hand a spawned job the flags' variables. */
+export const spawnSeesLauncherEnv = (flavor: FlavorName, version: string | undefined): boolean =>
+  flavor === 'openmpi' && Number(/^Open MPI (\d+)/.exec(version ?? '')?.[1] ?? 0) >= 5;
+
+/** mpirun/mpiexec of `flavor` at `path`: the variables as flags, the user's options untouched.
+ *  `launcherEnvToo` (spawnSeesLauncherEnv): the variables go into the launcher's own environment as
+ *  well, so that a spawned job on the launcher's node runs under the shim too. The shim, preloaded
+ *  into the launcher then, stays inert there: the launcher never calls MPI_Init. */
+export function mpirunLauncher(flavor: FlavorName, path: string, launcherArgs: string[], env: NodeJS.ProcessEnv, launcherEnvToo = false): Launcher {
+  return (vars, programArgv) => ({
+    command: path,
+    args: [...ADAPTERS[flavor].envArgs(vars), ...launcherArgs, ...programArgv],
+    env: launcherEnvToo ? { ...env, ...vars } : env,
+  });
 }

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { resolveStack } from '../config/resolve.js';
 import { checkToolLibraries } from '../elf.js';
 import { MpiiError } from '../errors.js';
-import { mpirunLauncher, type Launcher } from '../launch/adapters.js';
+import { mpirunLauncher, spawnSeesLauncherEnv, type Launcher } from '../launch/adapters.js';
 import type { RunArgs } from '../launch/args.js';
 import { currentJob } from '../launch/sbcast.js';
 import { srunLauncher } from '../launch/srun.js';
@@ -32,9 +32,10 @@ export function checkRunArgs(args: RunArgs): void {
   }
 }
 
-function chooseLauncher(args: RunArgs, flavor: FlavorName, env: NodeJS.ProcessEnv): Launcher {
+async function chooseLauncher(args: RunArgs, flavor: FlavorName, env: NodeJS.ProcessEnv): Promise<Launcher> {
   if (args.launcher === 'srun') return srunLauncher(flavor, args.launcherArgs, env);
-  return mpirunLauncher(flavor, findLauncher(flavor, env), args.launcherArgs, env);
+  const launcherEnvToo = flavor === 'openmpi' && spawnSeesLauncherEnv(flavor, await implementationVersion(flavor, env));
+  return mpirunLauncher(flavor, findLauncher(flavor, env), args.launcherArgs, env, launcherEnvToo);
 }
 
 /** The version of an MPI as its own header says it (cached with its compiler wrapper's probe);
@@ -62,7 +63,7 @@ export async function probeRun(
   checkToolLibraries(stack.tools); // a .so the ranks could not load: one line now, not a failure in every rank
   const mpi = await detectMpi(program, env, args.mpi, cacheRoot(env));
   if (mpi.abi) mpi.abi.version = await implementationVersion(mpi.flavor, env);
-  const launcher = chooseLauncher(args, mpi.flavor, env);
+  const launcher = await chooseLauncher(args, mpi.flavor, env);
   const job = args.copyShim ? currentJob(env) : undefined;
   if (args.pvars.length) {
     // the names are checked with the library before anything runs (loaded only when asked)
