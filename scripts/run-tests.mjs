@@ -7,6 +7,7 @@
 //                                            Node line (docs/package.md)
 //   node scripts/run-tests.mjs roots         the integration files (ROOTS) run inside the Debian
 //                                            roots of other MPI versions (scripts/test-in-roots.sh)
+//   node scripts/run-tests.mjs roots-ci      the part of ROOTS that CI runs in each root (ROOTS_CI)
 // Any further arguments go to `node --test` (e.g. --test-name-pattern=…).
 //
 // The layer is in the file's name, wherever the file is (test/, or a tool's folder under preload/),
@@ -42,6 +43,18 @@ const ROOTS = [
   'test/python.test.ts',
   'test/abi.test.ts',
 ];
+// what CI runs in each root (.ci/run): the files of ROOTS that together run every built-in tool
+// (chained and compiled in), the QMPI tool twice, Fortran's three interfaces, Python and the
+// release's launchers in the fewest minutes; the rest of ROOTS runs by hand (docs/testing.md)
+const ROOTS_CI = [
+  'test/shim.test.ts',
+  'test/jobs.test.ts',
+  'test/qmpi-tools.test.ts',
+  'test/memcheck.test.ts',
+  'test/fortran.test.ts',
+  'test/python.test.ts',
+  'test/abi.test.ts',
+];
 // the stacks the integration tests run compiled in (each a single translation unit, 20-60 s of one
 // core per MPI): built before the tests two at a time, on both cores, instead of one after the
 // other inside the tests while the second core idles. A stack not listed is built by its first
@@ -63,7 +76,8 @@ function testSources(dir = ROOT) {
 const layerOf = (file) => (file.endsWith('.unit.test.ts') ? 'unit' : 'integration');
 
 async function run(layer, extra) {
-  const sources = layer === 'smoke' ? SMOKE : layer === 'roots' ? ROOTS : testSources().filter((f) => layerOf(f) === layer);
+  const named = { smoke: SMOKE, roots: ROOTS, 'roots-ci': ROOTS_CI };
+  const sources = named[layer] ?? testSources().filter((f) => layerOf(f) === layer);
   if (sources.length === 0) {
     console.error(`run-tests: no ${layer} test files found`);
     return 1;
@@ -129,8 +143,8 @@ async function prebuildStacks() {
 }
 
 const [which, ...extra] = process.argv.slice(2);
-if (which !== 'all' && which !== 'smoke' && which !== 'roots' && !LAYERS.includes(which)) {
-  console.error('usage: node scripts/run-tests.mjs unit|integration|all|smoke|roots [node --test options]');
+if (!['all', 'smoke', 'roots', 'roots-ci', ...LAYERS].includes(which)) {
+  console.error('usage: node scripts/run-tests.mjs unit|integration|all|smoke|roots|roots-ci [node --test options]');
   process.exit(2);
 }
 let status = 0;

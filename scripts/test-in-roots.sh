@@ -6,6 +6,7 @@
 #   bash scripts/test-in-roots.sh                 Debian 13 (trixie) and Debian forky
 #   bash scripts/test-in-roots.sh forky           one of them
 #   bash scripts/test-in-roots.sh trixie -- --test-name-pattern=ring    options for node --test
+#   bash scripts/test-in-roots.sh --layer roots-ci    the part CI runs (run-tests.mjs's ROOTS_CI)
 #
 # As root. The roots are made (or reused) by scripts/debian-root.sh, both at once: debootstrap and
 # apt wait on the mirror more than on the cores. The checkout must be built (npm run build): its
@@ -15,13 +16,16 @@ cd "$(dirname "$0")/.."
 checkout=$(pwd)
 releases=()
 extra=()
+layer=roots
 while [ $# -gt 0 ]; do
   case $1 in
     --) shift; extra=("$@"); break ;;
+    --layer) layer=${2:?test-in-roots.sh: --layer needs roots or roots-ci}; shift 2 ;;
     trixie | forky) releases+=("$1"); shift ;;
     *) echo "test-in-roots.sh: no release '$1': trixie, forky, or neither for both" >&2; exit 2 ;;
   esac
 done
+case $layer in roots | roots-ci) ;; *) echo "test-in-roots.sh: no layer '$layer': roots (every file of ROOTS) or roots-ci (CI's part)" >&2; exit 2 ;; esac
 [ ${#releases[@]} -gt 0 ] || releases=(trixie forky)
 [ -f dist/src/cli/main.js ] || { echo "test-in-roots.sh: the checkout is not built: run npm ci and npm run build first" >&2; exit 2; }
 
@@ -48,7 +52,7 @@ for r in "${releases[@]}"; do
   echo "test-in-roots.sh: $r: $versions"
   # the roots' python3-mpi4py is Open MPI's, and no mpi4py for MPICH and their Python is reachable
   if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 MPII_TEST_PYTHON_MPIS=openmpi \
-    bash scripts/in-root.sh "$root" sh -c 'cd "$1" && shift && exec node scripts/run-tests.mjs roots "$@"' sh "$checkout" "${extra[@]}"; then
+    bash scripts/in-root.sh "$root" sh -c 'cd "$1" && shift && exec node scripts/run-tests.mjs "$@"' sh "$checkout" "$layer" "${extra[@]}"; then
     echo "test-in-roots.sh: $r: passed in $(($(date +%s) - t1)) s"
   else
     status=1

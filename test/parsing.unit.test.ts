@@ -26,6 +26,33 @@ describe('mpii run argument splitting', () => {
     assert.deepEqual(a.launcherArgs, ['-genv', 'A', 'B', '-n', '2']);
     assert.equal(a.program, '-weird-name');
   });
+  it('Open MPI 5 and 6 (PRRTE): --prtemca and --pmixmca take two values, --display, --output and --runtime-options one', () => {
+    const argv = [
+      '--prtemca',
+      'plm',
+      'ssh',
+      '--pmixmca',
+      'ptl_base_if_include',
+      'lo',
+      '--display',
+      'map',
+      '--output',
+      'tag',
+      '--runtime-options',
+      'fwd-environment',
+      '--map-by',
+      'ppr:2:node',
+      '-np',
+      '2',
+      './app',
+      '--display',
+      'x',
+    ];
+    const a = parseRunArgs(argv);
+    assert.deepEqual(a.launcherArgs, argv.slice(0, 16));
+    assert.equal(a.program, './app');
+    assert.deepEqual(a.programArgs, ['--display', 'x']);
+  });
   it('a valued option without its value is an error', () => {
     assert.throws(() => parseRunArgs(['--tools']), /--tools needs a value/);
   });

@@ -49,7 +49,8 @@ export function toolRunFlags(): Set<string> {
 export const VERSION_FLAGS = new Set(['--version', '-V']);
 
 // Launcher options that take values, so their values are not mistaken for the program; unknown
-// options are assumed to be flags. Open MPI (mpirun) and MPICH (hydra) spellings:
+// options are assumed to be flags. Open MPI (mpirun: ORTE in 4.x, PRRTE in 5.x and 6.x, whose
+// options are listed in its share/prte/help-prterun.txt) and MPICH (hydra) spellings:
 const MPIRUN_ONE_VALUE = new Set([
   '-np',
   '-n',
@@ -122,8 +123,23 @@ const MPIRUN_ONE_VALUE = new Set([
   '-ckpointlib',
   '-ckpoint-prefix',
   '-ckpoint-interval',
+  // PRRTE's (Open MPI 5 and 6)
+  '--add-host',
+  '--add-hostfile',
+  '--display',
+  '--forward-signals',
+  '--keepalive',
+  '--output',
+  '--ppr',
+  '--pset',
+  '--report-pid',
+  '--runtime-options',
+  '--singleton',
+  '--spawn-timeout',
+  '--tmpdir',
+  '--xterm',
 ]);
-const MPIRUN_TWO_VALUES = new Set(['--mca', '-mca', '--gmca', '-gmca', '-genv', '-env']);
+const MPIRUN_TWO_VALUES = new Set(['--mca', '-mca', '--gmca', '-gmca', '-genv', '-env', '--prtemca', '--pmixmca', '--gpmixmca']);
 // srun's (Slurm 22.05), whose short options differ: -q is a value there (--qos), a flag to mpirun.
 // Its long options also take `--name=value`, which needs no entry. -np is mpirun's, translated.
 const SRUN_ONE_VALUE = new Set([
