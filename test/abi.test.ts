@@ -149,6 +149,28 @@ if (!system || IMPLS.length === 0) {
         );
       });
 
+      it("MPI_T: mpii pvars and cvars through the ABI list the implementation's own variables; --pvar samples one on every rank", async () => {
+        for (const kind of ['pvars', 'cvars']) {
+          const abi = JSON.parse((await mpii([kind, '--json', ...mpi])).stdout);
+          const own = JSON.parse((await mpii([kind, '--json', '--mpi', impl])).stdout);
+          assert.match(abi.mpi, new RegExp(`^MPI standard ABI \\d+\\.\\d+ \\(${LABEL[impl]} \\d`));
+          const named = (l: { name: string; type: string }[]) => l.map((v) => `${v.name} ${v.type}`);
+          assert.deepEqual(named(abi[kind]), named(own[kind]), `${kind}: the same names and datatypes as ${LABEL[impl]}'s own library`);
+        }
+        if (impl === 'openmpi') {
+          // MPICH registers no performance variable of its own: its listing above is empty
+          const out = outDir(`abi-${impl}-pvar`);
+          const r = await mpii(['run', ...mpi, '--tools', 'trace-count', '--pvar', 'mpool_hugepage_bytes_allocated', '--out', out, '-np', '2', ring]);
+          assert.equal(r.code, 0, r.stderr);
+          const json = JSON.parse((await mpii(['report', out, '--json'])).stdout);
+          const samples = json.mpit.pvars as { at: string; name: string; ranks: { rank: number; values: number[] }[] }[];
+          assert.deepEqual(
+            samples.map((x) => `${x.at} ${x.name} ${x.ranks.length}`),
+            ['finalize mpool_hugepage_bytes_allocated 2'],
+          );
+        }
+      });
+
       it('a QMPI tool compiled once against the ABI runs twice in one stack', async () => {
         const counter = await qmpiTool();
         const out = outDir(`abi-${impl}-qmpi`);

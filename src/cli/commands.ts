@@ -16,7 +16,8 @@ import { SRUN_PLUGIN, srunPlugins } from '../launch/srun.js';
 import { launcherFlavor } from '../mpi/detect.js';
 import { DEFAULTS_FILE } from './run.js';
 import { buildWithSpinner } from './shim-build.js';
-import { askMpit, findInstall } from '../mpit/library.js';
+import { askMpit, findAbiInstall, findInstall, type MpiInstall } from '../mpit/library.js';
+import { ABI_CHOICES } from '../mpi/abi.js';
 import { loadKoffi } from '../mpit/koffi.js';
 import { formatCvars, formatPvars, nameFilter } from '../mpit/vars.js';
 import { ENV, ENV_PASSED_ON } from '../environment.gen.js';
@@ -194,15 +195,17 @@ function jsonText(value: unknown): string {
   }
 }
 
-/** The MPI `mpii pvars/cvars` ask: --mpi, else the mpirun on PATH, else the one installed. */
-function listedFlavor(mpi: string | undefined, env: NodeJS.ProcessEnv): FlavorName {
+/** The MPI `mpii pvars/cvars` ask: --mpi (an MPI, or an implementation of the standard ABI),
+ *  else the mpirun on PATH, else the one installed. */
+async function listedInstall(mpi: string | undefined, env: NodeJS.ProcessEnv): Promise<MpiInstall> {
   if (mpi !== undefined) {
-    if (mpi === 'openmpi' || mpi === 'mpich') return mpi;
-    throw new MpiiError(`unknown MPI '${mpi}' for --mpi`, 'use --mpi openmpi or --mpi mpich');
+    if (mpi === 'openmpi' || mpi === 'mpich') return findInstall(mpi, env);
+    if (ABI_CHOICES.includes(mpi)) return findAbiInstall(mpi === 'abi' ? undefined : (mpi.slice(4) as FlavorName), env);
+    throw new MpiiError(`unknown MPI '${mpi}' for --mpi`, `use --mpi openmpi, mpich, ${ABI_CHOICES.join(', ')}`);
   }
   const f = launcherFlavor(env) ?? installedFlavors(env)[0];
   if (!f) throw new MpiiError('no MPI installation found', `install one: apt-get install -y ${FLAVORS.openmpi.packages}`);
-  return f;
+  return findInstall(f, env);
 }
 
 export interface VarsFlags {
@@ -213,7 +216,7 @@ export interface VarsFlags {
 /** `mpii pvars [names…]` and `mpii cvars [names…]`: the MPI library's own MPI_T variables. */
 export async function varsCommand(kind: 'pvars' | 'cvars', patterns: string[], o: VarsFlags): Promise<number> {
   const env = process.env;
-  const inst = await findInstall(listedFlavor(o.mpi, env), env);
+  const inst = await listedInstall(o.mpi, env);
   const l = await askMpit(inst, { pvars: kind === 'pvars', cvars: kind === 'cvars' });
   const keep = nameFilter(patterns);
   const all: { name: string }[] = kind === 'pvars' ? l.pvars : l.cvars;

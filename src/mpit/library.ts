@@ -11,17 +11,21 @@ import { fileURLToPath } from 'node:url';
 import { cacheRoot, mpiVersionOf, probe } from '../shim/shim.js';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
+import { abiIncludeDir, abiVersion, chooseAbi, systemAbiLibrary } from '../mpi/abi.js';
 import { namesByValue, parseHeader, type HeaderConstants } from './header.js';
 import { loadKoffi, type Koffi } from './koffi.js';
 import { ENV } from '../environment.gen.js';
 
 export interface MpiInstall {
   flavor: FlavorName;
-  /** "Open MPI 4.1.4" */
+  /** "Open MPI 4.1.4"; "MPI standard ABI 1.0 (Open MPI 6.0.0rc2)" */
   version: string;
   /** the shared library (real path) */
   library: string;
   header: string;
+  /** the implementation's library of the MPI standard ABI, `header` the standard's: handles are
+   *  pointers, the predefined datatypes the standard's constants */
+  abi?: boolean;
 }
 
 export interface PvarInfo {
@@ -83,6 +87,26 @@ export async function findInstall(flavor: FlavorName, env: NodeJS.ProcessEnv = p
     }
   }
   return { flavor, version: mpiVersionOf(flavor, [dirname(header)]), library: realpathSync(library), header };
+}
+
+/** An implementation's library of the MPI standard ABI, with the standard header: `asked`, else
+ *  the one behind the system's libmpi_abi.so.1 (as a standard-ABI program would load it). */
+export async function findAbiInstall(asked: FlavorName | undefined, env: NodeJS.ProcessEnv = process.env): Promise<MpiInstall> {
+  const choice = chooseAbi(asked, systemAbiLibrary(), 'mpii pvars/cvars');
+  const include = abiIncludeDir();
+  let implementation: string = FLAVORS[choice.impl].label;
+  try {
+    implementation = mpiVersionOf(choice.impl, (await probe(choice.impl, cacheRoot(env), env)).incdirs);
+  } catch {
+    /* the implementation's own development files are not needed for its ABI library */
+  }
+  return {
+    flavor: choice.impl,
+    version: `${abiVersion(include)} (${implementation})`,
+    library: realpathSync(choice.library),
+    header: join(include, 'mpi.h'),
+    abi: true,
+  };
 }
 
 /** The handle of each predefined datatype, to name a variable's type. */
@@ -164,7 +188,9 @@ export async function readMpit(inst: MpiInstall, want: { pvars?: boolean; cvars?
   const h = parseHeader(readFileSync(inst.header, 'utf8'));
   const errName = new Map([...h.values].filter(([k]) => /^MPI_T_ERR_|^MPI_ERR_|^MPI_SUCCESS$/.test(k)).map(([k, v]) => [v, k] as const));
   const int = koffi.pointer('int');
-  const dt = inst.flavor === 'openmpi' ? koffi.pointer('void *') : int;
+  // a datatype handle: MPICH's an int, Open MPI's and the standard ABI's a pointer
+  const pointers = inst.flavor === 'openmpi' || inst.abi === true;
+  const dt = pointers ? koffi.pointer('void *') : int;
   const init = fn('MPI_T_init_thread', 'int', ['int', koffi.out(int)]);
   const finalize = fn('MPI_T_finalize', 'int', []);
   const provided = [0];
@@ -176,7 +202,7 @@ export async function readMpit(inst: MpiInstall, want: { pvars?: boolean; cvars?
     );
   }
   const types = datatypeNames(koffi, lib, h);
-  const typeName = (v: unknown) => types.get(String(inst.flavor === 'openmpi' ? koffi.address(v) : v)) ?? 'other';
+  const typeName = (v: unknown) => types.get(String(pointers ? koffi.address(v) : v)) ?? 'other';
   const classes = namesByValue(h, 'MPI_T_PVAR_CLASS_');
   const binds = namesByValue(h, 'MPI_T_BIND_');
   const scopes = namesByValue(h, 'MPI_T_SCOPE_');

@@ -67,9 +67,10 @@ export async function probeRun(
   const job = args.copyShim ? currentJob(env) : undefined;
   if (args.pvars.length) {
     // the names are checked with the library before anything runs (loaded only when asked)
-    const { findInstall, askMpit } = await import('../mpit/library.js');
+    const { findAbiInstall, findInstall, askMpit } = await import('../mpit/library.js');
     const { checkSampled } = await import('../mpit/vars.js');
-    checkSampled(await askMpit(await findInstall(mpi.flavor, env), { pvars: true }), args.pvars);
+    const inst = mpi.abi ? await findAbiInstall(mpi.flavor, env) : await findInstall(mpi.flavor, env);
+    checkSampled(await askMpit(inst, { pvars: true }), args.pvars);
   }
   const outDir = run.outDir(args.out ?? defaultOutDir(program), args.force, args.dryRun);
   // a standard-ABI program's shim is the ABI's, whichever implementation runs it
