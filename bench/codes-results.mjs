@@ -75,10 +75,15 @@ for (const code of CODES) {
   for (const stack of STACKS) {
     log(`${code.name} under ${stack}`);
     try {
-      const r = runCode(tmp, code, (dir) => mpiiArgv(code, MPII, stack, join(dir, 'out')), (dir, stdout) => ({
-        diff: difference(code, want, resultsOf(code, stdout)),
-        errors: stack.split(',').includes('memcheck') ? memcheckErrors(dir) : {},
-      }));
+      const r = runCode(
+        tmp,
+        code,
+        (dir) => mpiiArgv(code, MPII, stack, join(dir, 'out')),
+        (dir, stdout) => ({
+          diff: difference(code, want, resultsOf(code, stdout)),
+          errors: stack.split(',').includes('memcheck') ? memcheckErrors(dir) : {},
+        }),
+      );
       const errors = Object.entries(r.read.errors);
       const ok = !r.read.diff && errors.length === 0;
       if (!ok) failed++;

@@ -26,7 +26,11 @@ const TIMEOUT_MS = 1_800_000;
 /** Debian's PETSc with real scalars: /usr/lib/petscdir/petsc<version>/<triplet>-real, the newest. */
 const PETSC_REAL = (() => {
   const base = '/usr/lib/petscdir';
-  const versions = existsSync(base) ? readdirSync(base).filter((d) => /^petsc\d/.test(d)).sort() : [];
+  const versions = existsSync(base)
+    ? readdirSync(base)
+        .filter((d) => /^petsc\d/.test(d))
+        .sort()
+    : [];
   return versions.length ? join(base, versions.at(-1), `${process.arch === 'x64' ? 'x86_64' : process.arch}-linux-gnu-real`) : join(base, 'none');
 })();
 
