@@ -8,7 +8,9 @@
  * progress thread, MPICH's async progress thread, UCX's), and system calls the library makes
  * outside any call memcheck sees. Those accesses are not the program's, so the code that made
  * them decides: the objects of the MPI library are
- *   - those that define PMPI_Init or pmpi_init_ (libmpi, libmpich, the Fortran bindings),
+ *   - those that define PMPI_Init or pmpi_init_ (libmpi, libmpich, the Fortran bindings), or
+ *     ompi_mpi_init: Open MPI 6's core, split out of libmpi as libopen_mpi, which its mpicc links
+ *     into the program too, so that "needed by the program" cannot tell it from libc,
  *   - those they need (DT_NEEDED, transitively) that the program does not need by itself
  *     (libopen-pal, libucp, libhwloc; not libc, libm, libgfortran: those are shared),
  *   - and every object loaded while MPI_Init ran (Open MPI's components, UCX's transports).
@@ -125,7 +127,7 @@ static int defines_mpi(const mc_obj_t *o, uintptr_t self)
     if (!o->name[0] || o->base == self) return 0;
     void *h = dlopen(o->name, RTLD_LAZY | RTLD_NOLOAD);
     if (!h) return 0;
-    static const char *const entries[] = { "PMPI_Init", "pmpi_init_", "pmpi_init_f08_", NULL };
+    static const char *const entries[] = { "PMPI_Init", "pmpi_init_", "pmpi_init_f08_", "ompi_mpi_init", NULL };
     int found = 0;
     for (int i = 0; entries[i] && !found; i++) {
         void *p = dlsym(h, entries[i]);
