@@ -14,8 +14,11 @@
 //   node bench/abi.mjs
 // Knobs (environment): ROUNDS (default 7), CALLS (calls per run, default 2000000), MODE (calls.c's
 // mode: send = MPI_Send to MPI_PROC_NULL, self = Isend/Recv/Wait to oneself; default self),
-// MPI=openmpi|mpich. Plain text on stdout; progress on stderr.
-import { existsSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+// MPI=openmpi|mpich. COUNT=instructions counts instructions per call with callgrind instead of
+// timing ((total at N=HI - total at N=LO) / (HI - LO), as bench/instructions.mjs): the same on a
+// loaded machine, one run per configuration and N; memcheck is left out there (under Valgrind its
+// checks become Valgrind's client requests, another path). Plain text on stdout; progress on stderr.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FLAVORS, log, lpad, median, mpiiRun, pad, ROOT, run, shuffle } from './common.mjs';
@@ -23,7 +26,9 @@ import { FLAVORS, log, lpad, median, mpiiRun, pad, ROOT, run, shuffle } from './
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const CALLS = Number(process.env.CALLS ?? 2000000);
 const MODE = process.env.MODE ?? 'self';
-const STACKS = ['', 'trace-count', 'monitor,profile,trace-count', 'memcheck'];
+const COUNT = process.env.COUNT === 'instructions';
+const [LO, HI] = [20000, 80000];
+const STACKS = ['', 'trace-count', 'monitor,profile,trace-count', ...(COUNT ? [] : ['memcheck'])];
 const LIBDIR = '/usr/lib/x86_64-linux-gnu';
 const HEADERS = [join(LIBDIR, 'mpi_abi_mpich', 'include'), join(LIBDIR, 'openmpi', 'include', 'standard_abi')];
 
@@ -69,6 +74,10 @@ for (const fl of FLAVORS) {
     for (const s of STACKS) configs.push({ kind, stack: s || '(empty)', argv: () => mpiiRun(join(tmp, `out-${++outSeq}`), s, '--mpi', mpi, ...prog(exe)) });
   }
   const argvOf = (c) => (typeof c.argv === 'function' ? c.argv() : c.argv);
+  if (COUNT) {
+    instructionTable(fl, configs, nativeExe, libs);
+    continue;
+  }
   log(`${fl.label}: warm-up (builds each compiled-in stack once for each shim)`);
   for (const c of configs) parse(run(argvOf(c), 900_000).stdout);
   const samples = new Map(configs.map((c) => [`${c.kind} ${c.stack}`, []]));
@@ -98,5 +107,52 @@ for (const fl of FLAVORS) {
   console.log(
     `minima: ${['plain', ...STACKS.map((s) => s || '(empty)')].map((s) => `${s} ${low('native', s).toFixed(1)}/${low('abi', s).toFixed(1)}`).join(', ')}`,
   );
+  console.log('');
+}
+
+/** COUNT=instructions: each configuration at N=LO and N=HI under callgrind, the difference per
+ * iteration (its argv as above, with valgrind before the program). */
+function instructionTable(fl, configs, nativeExe, libs) {
+  const counted = (argv) => {
+    run(argv, 900_000);
+    const file = argv.find((a) => a.startsWith('--callgrind-out-file=')).split('=')[1];
+    const m = /^summary: (\d+)/m.exec(readFileSync(file, 'utf8'));
+    if (!m) throw new Error(`no summary line in ${file}`);
+    return Number(m[1]);
+  };
+  const argvAt = (c, n) => {
+    const exe = c.kind === 'native' ? nativeExe : abiExe;
+    const mpi = c.kind === 'native' ? fl.name : `abi:${fl.name}`;
+    const p = [
+      '-np',
+      '1',
+      ...fl.extra,
+      'valgrind',
+      '--tool=callgrind',
+      `--callgrind-out-file=${join(tmp, `callgrind-${c.kind}-${c.stack}-${n}`)}`,
+      exe,
+      String(n),
+      MODE,
+      '1000',
+    ];
+    if (c.stack !== 'plain') return mpiiRun(join(tmp, `out-${++outSeq}`), c.stack === '(empty)' ? '' : c.stack, '--mpi', mpi, ...p);
+    if (c.kind === 'native') return [fl.run, ...p];
+    return fl.ompi ? [fl.run, '-x', `LD_LIBRARY_PATH=${libs}`, ...p] : [fl.run, '-genv', 'LD_LIBRARY_PATH', libs, ...p];
+  };
+  const per = new Map();
+  for (const c of configs) {
+    log(`${fl.label}: ${c.kind} ${c.stack} under callgrind`);
+    per.set(`${c.kind} ${c.stack}`, (counted(argvAt(c, HI)) - counted(argvAt(c, LO))) / (HI - LO));
+  }
+  console.log(
+    `=== ${fl.label}: instructions per ${MODE === 'self' ? 'Isend+Recv+Wait to oneself' : 'MPI_Send to MPI_PROC_NULL'}, -np 1, callgrind (N=${HI} - N=${LO}) ===`,
+  );
+  console.log(`${pad('stack', 30)}${lpad('native', 10)}${lpad('ABI', 10)}${lpad('ABI/nat', 9)}${lpad('stack nat', 11)}${lpad('stack ABI', 11)}`);
+  const [pn, pa] = [per.get('native plain'), per.get('abi plain')];
+  for (const stack of ['plain', ...STACKS.map((x) => x || '(empty)')]) {
+    const [n, a] = [per.get(`native ${stack}`), per.get(`abi ${stack}`)];
+    const own = stack === 'plain' ? ['', ''] : [(n - pn).toFixed(1), (a - pa).toFixed(1)];
+    console.log(`${pad(stack, 30)}${lpad(n.toFixed(1), 10)}${lpad(a.toFixed(1), 10)}${lpad((a / n).toFixed(2), 9)}${lpad(own[0], 11)}${lpad(own[1], 11)}`);
+  }
   console.log('');
 }
