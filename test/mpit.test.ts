@@ -385,7 +385,7 @@ describe('mpii pvars / mpii cvars', () => {
   });
 
   it('bad input: an unknown MPI, a filter that matches nothing', async () => {
-    oneLineError(await mpii(['pvars', '--mpi', 'lam']), /^mpii: unknown MPI 'lam' for --mpi — use --mpi openmpi or --mpi mpich$/);
+    oneLineError(await mpii(['pvars', '--mpi', 'lam']), /^mpii: unknown MPI 'lam' for --mpi — use --mpi openmpi, mpich, abi, abi:mpich or abi:openmpi$/);
     oneLineError(
       await mpii(['pvars', '--mpi', 'openmpi', 'no_such_thing']),
       /^mpii: no performance variable of Open MPI [\d.]+ matches 'no_such_thing' — mpii pvars without a filter lists all \d+$/,

@@ -201,7 +201,7 @@ async function listedInstall(mpi: string | undefined, env: NodeJS.ProcessEnv): P
   if (mpi !== undefined) {
     if (mpi === 'openmpi' || mpi === 'mpich') return findInstall(mpi, env);
     if (ABI_CHOICES.includes(mpi)) return findAbiInstall(mpi === 'abi' ? undefined : (mpi.slice(4) as FlavorName), env);
-    throw new MpiiError(`unknown MPI '${mpi}' for --mpi`, `use --mpi openmpi, mpich, ${ABI_CHOICES.join(', ')}`);
+    throw new MpiiError(`unknown MPI '${mpi}' for --mpi`, `use --mpi openmpi, mpich, ${ABI_CHOICES.slice(0, -1).join(', ')} or ${ABI_CHOICES.at(-1)}`);
   }
   const f = launcherFlavor(env) ?? installedFlavors(env)[0];
   if (!f) throw new MpiiError('no MPI installation found', `install one: apt-get install -y ${FLAVORS.openmpi.packages}`);
