@@ -17,7 +17,7 @@ import { launcherFlavor } from '../mpi/detect.js';
 import { DEFAULTS_FILE } from './run.js';
 import { buildWithSpinner } from './shim-build.js';
 import { askMpit, findAbiInstall, findInstall, type MpiInstall } from '../mpit/library.js';
-import { ABI_CHOICES } from '../mpi/abi.js';
+import { ABI_CHOICES, abiImplementationAsked } from '../mpi/abi.js';
 import { loadKoffi } from '../mpit/koffi.js';
 import { formatCvars, formatPvars, nameFilter } from '../mpit/vars.js';
 import { ENV, ENV_PASSED_ON } from '../environment.gen.js';
@@ -200,7 +200,7 @@ function jsonText(value: unknown): string {
 async function listedInstall(mpi: string | undefined, env: NodeJS.ProcessEnv): Promise<MpiInstall> {
   if (mpi !== undefined) {
     if (mpi === 'openmpi' || mpi === 'mpich') return findInstall(mpi, env);
-    if (ABI_CHOICES.includes(mpi)) return findAbiInstall(mpi === 'abi' ? undefined : (mpi.slice(4) as FlavorName), env);
+    if (ABI_CHOICES.includes(mpi)) return findAbiInstall(abiImplementationAsked(mpi), env);
     throw new MpiiError(`unknown MPI '${mpi}' for --mpi`, `use --mpi openmpi, mpich, ${ABI_CHOICES.slice(0, -1).join(', ')} or ${ABI_CHOICES.at(-1)}`);
   }
   const f = launcherFlavor(env) ?? installedFlavors(env)[0];

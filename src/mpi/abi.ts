@@ -18,6 +18,9 @@ export const ABI_SONAME = 'libmpi_abi.so.1';
  * libmpi_abi.so.1) or `abi:<implementation>`. */
 export const ABI_CHOICES = ['abi', 'abi:mpich', 'abi:openmpi'];
 
+/** The implementation `--mpi abi:<name>` asks for; undefined for plain `abi` (the system's). */
+export const abiImplementationAsked = (choice: string): FlavorName | undefined => (choice.includes(':') ? (choice.split(':')[1] as FlavorName) : undefined);
+
 /** Where distributions put the libraries and the standard header (Debian's multiarch first). */
 const LIB_DIRS = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib', '/usr/local/lib'];
 // Debian's MPICH ships the header in its own directory, Open MPI 6 beside its own mpi.h; the two

@@ -4,7 +4,7 @@ import { basename, delimiter, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { MpiiError } from '../errors.js';
 import { memoized } from '../memo.js';
-import { ABI_CHOICES, abiInLdd, chooseAbi, systemAbiLibrary, type AbiChoice } from './abi.js';
+import { ABI_CHOICES, abiImplementationAsked, abiInLdd, chooseAbi, systemAbiLibrary, type AbiChoice } from './abi.js';
 import { FLAVORS, findTool, flavorOfBinary, which, type FlavorName } from './flavors.js';
 import { flavorOfLibraries, isPython, pythonInclude, pythonMpi, shebangInterpreter } from './python.js';
 
@@ -169,7 +169,7 @@ function standardAbi(program: string, path: string, asked: string, ldd: string |
       `pass --mpi ${own}, or no --mpi`,
     );
   }
-  const impl = asked.includes(':') ? (asked.split(':')[1] as FlavorName) : undefined;
+  const impl = abiImplementationAsked(asked);
   const abi = chooseAbi(impl, linked?.path ?? systemAbiLibrary(), program);
   const how = linked ? `${program} links ${linked.soname}${impl ? '' : `, which is ${basename(abi.library)}`}` : '--mpi';
   return { flavor: abi.impl, how: impl && linked ? `${how}; --mpi ${asked}` : how, program: path, abi };

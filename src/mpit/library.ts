@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cacheRoot, mpiVersionOf, probe } from '../shim/shim.js';
+import { cacheRoot, implementationVersion, mpiVersionOf, probe } from '../shim/shim.js';
 import { MpiiError } from '../errors.js';
 import { FLAVORS, findTool, type FlavorName } from '../mpi/flavors.js';
 import { abiIncludeDir, abiVersion, chooseAbi, systemAbiLibrary } from '../mpi/abi.js';
@@ -94,12 +94,7 @@ export async function findInstall(flavor: FlavorName, env: NodeJS.ProcessEnv = p
 export async function findAbiInstall(asked: FlavorName | undefined, env: NodeJS.ProcessEnv = process.env): Promise<MpiInstall> {
   const choice = chooseAbi(asked, systemAbiLibrary(), 'mpii pvars/cvars');
   const include = abiIncludeDir();
-  let implementation: string = FLAVORS[choice.impl].label;
-  try {
-    implementation = mpiVersionOf(choice.impl, (await probe(choice.impl, cacheRoot(env), env)).incdirs);
-  } catch {
-    /* the implementation's own development files are not needed for its ABI library */
-  }
+  const implementation = (await implementationVersion(choice.impl, env)) ?? FLAVORS[choice.impl].label;
   return {
     flavor: choice.impl,
     version: `${abiVersion(include)} (${implementation})`,

@@ -13,7 +13,7 @@ import { currentJob } from '../launch/sbcast.js';
 import { srunLauncher } from '../launch/srun.js';
 import { detectMpi, findLauncher } from '../mpi/detect.js';
 import type { FlavorName } from '../mpi/flavors.js';
-import { cacheRoot, mpiVersionOf, probe } from '../shim/shim.js';
+import { cacheRoot, implementationVersion } from '../shim/shim.js';
 import type { Run } from './execute.js';
 import { defaultOutDir } from './output-dir.js';
 import type { RunFacts } from './plan.js';
@@ -32,21 +32,10 @@ export function checkRunArgs(args: RunArgs): void {
   }
 }
 
-async function chooseLauncher(args: RunArgs, flavor: FlavorName, env: NodeJS.ProcessEnv): Promise<Launcher> {
+/** `version`: the MPI's as its header says it, where the launcher's behaviour depends on it. */
+function chooseLauncher(args: RunArgs, flavor: FlavorName, env: NodeJS.ProcessEnv, version: string | undefined): Launcher {
   if (args.launcher === 'srun') return srunLauncher(flavor, args.launcherArgs, env);
-  const launcherEnvToo = flavor === 'openmpi' && spawnSeesLauncherEnv(flavor, await implementationVersion(flavor, env));
-  return mpirunLauncher(flavor, findLauncher(flavor, env), args.launcherArgs, env, launcherEnvToo);
-}
-
-/** The version of an MPI as its own header says it (cached with its compiler wrapper's probe);
- * undefined when its development files are not installed (a standard-ABI run needs only its
- * library). */
-async function implementationVersion(flavor: FlavorName, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  try {
-    return mpiVersionOf(flavor, (await probe(flavor, cacheRoot(env), env)).incdirs);
-  } catch {
-    return undefined;
-  }
+  return mpirunLauncher(flavor, findLauncher(flavor, env), args.launcherArgs, env, spawnSeesLauncherEnv(flavor, version));
 }
 
 export async function probeRun(
@@ -62,8 +51,11 @@ export async function probeRun(
   applyToolRules(stack.tools, args.toolFlags);
   checkToolLibraries(stack.tools); // a .so the ranks could not load: one line now, not a failure in every rank
   const mpi = await detectMpi(program, env, args.mpi, cacheRoot(env));
-  if (mpi.abi) mpi.abi.version = await implementationVersion(mpi.flavor, env);
-  const launcher = await chooseLauncher(args, mpi.flavor, env);
+  // the version: for the report of a standard-ABI run, and Open MPI's launcher (PRRTE from 5 on);
+  // MPICH's native runs need it for neither
+  const version = mpi.abi || mpi.flavor === 'openmpi' ? await implementationVersion(mpi.flavor, env) : undefined;
+  if (mpi.abi) mpi.abi.version = version;
+  const launcher = chooseLauncher(args, mpi.flavor, env, version);
   const job = args.copyShim ? currentJob(env) : undefined;
   if (args.pvars.length) {
     // the names are checked with the library before anything runs (loaded only when asked)

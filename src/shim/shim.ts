@@ -247,6 +247,17 @@ export function cacheKey(flavor: ShimFlavor, pr: Probe, cache?: string): string 
   });
 }
 
+/** The version of a flavour's MPI as its own header says it (through its compiler wrapper's
+ *  probe, cached); undefined when its development files are not installed (a standard-ABI run
+ *  and MPI_T on the ABI need only its library). */
+export async function implementationVersion(flavor: ShimFlavor, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  try {
+    return mpiVersionOf(flavor, (await probe(flavor, cacheRoot(env), env)).incdirs);
+  } catch {
+    return undefined;
+  }
+}
+
 export function mpiVersionOf(flavor: ShimFlavor, incdirs: string[]): string {
   if (flavor === 'abi') return abiVersion(incdirs[0]);
   for (const dir of incdirs) {
