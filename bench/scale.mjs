@@ -10,15 +10,18 @@
 // after MPI_Finalize) beside the other ranks' median, and rank 0's MPI_Finalize time (median) beside
 // plain's. Then a model calibrated on those points for 1,024, 16,384 and 131,072 ranks:
 //   file bytes            a + b·N, fitted (least squares) on the measured sizes;
-//   bytes a rank sends    its image (the file per rank) + 4 (its size) at the end;
+//   bytes a rank sends    its image (the file per rank) + 4 (its size) at the end; a group's
+//                         leader also passes on its group's ⌈√N⌉ images (preload/core/gather.c);
 //   writer's memory       the other ranks' peak (what any rank holds) + the gather's window
-//                         (min(256 images, 16 MiB), preload/core/profile_file.c) + 4·N (the sizes);
-//                         and beside it the writer's extra memory as measured here, a line in N:
-//                         it includes the MPI library's state for every peer the writer received
-//                         from (one node's shared-memory transport here), not the gather's own;
-//   end-of-job time       the collectives (an allreduce, a gather of ints, a dup, a bcast: 4·log2 N
-//                         steps of ALPHA_US) + N·(image / WRITER_MBPS + PER_RANK_US), the writer
-//                         taking each rank's image in turn (a window of 256 hides the latency).
+//                         (min(256 images, 16 MiB)) + 4·N (the sizes) + the MPI library's state
+//                         for each peer the writer exchanged messages with at the end: its group
+//                         and the other groups' leaders, about 2·√N ranks, at the cost per peer
+//                         fitted here (the writer's extra memory over the other ranks', a line in
+//                         its peers: one node's shared-memory transport here);
+//   end-of-job time       the collectives (a bcast, an allreduce, a gather of ints, a dup, a bcast:
+//                         5·log2 N steps of ALPHA_US) + N·(image / WRITER_MBPS + PER_RANK_US), the
+//                         writer taking each rank's image in turn (the windows hide the latency
+//                         of the leaders' hop).
 // ALPHA_US, WRITER_MBPS and PER_RANK_US describe a cluster, not this 2-core machine (whose
 // oversubscribed ranks wait for a core: the measured times here are an upper bound); their values
 // are printed with the model.
@@ -45,17 +48,29 @@ const MODEL = [1024, 16384, 131072];
 const FIT_FROM = Number(process.env.FIT_FROM ?? 65);
 const WINDOW_RANKS = 256;
 const WINDOW_BYTES = 16 << 20;
+/** The ranks a group of the gather has (preload/core/gather.c, mpii_gather_group): ⌈√N⌉, at least 2. */
+const group = (n) => Math.max(2, Math.ceil(Math.sqrt(n)));
+/** The ranks the writer exchanges messages with at the end: its group's others and the other groups' leaders. */
+const writerPeers = (n) => group(n) - 1 + Math.ceil(n / group(n)) - 1;
 
 const tmp = mkdtempSync(join(tmpdir(), 'mpii-scale-'));
 let seq = 0;
 
-/** The program's lines: rank 0's finalize time and peak memory, the others' median peak. */
+/** The program's lines: rank 0's finalize time and peak memory, the groups' leaders' and the
+ *  other ranks' median peaks. */
 function parse(stdout, n) {
   const lines = stdout.split('\n').filter((l) => l.startsWith('scale_ring '));
   if (lines.length !== n) throw new Error(`expected ${n} scale_ring lines, got ${lines.length}`);
   const f = (l, k) => Number(new RegExp(`${k}=([\\d.]+)`).exec(l)[1]);
   const zero = lines.find((l) => / rank=0 /.test(l));
-  return { finalizeMs: f(zero, 'finalize_ms'), writerKb: f(zero, 'hwm_kb'), otherKb: median(lines.filter((l) => l !== zero).map((l) => f(l, 'hwm_kb'))) };
+  // the groups' leaders (the writer, rank 0, leads the first group)
+  const leader = (l) => f(l, 'rank') >= group(n) && f(l, 'rank') % group(n) === 0;
+  return {
+    finalizeMs: f(zero, 'finalize_ms'),
+    writerKb: f(zero, 'hwm_kb'),
+    otherKb: median(lines.filter((l) => l !== zero && !leader(l)).map((l) => f(l, 'hwm_kb'))),
+    leaderKb: n > group(n) ? median(lines.filter(leader).map((l) => f(l, 'hwm_kb'))) : NaN,
+  };
 }
 
 function measure(fl, prog, n, bin) {
@@ -90,11 +105,11 @@ const mb = (b) => (b >= 1 << 30 ? `${(b / 2 ** 30).toFixed(2)} GB` : `${(b / 2 *
 function report(label, rows) {
   console.log(`${label}`);
   console.log(
-    `${lpad('ranks', 6)} ${lpad('profile.mpii', 13)} ${lpad('per rank', 10)} ${lpad('--json', 12)} ${lpad('per rank', 10)} ${lpad('writer peak', 12)} ${lpad('others', 10)} ${lpad('finalize', 10)} ${lpad('plain', 9)} ${lpad('added', 9)}`,
+    `${lpad('ranks', 6)} ${lpad('profile.mpii', 13)} ${lpad('per rank', 10)} ${lpad('--json', 12)} ${lpad('per rank', 10)} ${lpad('writer peak', 12)} ${lpad('leaders', 10)} ${lpad('others', 10)} ${lpad('finalize', 10)} ${lpad('plain', 9)} ${lpad('added', 9)}`,
   );
   for (const r of rows) {
     console.log(
-      `${lpad(r.n, 6)} ${lpad(kb(r.file), 13)} ${lpad(`${(r.file / r.n).toFixed(0)} B`, 10)} ${lpad(kb(r.json), 12)} ${lpad(`${(r.json / r.n).toFixed(0)} B`, 10)} ${lpad(kb(r.writerKb * 1024), 12)} ${lpad(kb(r.otherKb * 1024), 10)} ${lpad(`${r.finalizeMs.toFixed(0)} ms`, 10)} ${lpad(`${r.plainMs.toFixed(0)} ms`, 9)} ${lpad(`${(r.finalizeMs - r.plainMs).toFixed(0)} ms`, 9)}`,
+      `${lpad(r.n, 6)} ${lpad(kb(r.file), 13)} ${lpad(`${(r.file / r.n).toFixed(0)} B`, 10)} ${lpad(kb(r.json), 12)} ${lpad(`${(r.json / r.n).toFixed(0)} B`, 10)} ${lpad(kb(r.writerKb * 1024), 12)} ${lpad(Number.isNaN(r.leaderKb) ? '-' : kb(r.leaderKb * 1024), 10)} ${lpad(kb(r.otherKb * 1024), 10)} ${lpad(`${r.finalizeMs.toFixed(0)} ms`, 10)} ${lpad(`${r.plainMs.toFixed(0)} ms`, 9)} ${lpad(`${(r.finalizeMs - r.plainMs).toFixed(0)} ms`, 9)}`,
     );
   }
   const at = (n) => rows.find((r) => r.n === n);
@@ -112,12 +127,15 @@ function report(label, rows) {
       : { a: 0, b: big[0][k] / big[0].n };
   const file = through('file');
   const json = through('json');
-  // what the writer holds beyond any other rank, a line through every size: the gather's window and
-  // sizes, and MPI's own state for each peer it received from (here: shared memory, one node)
-  const extra = fit(
-    rows.map((r) => r.n),
-    rows.map((r) => (r.writerKb - r.otherKb) * 1024),
-  );
+  // what the writer holds beyond any other rank but the gather's window and sizes, per rank it
+  // talked to at the end: MPI's own state for each of those peers (here: shared memory, one
+  // node), a line through 0 (least squares). BASE (an mpii whose writer asked every rank itself)
+  // is fitted the same way with N - 1 peers.
+  const peersOf = label.includes('base') ? (n) => n - 1 : writerPeers;
+  const gatherOwn = (n, image) => Math.min(WINDOW_BYTES, Math.min(n, WINDOW_RANKS) * image) + 4 * n;
+  const perPeer =
+    rows.reduce((a, r) => a + peersOf(r.n) * ((r.writerKb - r.otherKb) * 1024 - gatherOwn(r.n, r.file / r.n)), 0) /
+    rows.reduce((a, r) => a + peersOf(r.n) ** 2, 0);
   const other = median(rows.map((r) => r.otherKb * 1024));
   const added = fit(
     rows.map((r) => r.n),
@@ -127,19 +145,18 @@ function report(label, rows) {
     `fit on ${big.map((r) => r.n).join(', ')} ranks: file ${file.a.toFixed(0)} + ${file.b.toFixed(1)}·N bytes, json ${json.a.toFixed(0)} + ${json.b.toFixed(1)}·N bytes, added here ${added.a.toFixed(1)} + ${(added.b * 1000).toFixed(0)} µs·N`,
   );
   console.log(`model (ALPHA_US=${ALPHA_US}, WRITER_MBPS=${WRITER_MBPS}, PER_RANK_US=${PER_RANK_US}):`);
-  console.log(`writer's extra memory here: ${(extra.a / 1024).toFixed(0)} KB + ${(extra.b / 1024).toFixed(1)} KB·N`);
+  console.log(`writer's extra memory here, past the gather's own: ${(perPeer / 1024).toFixed(1)} KB a peer it talked to at the end`);
   console.log(
-    `${lpad('ranks', 8)} ${lpad('file', 10)} ${lpad('json', 10)} ${lpad('sent/rank', 10)} ${lpad('writer mem', 11)} ${lpad('+MPI as here', 13)} ${lpad('end of job', 11)}`,
+    `${lpad('ranks', 8)} ${lpad('file', 10)} ${lpad('json', 10)} ${lpad('sent/rank', 10)} ${lpad('leader', 9)} ${lpad('w. peers', 9)} ${lpad('writer mem', 11)} ${lpad('end of job', 11)}`,
   );
   for (const n of MODEL) {
     const bytes = file.a + file.b * n;
     const image = bytes / n;
-    const window = Math.min(WINDOW_BYTES, WINDOW_RANKS * image);
-    const mem = other + window + 4 * n;
-    const asHere = other + Math.max(0, extra.a + extra.b * n);
-    const t = 4 * Math.log2(n) * ALPHA_US * 1e-6 + n * (image / (WRITER_MBPS * 1e6) + PER_RANK_US * 1e-6);
+    const peers = peersOf(n);
+    const mem = other + gatherOwn(n, image) + Math.max(0, perPeer) * peers;
+    const t = 5 * Math.log2(n) * ALPHA_US * 1e-6 + n * (image / (WRITER_MBPS * 1e6) + PER_RANK_US * 1e-6);
     console.log(
-      `${lpad(n, 8)} ${lpad(mb(bytes), 10)} ${lpad(mb(json.a + json.b * n), 10)} ${lpad(`${(image + 4).toFixed(0)} B`, 10)} ${lpad(mb(mem), 11)} ${lpad(mb(asHere), 13)} ${lpad(`${t.toFixed(3)} s`, 11)}`,
+      `${lpad(n, 8)} ${lpad(mb(bytes), 10)} ${lpad(mb(json.a + json.b * n), 10)} ${lpad(`${(image + 4).toFixed(0)} B`, 10)} ${lpad(kb(group(n) * image), 9)} ${lpad(peers, 9)} ${lpad(mb(mem), 11)} ${lpad(`${t.toFixed(3)} s`, 11)}`,
     );
   }
   console.log('');
@@ -176,6 +193,7 @@ forEachFlavor(tmp, (fl) => {
         json: m('json'),
         writerKb: m('writerKb'),
         otherKb: m('otherKb'),
+        leaderKb: m('leaderKb'),
         finalizeMs: m('finalizeMs'),
         plainMs: median(plain),
       });

@@ -1,8 +1,8 @@
 /* The run's profile. Each rank keeps its tools' results in a file-backed shared mapping
  * (<out>/rank-<r>.live) from the start, so what was counted survives a crash or a SIGKILL from
  * the launcher. At MPI_Finalize one rank gathers every rank's image through MPI (no shared
- * filesystem needed), streaming them into <out>/profile.mpii with a bounded window; the per-rank
- * files are then removed. The
+ * filesystem needed; gather.c), streaming them into <out>/profile.mpii with a bounded window; the
+ * per-rank files are then removed. The
  * writer is the first rank that sees the file `mpii run` put in the output directory
  * (MPII_RUN_MARK), so mpii can read what it writes; rank 0 when none does.
  *
@@ -26,6 +26,7 @@
 #include "mpii_objects.h"
 #include "mpii_tool.h" /* MPII_EVENT_*, MPII_EVENTS_KEPT */
 #include "log.h"
+#include "gather.h"
 #include "mpii_env.h"
 #include "mpii_profile_format.h"
 #include "profile_file.h"
@@ -327,27 +328,8 @@ static int profile_writer(void)
     return 0;
 }
 
-/* How much of the other ranks' images the writer holds at once: it asks for the next ranks'
- * images while this many bytes (and ranks) are in flight, and writes each one to the file as it
- * comes, in rank order. So its memory is bounded whatever the job's size, and no rank sends
- * before it is asked (no unexpected messages pile up at the writer). */
-#define GATHER_WINDOW_BYTES ((size_t) 16 << 20)
-#define GATHER_WINDOW_RANKS 256
-
-/* Where the writer takes an image it has no memory for (the file is then not written, but the
- * rank must still send it): an image is never larger than IMAGE_CAPACITY; pages only as touched. */
-static void *drain_buffer(void)
-{
-    static void *drain;
-    if (!drain) {
-        drain = mmap(NULL, IMAGE_CAPACITY, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (drain == MAP_FAILED) drain = NULL;
-    }
-    return drain;
-}
-
-/* The writer's side: the profile header, then every rank's image in rank order, streamed. */
-static void write_gathered(MPI_Comm comm, const int *sizes, const void *mine, size_t mine_len, int *ok_out)
+/* The writer's side: a temporary file renamed profile.mpii once every image is in it. */
+static int write_gathered(MPI_Comm comm, int writer, const void *mine, int mine_len)
 {
     char tmp[4200], final[4200];
     snprintf(tmp, sizeof tmp, "%s/.profile.mpii.%d", out_dir, (int) getpid());
@@ -355,50 +337,21 @@ static void write_gathered(MPI_Comm comm, const int *sizes, const void *mine, si
     mpii_profile_header_t head = { MPII_PROFILE_MAGIC, MPII_FORMAT_VERSION, (uint32_t) mpii_size };
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int ok = fd >= 0 && write_all(fd, &head, sizeof head) == 0;
-    MPI_Request req[GATHER_WINDOW_RANKS];
-    char *buf[GATHER_WINDOW_RANKS];
-    size_t held = 0;
-    int next = 0; /* the next rank to ask */
-    for (int r = 0; r < mpii_size; r++) {
-        /* ask ranks r.. while the window has room (always at least rank r) */
-        while (next < mpii_size && next - r < GATHER_WINDOW_RANKS &&
-               (next == r || held + (size_t) sizes[next] <= GATHER_WINDOW_BYTES)) {
-            int slot = next % GATHER_WINDOW_RANKS;
-            buf[slot] = NULL;
-            req[slot] = MPI_REQUEST_NULL;
-            if (next != mpii_rank) {
-                buf[slot] = malloc(sizes[next] ? (size_t) sizes[next] : 1);
-                if (!buf[slot]) ok = 0; /* still asked and taken (the rank waits for the word): into the drain */
-                void *into = buf[slot] ? (void *) buf[slot] : drain_buffer();
-                MPII_PMPI(MPI_Irecv, MPI_IRECV_T)(into, sizes[next], MPI_BYTE, next, 1, comm, &req[slot]);
-                MPII_PMPI(MPI_Send, MPI_SEND_T)(NULL, 0, MPI_BYTE, next, 0, comm);
-                held += (size_t) sizes[next];
-            }
-            next++;
-        }
-        int slot = r % GATHER_WINDOW_RANKS;
-        if (r == mpii_rank) {
-            ok = ok && write_all(fd, mine, mine_len) == 0;
-            continue;
-        }
-        MPII_PMPI(MPI_Wait, MPI_WAIT_T)(&req[slot], MPI_STATUS_IGNORE);
-        ok = ok && buf[slot] && write_all(fd, buf[slot], (size_t) sizes[r]) == 0;
-        free(buf[slot]);
-        held -= (size_t) sizes[r];
-    }
+    /* collective: called whether or not the file opened (the others' images are then drained) */
+    ok = mpii_gather_images(comm, writer, mine, mine_len, ok ? fd : -1, IMAGE_CAPACITY) && ok;
     if (fd >= 0 && close(fd) != 0) ok = 0;
     ok = ok && rename(tmp, final) == 0;
     if (!ok) {
         mpii_error("cannot write %s (%s): per-rank files are kept", final, strerror(errno));
         unlink(tmp);
     }
-    *ok_out = ok;
+    return ok;
 }
 
 /* Every rank's image to the writer (through PMPI, so legacy tools below us do not see it, on a
- * communicator of its own, so no message of the program's can match ours). Each rank sends its
- * compacted image once the writer asks for it; the writer streams them into the file. A rank's
- * cost is its own image; the writer's, the file (docs/architecture.md, "The end of the job"). */
+ * communicator of its own, so no message of the program's can match ours): gather.c, through
+ * group leaders, each image sent when asked and streamed into the file. A rank's cost is its
+ * own image; the writer's, the file (docs/architecture.md, "The end of the job"). */
 void mpii_profile_finish(void)
 {
     if (!image) return;
@@ -411,22 +364,12 @@ void mpii_profile_finish(void)
     char *mine_image = compact_image(&compact_len);
     const void *mine_bytes = mine_image ? (const void *) mine_image : (const void *) image;
     int mine = (int) (mine_image ? compact_len : pad8(image->used));
-    int *sizes = NULL;
-    if (mpii_rank == writer) sizes = calloc((size_t) mpii_size, sizeof *sizes);
-    MPII_PMPI(MPI_Gather, MPI_GATHER_T)(&mine, 1, MPI_INT, sizes, 1, MPI_INT, writer, MPI_COMM_WORLD);
     MPI_Comm comm = MPI_COMM_NULL;
     MPII_PMPI(MPI_Comm_dup, MPI_COMM_DUP_T)(MPI_COMM_WORLD, &comm);
     int ok = 1;
-    if (mpii_rank == writer) {
-        if (sizes) write_gathered(comm, sizes, mine_bytes, (size_t) mine, &ok);
-        else
-            mpii_error("out of memory for the sizes of %d ranks' profiles: per-rank files are kept", mpii_size);
-        free(sizes);
-    } else {
-        /* asked, then sent: the writer holds only the images it is writing */
-        MPII_PMPI(MPI_Recv, MPI_RECV_T)(NULL, 0, MPI_BYTE, writer, 0, comm, MPI_STATUS_IGNORE);
-        MPII_PMPI(MPI_Send, MPI_SEND_T)((void *) mine_bytes, mine, MPI_BYTE, writer, 1, comm);
-    }
+    if (mpii_rank == writer) ok = write_gathered(comm, writer, mine_bytes, mine);
+    else
+        mpii_gather_images(comm, writer, mine_bytes, mine, -1, IMAGE_CAPACITY);
     free(mine_image);
     /* everyone learns whether the gathered file exists before dropping its own copy */
     MPII_PMPI(MPI_Bcast, MPI_BCAST_T)(&ok, 1, MPI_INT, writer, comm);
