@@ -94,3 +94,17 @@ test('format 1 per-rank files of a crashed run read as incomplete', () => {
   );
   assert.ok(p.ranks.some((r) => r.state !== 'finalized'));
 });
+
+test('stoppedRanks: the ranks whose .live file says they stopped the job, none once the profile is gathered', async () => {
+  const { rankImage } = await import('../src/profile-file/synthetic.js');
+  const { stoppedRanks } = await import('../src/profile-file/read.js');
+  const dir = mkdtempSync(join(tmpdir(), 'mpii-stopped-'));
+  assert.deepEqual(stoppedRanks(join(dir, 'absent')), []);
+  writeFileSync(join(dir, 'rank-0.live'), rankImage({ rank: 0, size: 3, state: 'running', tools: {} }));
+  writeFileSync(join(dir, 'rank-2.live'), rankImage({ rank: 2, size: 3, state: 'aborted', tools: {} }));
+  writeFileSync(join(dir, 'rank-1.live'), rankImage({ rank: 1, size: 3, state: 'aborted', tools: {} }));
+  writeFileSync(join(dir, 'pid-x-1.live'), 'not an image');
+  assert.deepEqual(stoppedRanks(dir), [1, 2]);
+  writeFileSync(join(dir, 'profile.mpii'), '');
+  assert.deepEqual(stoppedRanks(dir), []);
+});

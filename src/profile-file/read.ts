@@ -550,6 +550,27 @@ function readLive(path: string): Buffer {
   }
 }
 
+/** The ranks whose per-rank file says they stopped the job (MPI_Abort, a tool's fatal stop: state
+ *  `aborted`), from the .live files' headers alone; none when the profile was gathered (every rank
+ *  finalized) or there is no profile. */
+export function stoppedRanks(dir: string): number[] {
+  if (!existsSync(dir) || existsSync(join(dir, 'profile.mpii'))) return [];
+  const stopped: number[] = [];
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.live'))) {
+    const fd = openSync(join(dir, f), 'r');
+    try {
+      const head = Buffer.alloc(IMAGE_HEADER_SIZE);
+      if (readSync(fd, head, 0, IMAGE_HEADER_SIZE, 0) < IMAGE_HEADER_SIZE) continue;
+      if (head.toString('latin1', 0, IMAGE_MAGIC.length) !== IMAGE_MAGIC) continue;
+      const h = imageHeader(head);
+      if (STATES[h.state] === 'aborted') stopped.push(h.rank);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return stopped.sort((a, b) => a - b);
+}
+
 /** The run directory `path` names: the directory itself, or the one holding a profile file
  * given instead (`mpii report out/profile.mpii`, `out/rank-0.live`). */
 export function profileDir(path: string): string {

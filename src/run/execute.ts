@@ -17,6 +17,7 @@ import { prepareOutDir, removeIfEmpty } from './output-dir.js';
 import type { RunPlan } from './plan.js';
 import { linkAbiName } from './python.js';
 import { reportAfterJob } from './summary.js';
+import { stoppedRanks } from '../profile-file/read.js';
 
 /** A run from its first step to its end: what it made, and whether the launcher runs. */
 export class Run {
@@ -107,7 +108,7 @@ async function runJob(plan: RunPlan, env: NodeJS.ProcessEnv): Promise<number> {
     (e) => new MpiiError(`cannot start ${command}: ${e.message}`, 'check the MPI installation with mpii doctor'),
     plan.timeout,
   );
-  const code = exitCodeOf(outcome);
+  const code = lostExitCode(exitCodeOf(outcome), plan);
   if (outcome.timedOut) {
     process.stderr.write(
       `mpii: the job ran past --timeout ${plan.timeout} s and was stopped (exit ${TIMEOUT_EXIT}): its profile is partial, marked INCOMPLETE\n`,
@@ -115,4 +116,19 @@ async function runJob(plan: RunPlan, env: NodeJS.ProcessEnv): Promise<number> {
   }
   if (!plan.quiet) await reportAfterJob(code, plan.outDir, plan.tools, env);
   return code;
+}
+
+/** memcheck's fatal stop ends its rank with exit 86 (docs/tools/memcheck.md). MPICH 4.1 to 4.2.1's
+ * hydra can lose that code and exit 0 when a second rank ends while the first is being cleaned up
+ * (pmodels/mpich#7057: 1 run in 10 here on MPICH 4.2.1), and a stopped job must not look like a
+ * success: the ranks' files say who stopped it. */
+export const MEMCHECK_FATAL_EXIT = 86;
+function lostExitCode(code: number, plan: RunPlan): number {
+  if (code !== 0 || !plan.tools.some((t) => t.name === 'memcheck' && String(t.options.fatal) === 'true')) return code;
+  const stopped = stoppedRanks(plan.outDir);
+  if (stopped.length === 0) return code;
+  process.stderr.write(
+    `mpii: memcheck stopped the job at rank ${stopped.join(', ')} (exit ${MEMCHECK_FATAL_EXIT}) but ${plan.launch.command} exited 0 (a launcher that lost the rank's exit code, e.g. MPICH 4.1-4.2.1's hydra: pmodels/mpich#7057): mpii exits ${MEMCHECK_FATAL_EXIT}\n`,
+  );
+  return MEMCHECK_FATAL_EXIT;
 }
