@@ -81,6 +81,18 @@ echo "debian-root.sh: making $root from $mirror (debootstrap $release, then apt:
 cache=$base/debs-$release
 mkdir -p "$cache"
 log=$base/$release.log
+# dpkg in the root (debootstrap's and apt's) without an fsync per file, and without the
+# documentation, manual pages and translations: a root that is remade rather than repaired after a
+# crash, and whose tests read none of them. Minutes less of dpkg on a small machine.
+mkdir -p "$root.new/etc/dpkg/dpkg.cfg.d"
+cat >"$root.new/etc/dpkg/dpkg.cfg.d/01mpii-root" <<'CFG'
+force-unsafe-io
+path-exclude=/usr/share/doc/*
+path-include=/usr/share/doc/*/copyright
+path-exclude=/usr/share/man/*
+path-exclude=/usr/share/info/*
+path-exclude=/usr/share/locale/*
+CFG
 # a minimal base first, then the packages with apt inside: debootstrap's --include resolver does
 # not follow virtual packages (trixie's libltdl-dev, under libopenmpi-dev, needs automake-1.17,
 # which only automake provides) and leaves such a root unconfigured
@@ -91,6 +103,7 @@ if ! debootstrap --variant=minbase --cache-dir="$cache" "$release" "$root.new" "
   exit 1
 fi
 
+t1=$(date +%s)
 # inside: apt's sources for this release, services that never start, the packages
 echo "deb $mirror $release main" >"$root.new/etc/apt/sources.list"
 printf '#!/bin/sh\nexit 101\n' >"$root.new/usr/sbin/policy-rc.d"
@@ -110,5 +123,5 @@ rm -f "$root.new"/var/cache/apt/archives/*.deb
 echo "$stamp_text" >"$root.new/.mpii-root-stamp"
 rm -rf --one-file-system "$root"
 mv "$root.new" "$root"
-echo "debian-root.sh: made $root in $(($(date +%s) - t0)) s, $(du -sh --one-file-system "$root" | cut -f1)" >&2
+echo "debian-root.sh: made $root in $(($(date +%s) - t0)) s (debootstrap $((t1 - t0)) s, the packages $(($(date +%s) - t1)) s), $(du -sh --one-file-system "$root" | cut -f1)" >&2
 echo "$root"

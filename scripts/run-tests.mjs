@@ -89,7 +89,19 @@ async function run(layer, extra) {
     return 1;
   }
   console.log(`run-tests: ${layer} layer, ${compiled.length} files`);
+  // the files' temporary directories (profiles, compiled programs, fake launchers: ~150 places)
+  // inside one made for this layer: removed after a passing run, kept after a failing one for its
+  // evidence; without it every run left thousands of directories in /tmp
+  const tmp = mkdtempSync(join(tmpdir(), `mpii-tests-${layer}-`));
+  // as /tmp is: the package test runs mpii as another user, munged checks its socket's parents
+  chmodSync(tmp, 0o1777);
   if (layer !== 'unit') {
+    // the layer's shim builds share their compiled objects (MPII_OBJECT_CACHE,
+    // src/shim/object-cache.ts): the general shim built below is built again in a dozen private
+    // caches by the files that test caches, packages, installs and added tools, and each of
+    // those then compiles only what differs. The files that test the first build itself
+    // (first-run, cold-build) compile everything in theirs.
+    process.env.MPII_OBJECT_CACHE ??= join(tmp, 'objects');
     // both MPIs' shims built once, before any test: a build (1–2 minutes, more on a busy machine)
     // then never runs inside one test's time limit
     const b = spawnSync(process.execPath, [join(ROOT, 'bin', 'mpii.js'), 'build', '--mpi', 'all', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
@@ -104,12 +116,6 @@ async function run(layer, extra) {
   // integration files one at a time: jobs share the machine's cores, the launchers and Slurm; unit
   // files two at a time (the machines here have 2 cores)
   const concurrency = ['--test-concurrency=' + (layer === 'unit' ? 2 : 1)];
-  // the files' temporary directories (profiles, compiled programs, fake launchers: ~150 places)
-  // inside one made for this layer: removed after a passing run, kept after a failing one for its
-  // evidence; without it every run left thousands of directories in /tmp
-  const tmp = mkdtempSync(join(tmpdir(), `mpii-tests-${layer}-`));
-  // as /tmp is: the package test runs mpii as another user, munged checks its socket's parents
-  chmodSync(tmp, 0o1777);
   const r = spawnSync(process.execPath, ['--test', ...concurrency, ...extra, ...compiled], {
     cwd: ROOT,
     stdio: 'inherit',

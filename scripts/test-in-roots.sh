@@ -9,7 +9,7 @@
 #   bash scripts/test-in-roots.sh --layer roots-ci    the part CI runs (run-tests.mjs's ROOTS_CI)
 #
 # As root. The roots are made (or reused) by scripts/debian-root.sh, both at once: debootstrap and
-# apt wait on the mirror more than on the cores. The checkout must be built (npm run build): its
+# apt wait on the mirror more than on the cores; then their tests run, both at once too. The checkout must be built (npm run build): its
 # dist/ and node_modules/ are JavaScript and koffi's N-API binary, which run on either Node.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,8 +42,11 @@ for p in "${pids[@]}"; do wait "$p" || made=1; done
 [ $made -eq 0 ] || { echo "test-in-roots.sh: a root could not be made (above)" >&2; exit 1; }
 echo "test-in-roots.sh: roots ready in $(($(date +%s) - t0)) s"
 
-status=0
-for r in "${releases[@]}"; do
+# each release's tests in its own root, all at once: the tests mostly wait on launchers and rank
+# start, so two roots' runs share the 2 cores better than one after the other; each run's output
+# is kept apart and printed whole when it ends
+test_release() {
+  local r=$1 root t1 versions
   root=$(cat "$work/$r.path")
   t1=$(date +%s)
   # what the release brings, as its own tools say it
@@ -55,9 +58,19 @@ for r in "${releases[@]}"; do
     bash scripts/in-root.sh "$root" sh -c 'cd "$1" && shift && exec node scripts/run-tests.mjs "$@"' sh "$checkout" "$layer" "${extra[@]}"; then
     echo "test-in-roots.sh: $r: passed in $(($(date +%s) - t1)) s"
   else
-    status=1
     echo "test-in-roots.sh: $r: FAILED after $(($(date +%s) - t1)) s"
+    return 1
   fi
+}
+pids=()
+for r in "${releases[@]}"; do
+  test_release "$r" >"$work/$r.log" 2>&1 &
+  pids+=($!)
+done
+status=0
+for i in "${!releases[@]}"; do
+  wait "${pids[$i]}" || status=1
+  cat "$work/${releases[$i]}.log"
 done
 echo "test-in-roots.sh: ${releases[*]} in $(($(date +%s) - t0)) s in all"
 exit $status

@@ -38,6 +38,8 @@ export const ENV = {
   MPII_BUILD: 'MPII_BUILD',
   /** MPII_SYSTEM_CACHE (path; set by user; read by cli): the system-wide cache of prebuilt shims, which every run reads before the user's own and never writes; `mpii build --system` and `mpii install` fill it (docs/install.md) */
   MPII_SYSTEM_CACHE: 'MPII_SYSTEM_CACHE',
+  /** MPII_OBJECT_CACHE (path; set by user; read by cli): a directory of compiled objects shared between shim builds (several users' caches, a container rebuilt from nothing, a test suite's private caches): a source compiled the same way as before (the same compiler, flags and preprocessed text) is taken from it instead of compiled again; unset, every build compiles everything. Never pruned: remove it to reclaim its space */
+  MPII_OBJECT_CACHE: 'MPII_OBJECT_CACHE',
   /** MPII_SPECIALISE (word; set by user; read by cli): `0`: every run as with `--chained` (the QMPI chain, no compiled-in stack) */
   MPII_SPECIALISE: 'MPII_SPECIALISE',
   /** MPII_DEBUG_DIR (list; set by user; read by cli): folders searched before `/usr/lib/debug` for the separate debug files of stripped programs and libraries (`mpii report`'s `file:line`) */

@@ -36,7 +36,8 @@ function fresh(): { cache: string; env: NodeJS.ProcessEnv } {
   // no system cache either (install.test.ts fills the tests' own)
   return {
     cache: join(cache, 'mpii'),
-    env: { XDG_CACHE_HOME: cache, MPII_SYSTEM_CACHE: join(cache, 'no-system-cache'), MPII_BUILD: '', MPII_SPECIALISE: '1' },
+    // nor shared objects (scripts/run-tests.mjs): a first build compiles everything
+    env: { XDG_CACHE_HOME: cache, MPII_SYSTEM_CACHE: join(cache, 'no-system-cache'), MPII_BUILD: '', MPII_SPECIALISE: '1', MPII_OBJECT_CACHE: '' },
   };
 }
 

@@ -29,6 +29,7 @@ import type { ToolManifest } from '../tools/manifest.js';
 import { ENV } from '../environment.gen.js';
 import { lockHolder, lockPath, waitForLock } from './build-lock.js';
 import { stackName } from '../gen/specialised-c.js';
+import { compileObject } from './object-cache.js';
 
 // Loaded only when used: a warm `mpii run` neither hashes (the key is remembered, see cacheKey)
 // nor generates anything
@@ -412,7 +413,7 @@ async function ensureArchive(dir: string, pr: Probe, env: NodeJS.ProcessEnv, ste
       obj: join(tmp, `static-${src.split('/').pop()!.replace(/\.c$/, '.o')}`),
     }));
     const [cc, cflags] = compileCommand(pr);
-    await Promise.all(statics.map(({ src, obj }) => execa(cc, [...cflags, ...compileArgs(src, obj, genDir, ['-DMPII_STATIC'])], { env })));
+    await Promise.all(statics.map(({ src, obj }) => compileObject(execa, cc, [...cflags, ...compileArgs(src, obj, genDir, ['-DMPII_STATIC'])], src, obj, env)));
     // the shim's own objects (numbered), all but the dynamic wrappers
     const objects = readdirSync(dir)
       .filter((f) => /^\d+-.*\.o$/.test(f) && !f.endsWith('-mpii_wrappers.o'))
@@ -521,7 +522,8 @@ export async function buildShim(flavor: ShimFlavor, opts: BuildOptions = {}): Pr
     const queue = longestFirst([...sources, join(PRELOAD_DIR, 'core', 'site_path.c')]);
     const total = queue.length;
     const objects: string[] = [];
-    let done = 0;
+    let done = 0,
+      fromCache = 0;
     const [cc, cflags] = compileCommand(pr);
     step(`compiling ${total} files with ${cc}`);
     const genDir = join(work, 'gen');
@@ -536,13 +538,14 @@ export async function buildShim(flavor: ShimFlavor, opts: BuildOptions = {}): Pr
         if (base !== 'site_path.o') objects.push(obj);
         compiling.add(name);
         step(`compiling ${[...compiling].join(', ')} (${done}/${total} done)`);
-        await execa(cc, [...cflags, ...compileArgs(src, obj, genDir, [], quick ? quickLevel(src) : '-O2')], { env });
+        const how = await compileObject(execa, cc, [...cflags, ...compileArgs(src, obj, genDir, [], quick ? quickLevel(src) : '-O2')], src, obj, env);
+        if (how === 'cached') fromCache++;
         compiling.delete(name);
         done++;
       }
     };
     await Promise.all([worker(), worker()]);
-    step('linking (without libmpi)');
+    step(`linking (without libmpi)${fromCache ? `: ${fromCache} of ${total} objects from the object cache` : ''}`);
     await execa(pr.cc, linkArgs(join(work, 'libmpii.so'), [...objects, join(work, 'site_path.o')]), { env });
     mkdirSync(join(work, 'include'));
     copyFileSync(join(work, 'gen', 'qmpi.h'), join(work, 'include', 'qmpi.h'));

@@ -13,6 +13,7 @@ import type { ToolManifest } from '../tools/manifest.js';
 import { specHeader, specSource, stackName } from '../gen/specialised-c.js';
 import { acquireLock, lockHolder, lockPath, releaseLock, removeDeadWork, waitForLock, workPrefix } from './build-lock.js';
 import { clearFailure } from './background.js';
+import { compileObject } from './object-cache.js';
 import { cacheRoot, compileArgs, compileCommand, linkArgs, probe, type BuildOptions, type Shim } from './shim.js';
 
 /** Where the specialised shim of `tools` is built for the general shim `shim`: next to it, or for
@@ -84,7 +85,8 @@ async function build(shim: Shim, tools: ToolManifest[], opts: SpecialiseOptions,
     writeFileSync(join(work, 'mpii_spec.c'), specSource(tools));
     const obj = join(work, 'mpii_spec.o');
     const [cc, cflags] = compileCommand(pr);
-    await execa(cc, [...cflags, ...compileArgs(join(work, 'mpii_spec.c'), obj, join(dir, 'gen'), ['-g1', '-I', work])], { env });
+    const src = join(work, 'mpii_spec.c');
+    await compileObject(execa, cc, [...cflags, ...compileArgs(src, obj, join(dir, 'gen'), ['-g1', '-I', work])], src, obj, env);
     // the general shim's objects (numbered: `N-name.o`) but its entry points and these tools'
     // wrapper sources, which the translation unit above holds
     const replaced = new Set(['mpii_wrappers.o', ...tools.map((t) => t.specialise!.replace(/\.c$/, '.o'))]);
