@@ -120,7 +120,7 @@ async function runJob(plan: RunPlan, env: NodeJS.ProcessEnv): Promise<number> {
 
 /** memcheck's fatal stop ends its rank with exit 86 (docs/tools/memcheck.md). MPICH 4.1 to 4.2.1's
  * hydra can lose that code and exit 0 when a second rank ends while the first is being cleaned up
- * (pmodels/mpich#7057: 1 run in 10 here on MPICH 4.2.1), and a stopped job must not look like a
+ * (pmodels/mpich#7057: 9 runs in 40 here on Debian 13's MPICH 4.2.1), and a stopped job must not look like a
  * success: the ranks' files say who stopped it. */
 export const MEMCHECK_FATAL_EXIT = 86;
 function lostExitCode(code: number, plan: RunPlan): number {
