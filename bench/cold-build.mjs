@@ -23,8 +23,9 @@ const SECTIONS = (process.env.SECTIONS ?? 'first,general,stack').split(',');
 const PROGRAMS = (process.env.PROGRAMS ?? 'c,fortran,python').split(',');
 const FIRST_STACKS = (process.env.FIRST_STACKS ?? ',memcheck').split(',');
 const tmp = mkdtempSync(join(tmpdir(), 'mpii-cold-build-'));
-// no system cache: every repetition compiles what a user's first run compiles
-const NO_SYSTEM = { MPII_SYSTEM_CACHE: join(tmp, 'no-system-cache') };
+// no system cache and no shared objects (MPII_OBJECT_CACHE): every repetition compiles what a
+// user's first run compiles
+const NO_SYSTEM = { MPII_SYSTEM_CACHE: join(tmp, 'no-system-cache'), MPII_OBJECT_CACHE: '' };
 
 /** Seconds from starting `mpii run` to the first rank's first line, and mpii's stderr. */
 function firstRank(fl, command, cache, extraEnv, extraArgs = [], tools = STACK) {
