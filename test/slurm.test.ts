@@ -128,10 +128,15 @@ describe('Slurm: mpii run --launcher srun on a real single-node cluster', () => 
     });
   }
 
-  it('the plugin the user names is kept when it works (--mpi pmix_v4 for Open MPI)', async () => {
-    const out = outDir('slurm-pmix-v4');
+  it("the plugin the user names is kept when it works (--mpi pmix_vN for Open MPI, this Slurm's own)", async () => {
+    // the versioned PMIx plugin this Slurm was built with: pmix_v4 in Debian 12's Slurm 22.05,
+    // pmix_v5 in Debian 13's 24.11
+    const list = await execa('srun', ['--mpi=list'], { env: { ...TEST_ENV, ...env }, reject: false });
+    const plugin = `${list.stdout}\n${list.stderr}`.match(/\bpmix_v\d+\b/)?.[0];
+    assert.ok(plugin, `srun --mpi=list names no pmix_vN plugin: ${list.stdout}${list.stderr}`);
+    const out = outDir('slurm-pmix-vN');
     const r = await mpii(
-      ['run', '--launcher', 'srun', '--mpi', 'pmix_v4', '--tools', 'trace-count,monitor', '--out', out, '-n', '2', program('openmpi', 'ring'), '4'],
+      ['run', '--launcher', 'srun', '--mpi', plugin, '--tools', 'trace-count,monitor', '--out', out, '-n', '2', program('openmpi', 'ring'), '4'],
       env,
     );
     await assertRing(r, out, slurm.node);
