@@ -17,8 +17,8 @@ system_packages() {
   # groff-base + man-db: the man page renders without warnings; zsh: the zsh completion is valid zsh
   # clang-format: the C under preload/ keeps its checked-in style (npm run lint, in npm test)
   # libc6-dbg: a distribution debug package (files by build-id), which a memcheck test reads libc's lines from
-  # debootstrap: the roots of current Debian releases the tests also run in (scripts/test-in-roots.sh)
-  apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev build-essential binutils procps python3 gfortran iproute2 util-linux diffutils valgrind libc6-dbg groff-base man-db zsh clang-format debootstrap >/dev/null
+  # mmdebstrap: the roots of current Debian releases the tests also run in (scripts/test-in-roots.sh)
+  apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev build-essential binutils procps python3 gfortran iproute2 util-linux diffutils valgrind libc6-dbg groff-base man-db zsh clang-format mmdebstrap >/dev/null
   # Slurm (test/slurm.test.ts starts its own munged, slurmctld and slurmd from these packages): the
   # packages' own services must not start, so policy-rc.d forbids it while they are installed
   if [ ! -e /usr/sbin/policy-rc.d ]; then

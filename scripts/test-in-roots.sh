@@ -8,8 +8,8 @@
 #   bash scripts/test-in-roots.sh trixie -- --test-name-pattern=ring    options for node --test
 #   bash scripts/test-in-roots.sh --layer roots-ci    the part CI runs (run-tests.mjs's ROOTS_CI)
 #
-# As root. The roots are made (or reused) by scripts/debian-root.sh, both at once: debootstrap and
-# apt wait on the mirror more than on the cores; then their tests run, both at once too. The
+# As root. The roots are made (or reused) by scripts/debian-root.sh, both at once: mmdebstrap waits
+# on the mirror more than on the cores; then their tests run, both at once too. The
 # checkout must be built (npm run build): its dist/ and node_modules/ are JavaScript and koffi's
 # N-API binary, which run on either Node.
 set -euo pipefail
