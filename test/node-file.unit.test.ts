@@ -1,13 +1,15 @@
 // The node files a running (or crashed) job keeps its images in, <out>/node-<host>.live (a header
-// page, then a slot per process: preload/core/node_file.c), read back on synthetic files: every
-// claimed slot that holds an image, none released or never written, a torn file, the one-image
-// files of mpii before node files beside them, and the output directory's check. No MPI job.
+// page, then a slot per process: preload/core/node_file.c): the slots claimed, moved and released
+// by processes at once (test/programs/node_file_unit.c, compiled with cc and linked with
+// node_file.c), and the reader on synthetic files: every claimed slot that holds an image, none
+// released or never written, a torn file, the one-image files of mpii before node files beside
+// them, and the output directory's check. No MPI job.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
+import { execa, execaSync } from 'execa';
 import { profileBytes, profileDir, readProfile, readProfileAsync, stoppedRanks } from '../src/profile-file/read.js';
 import { liveImages } from '../src/profile-file/live.js';
 import { NODE_FILE } from '../src/profile-file/format.gen.js';
@@ -31,7 +33,42 @@ const running = (r: number, size = 4, state: SynthRank['state'] = 'running'): Bu
 /** Each rank's MPI_Send count, by rank. */
 const sends = (dir: string) => readProfile(dir).ranks.map((r) => [r.rank, Number(r.counters.find((c) => c.name === 'calls')!.nonzero.get(1))]);
 
-describe('node files', () => {
+describe('node files: the slots (node_file.c)', () => {
+  it('processes claiming at once get distinct slots; a move keeps the image at its address; the last release removes the file', () => {
+    const dir = fresh('slots-c');
+    const bin = join(dir, 'node_file_unit');
+    const core = join(ROOT, 'preload', 'core');
+    execaSync('cc', ['-O1', '-Wall', '-Werror', '-I', core, '-o', bin, join(ROOT, 'test', 'programs', 'node_file_unit.c'), join(core, 'node_file.c')]);
+    // 8 processes: 3 and 7 move to a/sub, 0 and 6 crash in a, the others release; then 50 claims
+    // and releases each in b, all at once
+    const r = execaSync(bin, [dir, '8', '50'], { reject: false });
+    assert.equal(r.exitCode, 0, r.stdout + r.stderr);
+    const got = Object.fromEntries(
+      r.stdout
+        .trim()
+        .split(' ')
+        .map((kv) => kv.split('='))
+        .map(([k, v]) => [k, Number(v)]),
+    );
+    assert.deepEqual(got, { distinct: 1, claimed: 8, live: 8, moved_ok: 2, crashed: 2, stayed: 2, churn_failures: 0, b_files: 0, bad: 0 });
+    // what the crashed and the moved processes left is read back, each in its directory
+    const fill = (p: ReturnType<typeof readProfile>) => p.ranks.map((x) => [x.rank, x.texts.find((t) => t.name === 'fill')?.text.length]);
+    assert.deepEqual(fill(readProfile(join(dir, 'a'))), [
+      [0, 8192],
+      [6, 8192],
+    ]);
+    assert.deepEqual(fill(readProfile(join(dir, 'a', 'sub'))), [
+      [3, 8192],
+      [7, 8192],
+    ]);
+    assert.deepEqual(
+      readdirSync(join(dir, 'a')).filter((f) => f.endsWith('.live')),
+      [`node-${hostname()}.live`],
+    );
+  });
+});
+
+describe('node files: the reader', () => {
   it('every claimed slot holding an image is a rank, in rank order whatever the slots; a released slot is skipped', () => {
     const dir = fresh('slots');
     // slots in the order the processes claimed them; slot 2 released (a spawned child that moved on)

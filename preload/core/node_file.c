@@ -5,8 +5,9 @@
  * preload/spec/profile-file.yaml (docs/profile-file.md).
  *
  * No lock and no agreement between the processes: each claims its slot with an atomic
- * fetch-add on the header's counter, in the header page they all map, once at its start. The
- * file only ever grows, by writing one byte at the end of what a process needs (never
+ * fetch-add on the header's counter, once at its start (the header page is mapped only while a
+ * process claims or releases, so a stray write of the program's reaches its own slot at most).
+ * The file only ever grows, by writing one byte at the end of what a process needs (never
  * ftruncate, which could cut another process's slot from under its mapping: SIGBUS). A slot is
  * released by zeroing its image's magic and punching its pages out; the live count says when the
  * last one is gone, and whoever releases it removes the file. A process killed at any moment
@@ -14,7 +15,8 @@
  *
  * One file per host name: processes of one host share the kernel's page cache of the file, so
  * the atomics in the shared header page are atomics for all of them (the MPI launchers take a
- * host name for a machine too). */
+ * host name for a machine too). A process that cannot use the host's file (another writer's
+ * layout in it, or closed for good) takes node-<host>-<pid>.live, a node file of its own. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -82,38 +84,44 @@ static int enter(mpii_node_header_t *h)
     return 1;
 }
 
+static mpii_node_header_t *map_header(int fd)
+{
+    void *h = mmap(NULL, MPII_NODE_HEADER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    return h == MAP_FAILED ? NULL : h;
+}
+
 /* One live slot fewer; the last one out closes the file (unless someone entered meanwhile, whose
  * count then stops the close) and removes it. */
 static void leave(mpii_slot_t *s)
 {
-    uint64_t left = __atomic_sub_fetch(&s->head->live, 1, __ATOMIC_ACQ_REL), zero = 0;
-    if (left == 0 &&
-        __atomic_compare_exchange_n(&s->head->live, &zero, MPII_NODE_CLOSED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        unlink(s->path);
-    munmap(s->head, MPII_NODE_HEADER_BYTES);
+    mpii_node_header_t *h = map_header(s->fd);
+    if (h) {
+        uint64_t left = __atomic_sub_fetch(&h->live, 1, __ATOMIC_ACQ_REL), zero = 0;
+        if (left == 0 &&
+            __atomic_compare_exchange_n(&h->live, &zero, MPII_NODE_CLOSED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            unlink(s->path);
+        munmap(h, MPII_NODE_HEADER_BYTES);
+    }
     close(s->fd);
     s->fd = -1;
-    s->head = NULL;
 }
 
 static int claim_in(mpii_slot_t *s, void **mem, void *at, const void *copy, size_t len)
 {
     s->fd = open(s->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (s->fd < 0) return FAILED;
-    void *h = MAP_FAILED;
-    if (extend_to(s->fd, MPII_NODE_HEADER_BYTES) == 0)
-        h = mmap(NULL, MPII_NODE_HEADER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
-    int why = h == MAP_FAILED ? FAILED : !header_ours(h) ? FOREIGN : !enter(h) ? CLOSED : CLAIMED;
+    mpii_node_header_t *h = extend_to(s->fd, MPII_NODE_HEADER_BYTES) == 0 ? map_header(s->fd) : NULL;
+    int why = !h ? FAILED : !header_ours(h) ? FOREIGN : !enter(h) ? CLOSED : CLAIMED;
+    uint64_t slot = why == CLAIMED ? __atomic_fetch_add(&h->claimed, 1, __ATOMIC_ACQ_REL) : 0;
+    /* mapped only while claiming and releasing: a stray write of the program's cannot reach it */
+    int saved = errno;
+    if (h) munmap(h, MPII_NODE_HEADER_BYTES);
     if (why != CLAIMED) {
-        int saved = errno;
-        if (h != MAP_FAILED) munmap(h, MPII_NODE_HEADER_BYTES);
         close(s->fd);
         s->fd = -1;
         errno = saved;
         return why;
     }
-    s->head = h;
-    uint64_t slot = __atomic_fetch_add(&s->head->claimed, 1, __ATOMIC_ACQ_REL);
     s->offset = MPII_NODE_HEADER_BYTES + slot * MPII_NODE_SLOT_BYTES;
     /* a copy goes in magic last: a slot left half-written reads as never written */
     const char *c = copy;
@@ -125,7 +133,7 @@ static int claim_in(mpii_slot_t *s, void **mem, void *at, const void *copy, size
                      (off_t) s->offset)
               : MAP_FAILED;
     if (*mem != MAP_FAILED) return CLAIMED;
-    int saved = errno;
+    saved = errno;
     mpii_slot_release(s, 0); /* a copy that went in whole goes out again */
     errno = saved;
     return FAILED;

@@ -7,9 +7,8 @@
 #include "mpii_profile_format.h"
 
 typedef struct {
-    int fd;                  /* the node file, -1 when no slot is held */
-    mpii_node_header_t *head; /* its header page, mapped shared: the counters claims and releases share */
-    uint64_t offset;         /* where the slot starts in the file */
+    int fd;          /* the node file, -1 when no slot is held */
+    uint64_t offset; /* where the slot starts in the file */
     char path[4200];
 } mpii_slot_t;
 
