@@ -129,7 +129,8 @@ describe('node files: the reader', () => {
       assert.deepEqual(liveImages(path), []);
       assert.throws(
         () => readProfile(dir),
-        (e: Error & { fix?: string }) => /holds no mpii profile \(no profile\.mpii, no image in its \.live files\)/.test(e.message) && /--out/.test(e.fix ?? ''),
+        (e: Error & { fix?: string }) =>
+          /holds no mpii profile \(no profile\.mpii, no image in its \.live files\)/.test(e.message) && /--out/.test(e.fix ?? ''),
       );
     }
     // cut inside an image: the image check names the slot

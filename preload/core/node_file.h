@@ -7,12 +7,10 @@
 #include "mpii_profile_format.h"
 
 typedef struct {
-    int fd;          /* the node file, -1 when no slot is held */
+    int fd;          /* the node file, -1 when no slot is held (initialise it so) */
     uint64_t offset; /* where the slot starts in the file */
     char path[4200];
 } mpii_slot_t;
-
-#define MPII_NO_SLOT { .fd = -1 }
 
 /* Claims a slot in dir's node file (made when absent) and maps it shared: at `at` when given
  * (MAP_FIXED, replacing what is mapped there), else where the kernel puts it. With `copy`, the

@@ -38,7 +38,7 @@
 
 static mpii_image_header_t *image; /* the mapping, or anonymous memory when no output dir */
 static int image_is_file;
-static mpii_slot_t slot = MPII_NO_SLOT; /* where the image is mapped from */
+static mpii_slot_t slot = { .fd = -1 }; /* where the image is mapped from */
 static char out_dir[4096];
 
 static uint64_t *events; /* the "events" counters in the image */
@@ -160,7 +160,7 @@ void mpii_profile_started(const char *subdir)
     if (!image_is_file || !subdir || !*subdir) return;
     char dir[sizeof out_dir];
     snprintf(dir, sizeof dir, "%s/%s", out_dir, subdir);
-    mpii_slot_t moved = MPII_NO_SLOT;
+    mpii_slot_t moved = { .fd = -1 };
     if (make_dirs(dir) != 0 || mpii_slot_claim(&moved, dir, image, image, image->used) == MAP_FAILED) {
         mpii_error("cannot write the spawned job's profile in %s (%s): it stays in %s", dir, strerror(errno), out_dir);
         return;

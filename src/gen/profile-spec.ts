@@ -235,7 +235,8 @@ function loadNodeFile(where: string, raw: unknown): NodeFileSpec {
   if (!isObj(raw)) fail(where, 'needs node_file: { magic, version, oldest, header_bytes, slot_bytes, closed_bit, history }');
   const { magic, version, oldest, header_bytes: headerBytes, slot_bytes: slotBytes, closed_bit: closedBit } = raw;
   if (typeof magic !== 'string' || magic.length !== 8) fail(where, 'node_file.magic needs 8 characters');
-  if (typeof version !== 'number' || typeof oldest !== 'number' || oldest > version) fail(where, 'node_file needs version and oldest (numbers, oldest <= version)');
+  if (typeof version !== 'number' || typeof oldest !== 'number' || oldest > version)
+    fail(where, 'node_file needs version and oldest (numbers, oldest <= version)');
   const page = (n: unknown) => typeof n === 'number' && n >= 65536 && n % 65536 === 0;
   // each slot is mapped at its offset: both must be multiples of the largest Linux page (64 KiB)
   if (!page(headerBytes) || !page(slotBytes)) fail(where, 'node_file.header_bytes and slot_bytes need multiples of 65536');

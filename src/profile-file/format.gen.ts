@@ -29,7 +29,7 @@ export const NODE_FILE = {
   "history": [
     {
       "version": 1,
-      "since": "live",
+      "since": "18a9d50",
       "change": "the first node file: a header page, then a slot of 64 MiB per process"
     }
   ]

@@ -45,7 +45,10 @@ function nodeHeadOf(fd: number, path: string): { headerBytes: number; slotBytes:
     throw new MpiiError(`${path} was written by a newer mpii (node file format ${h.version}, this one reads ${NODE_FILE.version})`, 'upgrade mpii to read it');
   }
   if (h.version < NODE_FILE.oldest) {
-    throw new MpiiError(`${path} is in node file format ${h.version}, older than this mpii reads (${NODE_FILE.oldest} to ${NODE_FILE.version})`, 're-run the job');
+    throw new MpiiError(
+      `${path} is in node file format ${h.version}, older than this mpii reads (${NODE_FILE.oldest} to ${NODE_FILE.version})`,
+      're-run the job',
+    );
   }
   if (h.header_bytes < NODE_HEADER_SIZE || h.slot_bytes < IMAGE_HEADER_SIZE) {
     throw new MpiiError(`${path} has a corrupt header (slots of ${h.slot_bytes} bytes from byte ${h.header_bytes})`, 're-run the job');

@@ -650,7 +650,10 @@ function restorable(path: string, ranks: RankProfile[]): RankProfile[] {
 
 function fromLive(dir: string, live: string[], images: LiveImage[]): Profile {
   if (images.length === 0) {
-    throw new MpiiError(`${dir} holds no mpii profile (no profile.mpii, no image in its .live files)`, 'pass the --out directory of an mpii run that used at least one tool');
+    throw new MpiiError(
+      `${dir} holds no mpii profile (no profile.mpii, no image in its .live files)`,
+      'pass the --out directory of an mpii run that used at least one tool',
+    );
   }
   const ranks = images.map((i) => parseImage(i.buf, i.where).rank).sort((a, b) => a.rank - b.rank);
   const size = Math.max(-1, ...ranks.map((r) => r.size));
@@ -662,7 +665,13 @@ function fromLive(dir: string, live: string[], images: LiveImage[]): Profile {
 
 export function readProfile(path: string, o: ReadOptions = {}): Profile {
   const { dir, gathered, live } = locate(path);
-  return gathered ? fromGathered(dir, gathered, readGathered(gathered, o)) : fromLive(dir, live, live.flatMap((f) => liveImages(f)));
+  return gathered
+    ? fromGathered(dir, gathered, readGathered(gathered, o))
+    : fromLive(
+        dir,
+        live,
+        live.flatMap((f) => liveImages(f)),
+      );
 }
 
 /** The bytes readProfile would read for `path` (0 when there is no profile: readProfile says why). */

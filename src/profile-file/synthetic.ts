@@ -187,7 +187,11 @@ export function writeNodeFile(path: string, slots: (Buffer | null)[], o: NodeFil
 
 /** A node file in memory (small slots unless told: the fuzzer damages every byte of it). */
 export function nodeFileBytes(slots: (Buffer | null)[], o: NodeFileOptions = {}): Buffer {
-  const { parts, length } = nodeFileParts(slots, { headerBytes: 64, slotBytes: pad8(Math.max(STRUCTS.image_header.size, ...slots.map((s) => s?.length ?? 0))), ...o });
+  const { parts, length } = nodeFileParts(slots, {
+    headerBytes: 64,
+    slotBytes: pad8(Math.max(STRUCTS.image_header.size, ...slots.map((s) => s?.length ?? 0))),
+    ...o,
+  });
   const b = Buffer.alloc(length);
   for (const p of parts) p.buf.copy(b, p.at);
   return b;

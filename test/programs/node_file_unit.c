@@ -94,7 +94,7 @@ int main(int argc, char **argv)
         close(start[1]);
         close(go[1]);
         wait_gate(start[0]);
-        mpii_slot_t s = MPII_NO_SLOT;
+        mpii_slot_t s = { .fd = -1 };
         void *mem = mpii_slot_claim(&s, a, NULL, NULL, 0);
         if (mem == MAP_FAILED) _exit(3);
         put_image(mem, i);
@@ -102,7 +102,7 @@ int main(int argc, char **argv)
         if (write(said[1], &off, sizeof off) != sizeof off) _exit(3);
         wait_gate(go[0]);
         if (i % 4 == 3) {
-            mpii_slot_t moved = MPII_NO_SLOT;
+            mpii_slot_t moved = { .fd = -1 };
             if (mpii_slot_claim(&moved, sub, mem, mem, ((mpii_image_header_t *) mem)->used) == MAP_FAILED) _exit(4);
             mpii_slot_release(&s, 1);
             _exit(image_is(mem, i) ? 10 : 5); /* stays in sub: as if it crashed there */
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
         wait_gate(gate[0]);
         int failures = 0;
         for (int k = 0; k < churn; k++) {
-            mpii_slot_t s = MPII_NO_SLOT;
+            mpii_slot_t s = { .fd = -1 };
             void *mem = mpii_slot_claim(&s, b, NULL, NULL, 0);
             if (mem == MAP_FAILED) {
                 failures++;
