@@ -322,7 +322,7 @@ static int write_gathered(MPI_Comm comm, int writer, const void *mine, int mine_
     if (fd >= 0 && close(fd) != 0) ok = 0;
     ok = ok && rename(tmp, final) == 0;
     if (!ok) {
-        mpii_error("cannot write %s (%s): per-rank files are kept", final, strerror(errno));
+        mpii_error("cannot write %s (%s): the .live files are kept", final, strerror(errno));
         unlink(tmp);
     }
     return ok;
@@ -330,16 +330,20 @@ static int write_gathered(MPI_Comm comm, int writer, const void *mine, int mine_
 
 /* The profile is in profile.mpii: the slot goes. The tools' MPI_Finalize wrappers still hold
  * pointers into the image when this returns, so it moves first to private memory at the same
- * address (mremap replaces the file's pages in one step); only then can the slot's pages be
- * punched out, which would zero them under a mapping. */
+ * address; only then can the slot's pages be punched out, which would zero them under a mapping.
+ * (Copied out and back, not mremap: UCX's hook of it, ucm_mremap, passes no MREMAP_FIXED address on.
+ * Nothing writes the image meanwhile: MPI_Finalize is called once every thread's MPI calls are done.) */
 static void release_slot(void)
 {
-    void *mem = mmap(NULL, IMAGE_CAPACITY, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    int moved = mem != MAP_FAILED;
+    size_t used = image->used;
+    char *copy = malloc(used);
+    int moved = copy != NULL;
     if (moved) {
-        memcpy(mem, image, image->used);
-        moved = mremap(mem, IMAGE_CAPACITY, IMAGE_CAPACITY, MREMAP_MAYMOVE | MREMAP_FIXED, image) != MAP_FAILED;
-        if (!moved) munmap(mem, IMAGE_CAPACITY);
+        memcpy(copy, image, used);
+        moved = mmap(image, IMAGE_CAPACITY, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) != MAP_FAILED;
+        if (moved) memcpy(image, copy, used);
+        free(copy);
     }
     image_is_file = 0;
     mpii_slot_release(&slot, moved);
