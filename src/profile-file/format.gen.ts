@@ -29,7 +29,7 @@ export const NODE_FILE = {
   "history": [
     {
       "version": 1,
-      "since": "18a9d50",
+      "since": "42f6666",
       "change": "the first node file: a header page, then a slot of 64 MiB per process"
     }
   ]
