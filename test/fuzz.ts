@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execaSync } from 'execa';
-import { rankImage, synthRank, writeSyntheticJob } from '../src/profile-file/synthetic.js';
+import { nodeFileBytes, rankImage, synthRank, writeSyntheticJob } from '../src/profile-file/synthetic.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { formatSummary, summaryJson } from '../src/report/summary.js';
 import { writeJson } from '../src/report/json-stream.js';
@@ -115,7 +115,7 @@ function readAll(dir: string, report: boolean): void {
 
 export function fuzzSuite(share: Share): void {
   describe(`fuzz (seeded; ${share === 'first' ? 'the first tenth' : 'the other nine tenths'} of each campaign)`, () => {
-    it('the profile reader: damaged profile.mpii and rank-*.live files give an MpiiError or a profile, nothing else', { timeout: 300_000 }, () => {
+    it('the profile reader: damaged profile.mpii, node-*.live and rank-*.live files give an MpiiError or a profile, nothing else', { timeout: 300_000 }, () => {
       const r = prng(0x6d706969); // "mpii"
       const base = mkdtempSync(join(tmpdir(), 'mpii-fuzz-profile-'));
       const sources: { name: string; file: string; bytes: Buffer }[] = [];
@@ -123,6 +123,8 @@ export function fuzzSuite(share: Share): void {
       sources.push({ name: 'profile.mpii', file: 'profile.mpii', bytes: readFileSync(writeSyntheticJob(gathered, 4)) });
       sources.push({ name: 'profile.mpii (1 rank)', file: 'profile.mpii', bytes: readFileSync(writeSyntheticJob(join(base, 'one'), 1)) });
       sources.push({ name: 'rank-1.live', file: 'rank-1.live', bytes: rankImage({ ...synthRank(2, 1), state: 'running' }) });
+      const slot = (r: number) => rankImage({ ...synthRank(4, r), state: 'running' });
+      sources.push({ name: 'node-vm.live', file: 'node-vm.live', bytes: nodeFileBytes([slot(3), null, slot(1), slot(2)]) });
       const work = join(base, 'work');
       mkdirSync(work);
       const N = 2500;

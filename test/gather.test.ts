@@ -50,7 +50,7 @@ function checkRing(out: string, np: number): void {
   assert.deepEqual(
     readdirSync(out).filter((f) => f.endsWith('.live')),
     [],
-    'the per-rank files are removed once the profile is written',
+    'the node files are removed once the profile is written',
   );
 }
 

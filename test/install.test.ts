@@ -8,7 +8,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, execaSync } from 'execa';
 import { FLAVORS, ROOT, TEST_ENV, launcherArgs, mpii, outDir, type Flavor } from './helpers.js';
@@ -64,6 +64,18 @@ async function checkLinked(f: Flavor, cc: string[], fc: string[], work: string, 
   const c = await counts(r.dir!);
   assert.equal(c.get('MPI_Send'), NP * 3);
   assert.equal(c.get('MPI_Init'), NP);
+  // a crash: the images moved into the directory rank 0 named after MPI_Init (one node file for
+  // the host) keep every rank's counts
+  const crash = build(cc[0], [...cc.slice(1), join(ROOT, 'test', 'programs', 'crash.c')], join(work, `crash-${f}`), env);
+  const cr = await execa(LAUNCHER[f], [...launcherArgs(f, NP), crash], { env: { ...TEST_ENV, ...env }, cwd: work, reject: false, timeout: 120_000 });
+  assert.notEqual(cr.exitCode, 0);
+  const crashed = /mpii: profile in (\S+)/.exec(cr.stderr)?.[1];
+  assert.ok(crashed, cr.stderr);
+  assert.deepEqual(
+    readdirSync(crashed).filter((x) => x.endsWith('.live')),
+    [`node-${hostname()}.live`],
+  );
+  assert.equal((await counts(crashed)).get('MPI_Send'), NP * 100);
   const h = await plain(f, halo, work);
   assert.match(h.stdout, /fortran_halo ok size=2/);
   const hc = await counts(h.dir!);

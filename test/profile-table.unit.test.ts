@@ -81,6 +81,16 @@ describe('TableReader', () => {
     assert.ok(t.values.length < 1024, `${t.values.length} values allocated`);
   });
 
+  it('a small section read as its one row, its length damaged past any row: one line, not a failed allocation', () => {
+    // the profile tool reads its clock block as one row of `length` values
+    const c = sparseSection(2 ** 43, [0, 5, 7, 9]);
+    assert.throws(
+      () => new TableReader().read(c, c.length),
+      (e: Error & { fix?: string }) =>
+        e.name === 'MpiiError' && /"t" has rows of 8796093022208 values: it is damaged/.test(e.message) && e.fix === 're-run the job',
+    );
+  });
+
   it('a dense section: its non-zero values make the rows', () => {
     const t = new TableReader().read(denseSection([0, 0, 0, 0, 3, 0, 2 ** 33, 0, 0]), 3);
     assert.deepEqual(rowsOf(t, 3), [

@@ -8,11 +8,12 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { FLAVORS, OMPI_TCP_LOOPBACK, ROOT, TEST_ENV, launcherArgs, library, mpii, outDir, shimInfo, type Flavor } from './helpers.js';
+import { readProfile } from '../src/profile-file/read.js';
 
 const PY = join(ROOT, 'test', 'python');
 const VENV_MPICH = join(ROOT, '.venv-mpich');
@@ -288,6 +289,26 @@ for (const f of FLAVORS.filter((x) => PYTHON_MPIS.includes(x))) {
         assert.equal(r.stdout, ref.stdout);
         assert.match(r.stdout, /children answered \[21, 42\]/);
         assert.equal((await report(out)).spawned.length, 1, "the children's own profile is named");
+        // the children started in the parents' node file and moved to their own directory's after
+        // MPI_Init: each job's profile has its own ranks, whole, and no node file is left behind
+        const [children] = readdirSync(out).filter((d) => d.startsWith('spawned-'));
+        for (const [dir, n] of [
+          [out, 2],
+          [join(out, children), 2],
+        ] as const) {
+          const p = readProfile(dir);
+          assert.equal(p.complete, true, dir);
+          assert.deepEqual(
+            p.ranks.map((x) => x.rank),
+            Array.from({ length: n }, (_, i) => i),
+            dir,
+          );
+          assert.deepEqual(
+            readdirSync(dir).filter((x) => x.endsWith('.live')),
+            [],
+            dir,
+          );
+        }
       } else {
         // MPICH 4.0.2's hydra cannot spawn on this machine, plain and in C alike: the same error
         assert.match(ref.stderr, /Error in spawn call/);

@@ -210,7 +210,7 @@ int mpii_gather_images(MPI_Comm comm, int writer, const void *mine, int mine_len
     if (mpii_rank == writer) {
         sizes = calloc((size_t) mpii_size, sizeof *sizes);
         if (!sizes) {
-            mpii_error("out of memory for the sizes of %d ranks' profiles: per-rank files are kept", mpii_size);
+            mpii_error("out of memory for the sizes of %d ranks' profiles: the .live files are kept", mpii_size);
             go = 0;
         }
     }

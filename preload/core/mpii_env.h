@@ -8,7 +8,7 @@
 #define MPII_ENV_TOOLS "TOOLS"
 /* MPII_OPT_<n> (key=value;…; set by cli; read by shim): the options of the stack's n-th tool instance (n from 1), when it has any */
 #define MPII_ENV_OPT_PREFIX "MPII_OPT_"
-/* MPII_OUT (path; set by cli; read by shim): the output directory: each rank writes `rank-<r>.live` there, one rank gathers `profile.mpii`. Set, it also tells a shim linked by `mpii install` that `mpii run` started the job */
+/* MPII_OUT (path; set by cli; read by shim): the output directory: each process keeps its image in a slot of its host's `node-<host>.live` there, one rank gathers `profile.mpii`. Set, it also tells a shim linked by `mpii install` that `mpii run` started the job */
 #define MPII_ENV_OUT "MPII_OUT"
 /* MPII_RUN_MARK (path; set by cli; read by shim): `<out>/.mpii-run-<host>-<pid>`, a file `mpii run` creates for the job: the rank that writes the profile is one that sees it ([multihost.md](multihost.md)) */
 #define MPII_ENV_RUN_MARK "MPII_RUN_MARK"

@@ -10,6 +10,13 @@
 #define MPII_IMAGE_MAGIC "MPIIRNK1"
 #define MPII_PROFILE_MAGIC "MPIIPROF"
 
+/* the node file, <out>/node-<host>.live: node_header in a page of MPII_NODE_HEADER_BYTES, then a slot per process */
+#define MPII_NODE_MAGIC "MPIINODE"
+#define MPII_NODE_VERSION 1 /* written; readers take 1 to 1 */
+#define MPII_NODE_HEADER_BYTES 65536
+#define MPII_NODE_SLOT_BYTES ((uint64_t) 67108864)
+#define MPII_NODE_CLOSED ((uint64_t) 1 << 63) /* node_header.live: the file is being removed */
+
 /* image_header.state */
 enum { MPII_STATE_RUNNING = 0, MPII_STATE_FINALIZED = 1, MPII_STATE_ABORTED = 2 };
 
@@ -20,6 +27,23 @@ enum {
     MPII_REC_TOOL = 3, /* none: the record names tool `tool_id` (name) and where it came from (labels) */
     MPII_REC_SPARSE = 4, /* sparse_head, then nnz × sparse_entry; count is the dense length (only in profile.mpii) */
 };
+
+/* node_header: <out>/node-<host>.live starts with it; slot i (an image, or zeros: released or never written) at header_bytes + i × slot_bytes */
+typedef struct {
+    char magic[8];
+    uint32_t version; /* node_file.version */
+    uint32_t header_bytes; /* where slot 0 starts */
+    uint64_t slot_bytes; /* bytes of each slot */
+    uint64_t claimed; /* slots handed out (atomic fetch-add); one past the file's end was never written */
+    uint64_t live; /* slots not released yet; bit closed_bit: the file is being removed, claim none in it */
+} mpii_node_header_t;
+_Static_assert(offsetof(mpii_node_header_t, magic) == 0, "node_header.magic is at byte 0 (preload/spec/profile-file.yaml)");
+_Static_assert(offsetof(mpii_node_header_t, version) == 8, "node_header.version is at byte 8 (preload/spec/profile-file.yaml)");
+_Static_assert(offsetof(mpii_node_header_t, header_bytes) == 12, "node_header.header_bytes is at byte 12 (preload/spec/profile-file.yaml)");
+_Static_assert(offsetof(mpii_node_header_t, slot_bytes) == 16, "node_header.slot_bytes is at byte 16 (preload/spec/profile-file.yaml)");
+_Static_assert(offsetof(mpii_node_header_t, claimed) == 24, "node_header.claimed is at byte 24 (preload/spec/profile-file.yaml)");
+_Static_assert(offsetof(mpii_node_header_t, live) == 32, "node_header.live is at byte 32 (preload/spec/profile-file.yaml)");
+_Static_assert(sizeof(mpii_node_header_t) == 40, "node_header is 40 bytes (preload/spec/profile-file.yaml)");
 
 /* profile_header: profile.mpii starts with it, followed by nranks images, each padded to 8 bytes */
 typedef struct {

@@ -1,8 +1,9 @@
-/* The run's profile. Each rank keeps its tools' results in a file-backed shared mapping
- * (<out>/rank-<r>.live) from the start, so what was counted survives a crash or a SIGKILL from
- * the launcher. At MPI_Finalize one rank gathers every rank's image through MPI (no shared
- * filesystem needed; gather.c), streaming them into <out>/profile.mpii with a bounded window; the
- * per-rank files are then removed. The
+/* The run's profile. Each process keeps its tools' results in a file-backed shared mapping from
+ * the start, a slot of its host's node file (<out>/node-<host>.live, node_file.c), so what was
+ * counted survives a crash or a SIGKILL from the launcher. At MPI_Finalize one rank gathers every
+ * rank's image through MPI (no shared filesystem needed; gather.c), streaming them into
+ * <out>/profile.mpii with a bounded window; each process then releases its slot, and the last one
+ * of a host removes the node file. The
  * writer is the first rank that sees the file `mpii run` put in the output directory
  * (MPII_RUN_MARK), so mpii can read what it writes; rank 0 when none does.
  *
@@ -29,16 +30,16 @@
 #include "gather.h"
 #include "mpii_env.h"
 #include "mpii_profile_format.h"
+#include "node_file.h"
 #include "profile_file.h"
 #include "util.h"
 
-#define IMAGE_CAPACITY ((uint64_t) 64 << 20) /* sparse: only touched pages cost memory/disk */
+#define IMAGE_CAPACITY MPII_NODE_SLOT_BYTES /* a slot: sparse, only touched pages cost memory/disk */
 
 static mpii_image_header_t *image; /* the mapping, or anonymous memory when no output dir */
 static int image_is_file;
+static mpii_slot_t slot = { .fd = -1 }; /* where the image is mapped from */
 static char out_dir[4096];
-static char live_path[4200];
-static int mpii_rank_known; /* MPI_Init returned: mpii_rank is this job's rank */
 
 static uint64_t *events; /* the "events" counters in the image */
 
@@ -67,33 +68,13 @@ static int make_dirs(const char *path)
     return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-/* Until MPI_Init has returned, a process does not know which job it belongs to: the ranks of a
- * job that MPI_Comm_spawn started have the same launcher ranks as their parents'. So each process
- * starts in a file only it can name (host and pid), renamed rank-<r>.live once the rank is known;
- * opening a rank's name early truncated the parent's live file under its mapping (SIGBUS). */
-static void live_name(char *buf, size_t n, int rank)
-{
-    if (rank >= 0) {
-        snprintf(buf, n, "%s/rank-%d.live", out_dir, rank);
-    } else {
-        char host[64] = "";
-        gethostname(host, sizeof host - 1);
-        snprintf(buf, n, "%s/pid-%s-%d.live", out_dir, host, (int) getpid());
-    }
-}
-
 void mpii_profile_begin(const char *dir)
 {
     if (image) return;
     void *mem = MAP_FAILED;
     if (dir && *dir) {
         snprintf(out_dir, sizeof out_dir, "%s", dir);
-        live_name(live_path, sizeof live_path, -1);
-        int fd = -1;
-        if (make_dirs(out_dir) == 0) fd = open(live_path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0 && ftruncate(fd, (off_t) IMAGE_CAPACITY) == 0)
-            mem = mmap(NULL, IMAGE_CAPACITY, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (fd >= 0) close(fd);
+        if (make_dirs(out_dir) == 0) mem = mpii_slot_claim(&slot, out_dir, NULL, NULL, 0);
         if (mem == MAP_FAILED)
             mpii_error("cannot write the profile in %s (%s): results are kept in memory only; "
                        "pass a writable --out directory",
@@ -105,7 +86,6 @@ void mpii_profile_begin(const char *dir)
         mem = mmap(NULL, IMAGE_CAPACITY, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mem == MAP_FAILED) return;
     image = mem;
-    memcpy(image->magic, MPII_IMAGE_MAGIC, sizeof image->magic);
     image->version = MPII_FORMAT_VERSION;
     image->state = MPII_STATE_RUNNING;
     image->rank = mpii_rank;
@@ -116,6 +96,9 @@ void mpii_profile_begin(const char *dir)
     image->t_start = now();
     gethostname(image->host, sizeof image->host - 1);
     snprintf(image->flavor, sizeof image->flavor, "%s", MPII_MPI_FLAVOR);
+    /* the magic last: a process killed before it leaves a slot the reader skips, not a bad image */
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    memcpy(image->magic, MPII_IMAGE_MAGIC, sizeof image->magic);
     events = mpii_profile_counters(0, "events", EV_HEAD + (size_t) MPII_EVENTS_KEPT * EV_WORDS,
                                    "timeline: header {entry words, capacity, seen, init ns, init realtime, end ns}, "
                                    "entries {ns, kind | tool << 32, value, name[40]}");
@@ -149,45 +132,42 @@ static void events_end(void)
 static int write_all(int fd, const void *buf, size_t n);
 
 /* The linked-in shim learns its output directory only after MPI_Init (site.c): move the image,
- * which tools already hold pointers into, to a file at the same address. */
+ * which tools already hold pointers into, to a slot mapped at the same address. */
 void mpii_profile_attach_dir(const char *dir)
 {
     if (!image || image_is_file || !dir || !*dir) return;
     snprintf(out_dir, sizeof out_dir, "%s", dir);
-    live_name(live_path, sizeof live_path, mpii_rank_known ? mpii_rank : -1);
-    int fd = make_dirs(out_dir) == 0 ? open(live_path, O_RDWR | O_CREAT | O_TRUNC, 0644) : -1;
-    int ok = fd >= 0 && ftruncate(fd, (off_t) IMAGE_CAPACITY) == 0 && write_all(fd, image, image->used) == 0 &&
-             mmap(image, IMAGE_CAPACITY, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
-    if (fd >= 0) close(fd);
-    if (ok) image_is_file = 1;
+    if (make_dirs(out_dir) == 0 && mpii_slot_claim(&slot, out_dir, image, image, image->used) != MAP_FAILED)
+        image_is_file = 1;
     else
         mpii_error("cannot write the profile in %s (%s): results are kept in memory only", out_dir, strerror(errno));
 }
 
 /* After MPI_Init: the rank is known, and the job: a job started by MPI_Comm_spawn keeps its
- * profile in a directory of its own under the run's (`subdir`, the same on all its ranks). */
+ * profile in a directory of its own under the run's (`subdir`, the same on all its ranks). Until
+ * then its processes were in the run's node file, among their parents: the image moves to a slot
+ * of the subdirectory's, at the same address, and the old slot is released. */
 void mpii_profile_started(const char *subdir)
 {
     if (!image) return;
     image->rank = mpii_rank;
     image->size = mpii_size;
-    mpii_rank_known = 1;
     if (events) {
         double real = now();
         events[EV_H_INIT_NS] = mpii_now_ns();
         memcpy(&events[EV_H_INIT_REAL], &real, sizeof real);
     }
-    if (image_is_file) {
-        char want[sizeof live_path];
-        if (subdir && *subdir) {
-            size_t at = strlen(out_dir);
-            snprintf(out_dir + at, sizeof out_dir - at, "/%s", subdir);
-            if (make_dirs(out_dir) != 0) out_dir[at] = 0; /* keep the run's directory: still a name of its own */
-        }
-        live_name(want, sizeof want, mpii_rank);
-        if (strcmp(want, live_path) != 0 && rename(live_path, want) == 0)
-            snprintf(live_path, sizeof live_path, "%s", want);
+    if (!image_is_file || !subdir || !*subdir) return;
+    char dir[sizeof out_dir];
+    snprintf(dir, sizeof dir, "%s/%s", out_dir, subdir);
+    mpii_slot_t moved = { .fd = -1 };
+    if (make_dirs(dir) != 0 || mpii_slot_claim(&moved, dir, image, image, image->used) == MAP_FAILED) {
+        mpii_error("cannot write the spawned job's profile in %s (%s): it stays in %s", dir, strerror(errno), out_dir);
+        return;
     }
+    mpii_slot_release(&slot, 1); /* no longer mapped: its pages can go */
+    slot = moved;
+    snprintf(out_dir, sizeof out_dir, "%s", dir);
 }
 
 /* Append one record; returns its payload or NULL when the image is full. */
@@ -342,10 +322,31 @@ static int write_gathered(MPI_Comm comm, int writer, const void *mine, int mine_
     if (fd >= 0 && close(fd) != 0) ok = 0;
     ok = ok && rename(tmp, final) == 0;
     if (!ok) {
-        mpii_error("cannot write %s (%s): per-rank files are kept", final, strerror(errno));
+        mpii_error("cannot write %s (%s): the .live files are kept", final, strerror(errno));
         unlink(tmp);
     }
     return ok;
+}
+
+/* The profile is in profile.mpii: the slot goes. The tools' MPI_Finalize wrappers still hold
+ * pointers into the image when this returns, so it moves first to private memory at the same
+ * address; only then can the slot's pages be punched out, which would zero them under a mapping.
+ * (Copied out and back, not mremap: UCX's hook of it, ucm_mremap, passes no MREMAP_FIXED address on.
+ * Nothing writes the image meanwhile: MPI_Finalize is called once every thread's MPI calls are done.) */
+static void release_slot(void)
+{
+    size_t used = image->used;
+    char *copy = malloc(used);
+    int moved = copy != NULL;
+    if (moved) {
+        memcpy(copy, image, used);
+        moved = mmap(image, IMAGE_CAPACITY, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) != MAP_FAILED;
+        if (moved) memcpy(image, copy, used);
+        free(copy);
+    }
+    image_is_file = 0;
+    mpii_slot_release(&slot, moved);
 }
 
 /* Every rank's image to the writer (through PMPI, so legacy tools below us do not see it, on a
@@ -374,5 +375,5 @@ void mpii_profile_finish(void)
     /* everyone learns whether the gathered file exists before dropping its own copy */
     MPII_PMPI(MPI_Bcast, MPI_BCAST_T)(&ok, 1, MPI_INT, writer, comm);
     MPII_PMPI(MPI_Comm_free, MPI_COMM_FREE_T)(&comm);
-    if (ok) unlink(live_path);
+    if (ok) release_slot();
 }

@@ -216,7 +216,7 @@ export function manPage(program: Command, version = program.version() ?? ''): st
     '.SH FILES',
     '.TP',
     italic('mpii-out/<app>-<time>-<pid>/profile.mpii'),
-    'The profile of a run (\\fB\\-\\-out\\fR \\fIdir\\fR chooses the directory); \\fIrank\\-*.live\\fR while the job runs or after it crashed.',
+    'The profile of a run (\\fB\\-\\-out\\fR \\fIdir\\fR chooses the directory); \\fInode\\-<host>.live\\fR (one per host) while the job runs or after it crashed.',
     '.TP',
     italic('$XDG_CACHE_HOME/mpii/'),
     'The shims, keyed by the shim sources, the MPI header and the compilers.',

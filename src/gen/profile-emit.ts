@@ -75,6 +75,12 @@ function emitCoreC(spec: ProfileSpec): string {
     `#define MPII_FORMAT_VERSION ${spec.version} /* written; readers take ${spec.oldest} to ${spec.version} */`,
     `#define MPII_IMAGE_MAGIC ${cString(spec.magic.image)}`,
     `#define MPII_PROFILE_MAGIC ${cString(spec.magic.profile)}\n`,
+    `/* the node file, <out>/node-<host>.live: node_header in a page of MPII_NODE_HEADER_BYTES, then a slot per process */`,
+    `#define MPII_NODE_MAGIC ${cString(spec.node.magic)}`,
+    `#define MPII_NODE_VERSION ${spec.node.version} /* written; readers take ${spec.node.oldest} to ${spec.node.version} */`,
+    `#define MPII_NODE_HEADER_BYTES ${spec.node.headerBytes}`,
+    `#define MPII_NODE_SLOT_BYTES ((uint64_t) ${spec.node.slotBytes})`,
+    `#define MPII_NODE_CLOSED ((uint64_t) 1 << ${spec.node.closedBit}) /* node_header.live: the file is being removed */\n`,
     `/* image_header.state */\nenum { ${Object.entries(spec.states)
       .map(([k, v]) => `MPII_STATE_${k.toUpperCase()} = ${v}`)
       .join(', ')} };\n`,
@@ -202,6 +208,8 @@ function emitTs(spec: ProfileSpec): string {
     `export const FORMAT_HISTORY = ${json(spec.history)} as const;`,
     `export const IMAGE_MAGIC = ${JSON.stringify(spec.magic.image)};`,
     `export const PROFILE_MAGIC = ${JSON.stringify(spec.magic.profile)};`,
+    `/** The node file, <out>/node-<host>.live: node_header in a page of headerBytes, then a slot of slotBytes per process. */`,
+    `export const NODE_FILE = ${json(spec.node)} as const;`,
     `/** image_header.state */`,
     `export const STATES = ${json(spec.states)} as const;`,
     `/** record.kind */`,

@@ -82,11 +82,22 @@ export interface ToolBlocks {
   constants: Constant[];
   blocks: Block[];
 }
+/** The node file (<out>/node-<host>.live): the slots the images live in while the job runs. */
+export interface NodeFileSpec {
+  magic: string;
+  version: number;
+  oldest: number;
+  headerBytes: number;
+  slotBytes: number;
+  closedBit: number;
+  history: { version: number; since: string; change: string }[];
+}
 export interface ProfileSpec {
   version: number;
   oldest: number;
   history: { version: number; since: string; change: string }[];
   magic: { image: string; profile: string };
+  node: NodeFileSpec;
   states: Record<string, number>;
   recordKinds: Record<string, { value: number; payload: string }>;
   structs: Struct[];
@@ -220,6 +231,21 @@ function loadBlocks(root: string, path: string, expectTool?: string): ToolBlocks
   return { tool: raw.tool, source: where, dir: '', constants, blocks };
 }
 
+function loadNodeFile(where: string, raw: unknown): NodeFileSpec {
+  if (!isObj(raw)) fail(where, 'needs node_file: { magic, version, oldest, header_bytes, slot_bytes, closed_bit, history }');
+  const { magic, version, oldest, header_bytes: headerBytes, slot_bytes: slotBytes, closed_bit: closedBit } = raw;
+  if (typeof magic !== 'string' || magic.length !== 8) fail(where, 'node_file.magic needs 8 characters');
+  if (typeof version !== 'number' || typeof oldest !== 'number' || oldest > version)
+    fail(where, 'node_file needs version and oldest (numbers, oldest <= version)');
+  const page = (n: unknown) => typeof n === 'number' && n >= 65536 && n % 65536 === 0;
+  // each slot is mapped at its offset: both must be multiples of the largest Linux page (64 KiB)
+  if (!page(headerBytes) || !page(slotBytes)) fail(where, 'node_file.header_bytes and slot_bytes need multiples of 65536');
+  if (typeof closedBit !== 'number' || closedBit < 32 || closedBit > 63) fail(where, 'node_file.closed_bit needs a bit of the u64 live count (32 to 63)');
+  const history = (raw.history ?? []) as NodeFileSpec['history'];
+  for (let v = oldest; v <= version; v++) if (!history.some((h) => h.version === v)) fail(where, `node_file.history has no entry for version ${v}`);
+  return { magic, version, oldest, headerBytes: headerBytes as number, slotBytes: slotBytes as number, closedBit, history };
+}
+
 /** The contract of the repository at `root`. */
 export function loadProfileSpec(root: string): ProfileSpec {
   const path = join(root, 'preload', 'spec', 'profile-file.yaml');
@@ -233,7 +259,7 @@ export function loadProfileSpec(root: string): ProfileSpec {
   const structsRaw = raw.structs;
   if (!isObj(structsRaw)) fail(where, 'needs structs');
   const structs = Object.entries(structsRaw).map(([name, s]) => loadStruct(where, name, s));
-  for (const need of ['profile_header', 'image_header', 'record', 'sparse_head', 'sparse_entry']) {
+  for (const need of ['node_header', 'profile_header', 'image_header', 'record', 'sparse_head', 'sparse_entry']) {
     if (!structs.some((s) => s.name === need)) fail(where, `needs struct ${need}`);
   }
   const core = { ...loadBlocks(root, path), dir: 'preload/core' };
@@ -247,6 +273,7 @@ export function loadProfileSpec(root: string): ProfileSpec {
     oldest,
     history,
     magic: raw.magic as ProfileSpec['magic'],
+    node: loadNodeFile(where, raw.node_file),
     states: raw.states as Record<string, number>,
     recordKinds: raw.record_kinds as ProfileSpec['recordKinds'],
     structs,

@@ -18,6 +18,22 @@ export const FORMAT_HISTORY = [
 ] as const;
 export const IMAGE_MAGIC = "MPIIRNK1";
 export const PROFILE_MAGIC = "MPIIPROF";
+/** The node file, <out>/node-<host>.live: node_header in a page of headerBytes, then a slot of slotBytes per process. */
+export const NODE_FILE = {
+  "magic": "MPIINODE",
+  "version": 1,
+  "oldest": 1,
+  "headerBytes": 65536,
+  "slotBytes": 67108864,
+  "closedBit": 63,
+  "history": [
+    {
+      "version": 1,
+      "since": "42f6666",
+      "change": "the first node file: a header page, then a slot of 64 MiB per process"
+    }
+  ]
+} as const;
 /** image_header.state */
 export const STATES = {"running":0,"finalized":1,"aborted":2} as const;
 /** record.kind */
@@ -25,6 +41,18 @@ export const RECORD_KIND = {"counters":1,"text":2,"tool":3,"sparse":4} as const;
 
 /** The structs: byte offsets as the C compiler lays them out (checked there by _Static_assert). */
 export const STRUCTS = {
+  "node_header": {
+    "size": 40,
+    "fields": [
+      {"name":"magic","type":"char","offset":0,"size":8},
+      {"name":"version","type":"u32","offset":8,"size":4},
+      {"name":"header_bytes","type":"u32","offset":12,"size":4},
+      {"name":"slot_bytes","type":"u64","offset":16,"size":8},
+      {"name":"claimed","type":"u64","offset":24,"size":8},
+      {"name":"live","type":"u64","offset":32,"size":8}
+    ],
+    "tail": []
+  },
   "profile_header": {
     "size": 16,
     "fields": [
@@ -71,6 +99,16 @@ export const STRUCTS = {
     "tail": []
   }
 } as const;
+
+/** node_header: <out>/node-<host>.live starts with it; slot i (an image, or zeros: released or never written) at header_bytes + i × slot_bytes */
+export interface NodeHeader {
+  magic: string;
+  version: number; // node_file.version
+  header_bytes: number; // where slot 0 starts
+  slot_bytes: number; // bytes of each slot
+  claimed: number; // slots handed out (atomic fetch-add); one past the file's end was never written
+  live: number; // slots not released yet; bit closed_bit: the file is being removed, claim none in it
+}
 
 /** profile_header: profile.mpii starts with it, followed by nranks images, each padded to 8 bytes */
 export interface ProfileHeader {
@@ -123,6 +161,25 @@ export interface SparseEntry {
 /** Padded to 8 bytes, as every part of a record is (not `& ~7`: 32-bit in JavaScript, and a corrupt length can be anything). */
 export const pad8 = (n: number) => Math.ceil(n / 8) * 8;
 const cstr = (b: Buffer, at: number, n: number) => { const s = b.toString('latin1', at, at + n); const z = s.indexOf('\0'); return z < 0 ? s : s.slice(0, z); };
+
+export function readNodeHeader(b: Buffer, at = 0): NodeHeader {
+  return {
+    magic: cstr(b, at + 0, 8),
+    version: b.readUInt32LE(at + 8),
+    header_bytes: b.readUInt32LE(at + 12),
+    slot_bytes: Number(b.readBigUInt64LE(at + 16)),
+    claimed: Number(b.readBigUInt64LE(at + 24)),
+    live: Number(b.readBigUInt64LE(at + 32)),
+  };
+}
+export function writeNodeHeader(b: Buffer, at: number, v: { magic?: string; version?: number; header_bytes?: number; slot_bytes?: number | bigint; claimed?: number | bigint; live?: number | bigint }): void {
+  if (v.magic !== undefined) b.write(v.magic, at + 0, 8, 'latin1');
+  if (v.version !== undefined) b.writeUInt32LE(v.version, at + 8);
+  if (v.header_bytes !== undefined) b.writeUInt32LE(v.header_bytes, at + 12);
+  if (v.slot_bytes !== undefined) b.writeBigUInt64LE(BigInt.asUintN(64, BigInt(v.slot_bytes)), at + 16);
+  if (v.claimed !== undefined) b.writeBigUInt64LE(BigInt.asUintN(64, BigInt(v.claimed)), at + 24);
+  if (v.live !== undefined) b.writeBigUInt64LE(BigInt.asUintN(64, BigInt(v.live)), at + 32);
+}
 
 export function readProfileHeader(b: Buffer, at = 0): ProfileHeader {
   return {

@@ -5,24 +5,29 @@
 // millions of entries.
 import {
   readImageHeader,
+  readNodeHeader,
   readProfileHeader,
   readRecordHeader,
   readSparseHead,
   STRUCTS,
   type ImageHeader,
+  type NodeHeader,
   type ProfileHeader,
   type RecordHeader,
   type SparseHead,
 } from './format.gen.js';
 
-export { pad8, STRUCTS, writeImageHeader, writeProfileHeader, writeRecordHeader } from './format.gen.js';
+export { pad8, STRUCTS, writeImageHeader, writeNodeHeader, writeProfileHeader, writeRecordHeader } from './format.gen.js';
 
+export const NODE_HEADER_SIZE = STRUCTS.node_header.size;
 export const PROFILE_HEADER_SIZE = STRUCTS.profile_header.size;
 export const IMAGE_HEADER_SIZE = STRUCTS.image_header.size;
 export const RECORD_HEADER_SIZE = STRUCTS.record.size;
 export const SPARSE_HEAD_SIZE = STRUCTS.sparse_head.size;
 export const SPARSE_ENTRY_SIZE = STRUCTS.sparse_entry.size;
 
+/** A node file's header at the start of `buf` (at least NODE_HEADER_SIZE bytes). */
+export const nodeHeader = (buf: Buffer): NodeHeader => readNodeHeader(buf, 0);
 /** The gathered file's header at the start of `buf` (at least PROFILE_HEADER_SIZE bytes). */
 export const profileHeader = (buf: Buffer): ProfileHeader => readProfileHeader(buf, 0);
 /** A rank image's header at the start of `buf` (at least IMAGE_HEADER_SIZE bytes). */

@@ -1,11 +1,12 @@
-// Reads a run's profile: the gathered profile.mpii, or the per-rank .live files a crashed run
-// left behind (then the profile is marked incomplete). The layout is the contract in
+// Reads a run's profile: the gathered profile.mpii, or the .live files a crashed run left behind
+// (one per host, a slot per process: live.ts; then the profile is marked incomplete). The layout is the contract in
 // preload/spec/profile-file.yaml (generated: format.gen.ts, parsed in layout.ts; docs/profile-file.md).
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MpiiError } from '../errors.js';
 import { BLOCKS, FORMAT_HISTORY, FORMAT_VERSION, IMAGE_MAGIC, OLDEST_VERSION, PROFILE_MAGIC, RECORD_KIND, STATES as STATE_VALUES } from './format.gen.js';
+import { isNodeFile, liveImages, type LiveImage } from './live.js';
 import {
   IMAGE_HEADER_SIZE,
   imageHeader,
@@ -534,45 +535,30 @@ export function* streamGathered(path: string, total: number, chunk = CHUNK_BYTES
   return ranks;
 }
 
-/** A .live file is a large sparse mapping: read only the bytes its header says are used. */
-function readLive(path: string): Buffer {
-  const fd = openSync(path, 'r');
-  try {
-    const head = Buffer.alloc(IMAGE_HEADER_SIZE);
-    const got = readSync(fd, head, 0, IMAGE_HEADER_SIZE, 0);
-    if (got < IMAGE_HEADER_SIZE) return head.subarray(0, got);
-    const used = Math.min(imageHeader(head).used, statSync(path).size);
-    const buf = Buffer.alloc(Math.max(used, IMAGE_HEADER_SIZE));
-    readSync(fd, buf, 0, buf.length, 0);
-    return buf;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** The ranks whose per-rank file says they stopped the job (MPI_Abort, a tool's fatal stop: state
- *  `aborted`), from the .live files' headers alone; none when the profile was gathered (every rank
- *  finalized) or there is no profile. */
+/** The ranks whose image in a .live file says they stopped the job (MPI_Abort, a tool's fatal
+ *  stop: state `aborted`), from the images' headers alone; none when the profile was gathered
+ *  (every rank finalized) or there is no profile. A file that is not one of mpii's is passed over. */
 export function stoppedRanks(dir: string): number[] {
   if (!existsSync(dir) || existsSync(join(dir, 'profile.mpii'))) return [];
   const stopped: number[] = [];
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.live'))) {
-    const fd = openSync(join(dir, f), 'r');
+    let images: LiveImage[];
     try {
-      const head = Buffer.alloc(IMAGE_HEADER_SIZE);
-      if (readSync(fd, head, 0, IMAGE_HEADER_SIZE, 0) < IMAGE_HEADER_SIZE) continue;
-      if (head.toString('latin1', 0, IMAGE_MAGIC.length) !== IMAGE_MAGIC) continue;
-      const h = imageHeader(head);
+      images = liveImages(join(dir, f), true);
+    } catch {
+      continue;
+    }
+    for (const { buf } of images) {
+      if (buf.length < IMAGE_HEADER_SIZE || buf.toString('latin1', 0, IMAGE_MAGIC.length) !== IMAGE_MAGIC) continue;
+      const h = imageHeader(buf);
       if (STATES[h.state] === 'aborted') stopped.push(h.rank);
-    } finally {
-      closeSync(fd);
     }
   }
   return stopped.sort((a, b) => a - b);
 }
 
 /** The run directory `path` names: the directory itself, or the one holding a profile file
- * given instead (`mpii report out/profile.mpii`, `out/rank-0.live`). */
+ * given instead (`mpii report out/profile.mpii`, `out/node-<host>.live`, `out/rank-0.live`). */
 export function profileDir(path: string): string {
   let st;
   try {
@@ -582,11 +568,11 @@ export function profileDir(path: string): string {
   }
   if (st.isDirectory()) return path;
   const name = basename(path);
-  if (st.isFile() && (name === 'profile.mpii' || /^(rank|pid)-.*\.live$/.test(name))) return dirname(path);
+  if (st.isFile() && (name === 'profile.mpii' || isNodeFile(name) || /^(rank|pid)-.*\.live$/.test(name))) return dirname(path);
   throw new MpiiError(`${path} is not an mpii output directory`, 'pass the --out directory of an mpii run (the one holding profile.mpii)');
 }
 
-/** Where a run's profile is: the gathered file, else the per-rank files (errors as readProfile's). */
+/** Where a run's profile is: the gathered file, else the .live files (errors as readProfile's). */
 function locate(path: string): { dir: string; gathered?: string; live: string[] } {
   const dir = profileDir(path);
   const gathered = join(dir, 'profile.mpii');
@@ -602,7 +588,7 @@ function locate(path: string): { dir: string; gathered?: string; live: string[] 
     .sort();
   if (live.length === 0) {
     throw new MpiiError(
-      `${dir} holds no mpii profile (no profile.mpii, no rank-*.live files)`,
+      `${dir} holds no mpii profile (no profile.mpii, no .live files)`,
       'pass the --out directory of an mpii run that used at least one tool',
     );
   }
@@ -662,18 +648,30 @@ function restorable(path: string, ranks: RankProfile[]): RankProfile[] {
   return ranks;
 }
 
-function fromLive(dir: string, live: string[], images: Buffer[]): Profile {
-  const ranks = images.map((b, i) => parseImage(b, live[i]).rank).sort((a, b) => a.rank - b.rank);
+function fromLive(dir: string, live: string[], images: LiveImage[]): Profile {
+  if (images.length === 0) {
+    throw new MpiiError(
+      `${dir} holds no mpii profile (no profile.mpii, no image in its .live files)`,
+      'pass the --out directory of an mpii run that used at least one tool',
+    );
+  }
+  const ranks = images.map((i) => parseImage(i.buf, i.where).rank).sort((a, b) => a.rank - b.rank);
   const size = Math.max(-1, ...ranks.map((r) => r.size));
-  // per-rank files are normal for MPI-4 sessions (no MPI_COMM_WORLD to gather over): complete
+  // .live files are normal for MPI-4 sessions (no MPI_COMM_WORLD to gather over): complete
   // when every rank finalized and none is missing
   const complete = ranks.every((r) => r.state === 'finalized') && (size < 0 || ranks.length === size);
-  return { dir, complete, source: `${live.length} per-rank file(s)`, ranks, size, spawned: spawnedJobs(dir) };
+  return { dir, complete, source: `${images.length} image(s) in ${live.length} .live file(s)`, ranks, size, spawned: spawnedJobs(dir) };
 }
 
 export function readProfile(path: string, o: ReadOptions = {}): Profile {
   const { dir, gathered, live } = locate(path);
-  return gathered ? fromGathered(dir, gathered, readGathered(gathered, o)) : fromLive(dir, live, live.map(readLive));
+  return gathered
+    ? fromGathered(dir, gathered, readGathered(gathered, o))
+    : fromLive(
+        dir,
+        live,
+        live.flatMap((f) => liveImages(f)),
+      );
 }
 
 /** The bytes readProfile would read for `path` (0 when there is no profile: readProfile says why). */
@@ -681,7 +679,7 @@ export function profileBytes(path: string): number {
   try {
     const { gathered, live } = locate(path);
     if (gathered) return statSync(gathered).size;
-    // a .live file is a sparse mapping: what is allocated, not its length
+    // a .live file is sparse (its slots' untouched and released pages hold no blocks): what is allocated, not its length
     return live.reduce((n, f) => {
       const st = statSync(f);
       return n + Math.min(st.size, st.blocks * 512);
@@ -714,11 +712,13 @@ export async function readProfileAsync(path: string, onBytes: (done: number, tot
     }
   }
   const total = profileBytes(dir);
-  const images: Buffer[] = [];
+  const images: LiveImage[] = [];
   let done = 0;
   for (const f of live) {
-    images.push(readLive(f));
-    done += images[images.length - 1].length;
+    for (const image of liveImages(f)) {
+      images.push(image);
+      done += image.buf.length;
+    }
     onBytes(Math.min(done, total), total);
     await new Promise<void>((r) => setImmediate(r));
   }

@@ -2,10 +2,10 @@
 // without running MPI: the report's scaling benchmark (bench/report.mjs) and the tests build
 // jobs of any size with it. A synthetic job is deterministic, so tests can check the report's
 // numbers exactly.
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { BLOCKS, FORMAT_VERSION, IMAGE_MAGIC, PROFILE_MAGIC, RECORD_KIND, STATES } from './format.gen.js';
-import { pad8, STRUCTS, writeImageHeader, writeProfileHeader, writeRecordHeader } from './layout.js';
+import { BLOCKS, FORMAT_VERSION, IMAGE_MAGIC, NODE_FILE, PROFILE_MAGIC, RECORD_KIND, STATES } from './format.gen.js';
+import { pad8, STRUCTS, writeImageHeader, writeNodeHeader, writeProfileHeader, writeRecordHeader } from './layout.js';
 
 export interface SynthCounters {
   tool: number;
@@ -138,6 +138,63 @@ export function writeGathered(dir: string, nranks: number, rank: (r: number) => 
     closeSync(fd);
   }
   return path;
+}
+
+/** How a synthetic node file is laid out: the shim's sizes unless told (slots of 64 MiB, sparse);
+ *  `claimed` and `live` as its header says (default: one per slot given). */
+export interface NodeFileOptions {
+  headerBytes?: number;
+  slotBytes?: number;
+  claimed?: number;
+  live?: number;
+  version?: number;
+}
+
+/** The pieces of a node file holding `slots` (an image each, or null: a released slot, zeros):
+ *  its header and each image at its offset, and the file's length. */
+function nodeFileParts(slots: (Buffer | null)[], o: NodeFileOptions): { parts: { at: number; buf: Buffer }[]; length: number } {
+  const headerBytes = o.headerBytes ?? NODE_FILE.headerBytes;
+  const slotBytes = o.slotBytes ?? NODE_FILE.slotBytes;
+  const head = Buffer.alloc(STRUCTS.node_header.size);
+  writeNodeHeader(head, 0, {
+    magic: NODE_FILE.magic,
+    version: o.version ?? NODE_FILE.version,
+    header_bytes: headerBytes,
+    slot_bytes: slotBytes,
+    claimed: o.claimed ?? slots.length,
+    live: o.live ?? slots.filter(Boolean).length,
+  });
+  const parts: { at: number; buf: Buffer }[] = [{ at: 0, buf: head }];
+  slots.forEach((image, i) => {
+    if (image) parts.push({ at: headerBytes + i * slotBytes, buf: image });
+  });
+  return { parts, length: headerBytes + slots.length * slotBytes };
+}
+
+/** PATH, a node file as the shim leaves it (<out>/node-<host>.live): written sparse, only the
+ *  header and the images take blocks. */
+export function writeNodeFile(path: string, slots: (Buffer | null)[], o: NodeFileOptions = {}): string {
+  const { parts, length } = nodeFileParts(slots, o);
+  const fd = openSync(path, 'w');
+  try {
+    for (const p of parts) writeSync(fd, p.buf, 0, p.buf.length, p.at);
+    ftruncateSync(fd, length);
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+/** A node file in memory (small slots unless told: the fuzzer damages every byte of it). */
+export function nodeFileBytes(slots: (Buffer | null)[], o: NodeFileOptions = {}): Buffer {
+  const { parts, length } = nodeFileParts(slots, {
+    headerBytes: 64,
+    slotBytes: pad8(Math.max(STRUCTS.image_header.size, ...slots.map((s) => s?.length ?? 0))),
+    ...o,
+  });
+  const b = Buffer.alloc(length);
+  for (const p of parts) p.buf.copy(b, p.at);
+  return b;
 }
 
 // ---- a synthetic job: every rank talks to every peer (monitor) and has a few call sites (profile)

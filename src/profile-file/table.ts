@@ -2,11 +2,15 @@
 // small section such as the profile tool's clock as its one row) into typed arrays reused from
 // one section to the next: no object per row or value. The profile tool's report reads
 // every rank's tables this way (16,384 ranks: the per-row objects were most of its time).
+import { MpiiError } from '../errors.js';
 import type { CounterSection } from './read.js';
 
 /** Tables up to this many rows find a row's slot by direct index; larger ones (a sparse table
  *  with a huge length, or a damaged one) through a Map, so that memory follows the rows stored. */
 const DIRECT_ROWS = 1 << 20;
+/** A row of more values than this is a damaged section's (a row is a few dozen fields; the widest,
+ *  a small section read as its one row, a few hundred): its values could not be held. */
+const MAX_WIDTH = 1 << 24;
 
 export class TableReader {
   /** the k-th listed row's value f at values[k * width + f] */
@@ -27,6 +31,7 @@ export class TableReader {
   read(c: CounterSection | undefined, width: number): this {
     this.count = 0;
     if (!c || width <= 0) return this;
+    if (width > MAX_WIDTH) throw new MpiiError(`the counters section "${c.name}" has rows of ${width} values: it is damaged`, 're-run the job');
     const length = c.length;
     const nrows = Math.ceil(length / width);
     const direct = nrows <= DIRECT_ROWS;

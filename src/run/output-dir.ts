@@ -43,7 +43,8 @@ export function prepareOutDir(dir: string, force: boolean, dryRun: boolean, crea
   return abs;
 }
 
-/** What a run leaves in its output directory: a profile, per-rank files, spawned jobs' profiles. */
+/** What a run leaves in its output directory: a profile, .live files (node-<host>.live, or the
+ *  rank-<r>.live of mpii before them), spawned jobs' profiles. */
 function profileFiles(dir: string): string[] {
   return readdirSync(dir)
     .filter((f) => f === 'profile.mpii' || f.endsWith('.live') || f.startsWith('spawned-'))
