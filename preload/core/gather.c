@@ -22,6 +22,7 @@
 #include "mpii_objects.h"
 #include "gather.h"
 #include "log.h"
+#include "util.h"
 
 #define WINDOW_BYTES ((size_t) 16 << 20)
 #define WINDOW_RANKS 256
@@ -39,19 +40,6 @@ int mpii_gather_group(int n)
 static int leader_of(int r, int writer, int g)
 {
     return r / g == writer / g ? writer : r / g * g;
-}
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        n -= (size_t) w;
-    }
-    return 0;
 }
 
 /* Where an asker takes an image it has no memory for: the image is then lost (the writer's file
@@ -164,11 +152,11 @@ static int write_images(MPI_Comm comm, int writer, const int *sizes, const void 
     for (int r = 0; r < mpii_size; r++) {
         window_fill(&w, r);
         if (r == writer) {
-            ok = ok && write_all(fd, mine, (size_t) mine_len) == 0;
+            ok = ok && mpii_write_all(fd, mine, (size_t) mine_len, -1) == 0;
             continue;
         }
         char *img = window_take(&w, r);
-        ok = ok && img && write_all(fd, img, (size_t) sizes[r]) == 0;
+        ok = ok && img && mpii_write_all(fd, img, (size_t) sizes[r], -1) == 0;
         free(img);
     }
     return ok && w.ok;

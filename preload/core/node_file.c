@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "node_file.h"
+#include "util.h"
 
 typedef uint64_t __attribute__((may_alias)) word_t; /* the header's magic, read and set as one word */
 
@@ -40,19 +41,6 @@ static int extend_to(int fd, uint64_t end)
     if (fstat(fd, &st) != 0) return -1;
     if ((uint64_t) st.st_size >= end) return 0;
     return pwrite(fd, "", 1, (off_t) end - 1) == 1 ? 0 : -1;
-}
-
-static int pwrite_all(int fd, const char *p, size_t n, uint64_t at)
-{
-    while (n) {
-        ssize_t w = pwrite(fd, p, n, (off_t) at);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        at += (uint64_t) w;
-        n -= (size_t) w;
-    }
-    return 0;
 }
 
 /* The header is this writer's layout: whoever finds it empty fills it in (all fill in the same
@@ -126,9 +114,10 @@ static int claim_in(mpii_slot_t *s, void **mem, void *at, const void *copy, size
     /* a copy goes in magic last: a slot left half-written reads as never written */
     const char *c = copy;
     size_t magic = sizeof(((mpii_image_header_t *) 0)->magic);
-    int ok = extend_to(s->fd, s->offset + MPII_NODE_SLOT_BYTES) == 0 &&
-             (!copy || (len >= magic && pwrite_all(s->fd, c + magic, len - magic, s->offset + magic) == 0 &&
-                        pwrite_all(s->fd, c, magic, s->offset) == 0));
+    int ok =
+        extend_to(s->fd, s->offset + MPII_NODE_SLOT_BYTES) == 0 &&
+        (!copy || (len >= magic && mpii_write_all(s->fd, c + magic, len - magic, (int64_t) (s->offset + magic)) == 0 &&
+                   mpii_write_all(s->fd, c, magic, (int64_t) s->offset) == 0));
     *mem = ok ? mmap(at, MPII_NODE_SLOT_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | (at ? MAP_FIXED : 0), s->fd,
                      (off_t) s->offset)
               : MAP_FAILED;
@@ -165,7 +154,7 @@ void mpii_slot_release(mpii_slot_t *s, int punch)
 {
     if (s->fd < 0) return;
     static const char zero[sizeof(((mpii_image_header_t *) 0)->magic)];
-    (void) pwrite_all(s->fd, zero, sizeof zero, s->offset);
+    (void) mpii_write_all(s->fd, zero, sizeof zero, (int64_t) s->offset);
     if (punch)
         (void) fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t) s->offset,
                          (off_t) MPII_NODE_SLOT_BYTES); /* a file system without holes keeps the zeros */

@@ -129,7 +129,6 @@ static void events_end(void)
     if (events && !events[EV_H_END_NS]) events[EV_H_END_NS] = mpii_now_ns();
 }
 
-static int write_all(int fd, const void *buf, size_t n);
 
 /* The linked-in shim learns its output directory only after MPI_Init (site.c): move the image,
  * which tools already hold pointers into, to a slot mapped at the same address. */
@@ -238,19 +237,6 @@ void mpii_profile_mark_aborted(void)
     events_end();
 }
 
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        n -= (size_t) w;
-    }
-    return 0;
-}
-
 /* The copy of the image sent to rank 0: counter records that are mostly zeros become sparse
  * records, so the gather costs what was counted, not ranks × table size. */
 static char *compact_image(size_t *len)
@@ -316,7 +302,7 @@ static int write_gathered(MPI_Comm comm, int writer, const void *mine, int mine_
     snprintf(final, sizeof final, "%s/profile.mpii", out_dir);
     mpii_profile_header_t head = { MPII_PROFILE_MAGIC, MPII_FORMAT_VERSION, (uint32_t) mpii_size };
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int ok = fd >= 0 && write_all(fd, &head, sizeof head) == 0;
+    int ok = fd >= 0 && mpii_write_all(fd, &head, sizeof head, -1) == 0;
     /* collective: called whether or not the file opened (the others' images are then drained) */
     ok = mpii_gather_images(comm, writer, mine, mine_len, ok ? fd : -1, IMAGE_CAPACITY) && ok;
     if (fd >= 0 && close(fd) != 0) ok = 0;
