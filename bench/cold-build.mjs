@@ -91,8 +91,9 @@ function programs(fl) {
   build(fl.cc, ['-O2', '-o', c, join(ROOT, 'bench', 'started.c')]);
   const f = join(dir, 'started_f');
   build(fl.cc.replace('mpicc', 'mpif90'), ['-O2', '-o', f, join(ROOT, 'bench', 'started_f.F90')]);
-  // the distribution's mpi4py is Open MPI's; MPICH's is the virtual environment setup.sh makes
-  const python = fl.name === 'openmpi' ? '/usr/bin/python3' : join(ROOT, '.venv-mpich', 'bin', 'python');
+  // the distribution's mpi4py is Open MPI's; MPICH's is the virtual environment setup.sh makes, or
+  // MPICH_PYTHON where that one cannot run (the forky root: docs/performance.md, "Cold builds")
+  const python = fl.name === 'openmpi' ? '/usr/bin/python3' : (process.env.MPICH_PYTHON ?? join(ROOT, '.venv-mpich', 'bin', 'python'));
   return {
     c: { what: 'C', command: [c], vars: {} },
     fortran: { what: 'Fortran (use mpi)', command: [f], vars: {} },
