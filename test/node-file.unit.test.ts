@@ -34,7 +34,7 @@ const running = (r: number, size = 4, state: SynthRank['state'] = 'running'): Bu
 const sends = (dir: string) => readProfile(dir).ranks.map((r) => [r.rank, Number(r.counters.find((c) => c.name === 'calls')!.nonzero.get(1))]);
 
 describe('node files: the slots (node_file.c)', () => {
-  it('processes claiming at once get distinct slots; a move keeps the image at its address; the last release removes the file', () => {
+  it('processes claiming at once get distinct slots; a move keeps the image at its address; the last release removes the file; a host file that cannot be used gives a file of its own; no descriptor is kept', () => {
     const dir = fresh('slots-c');
     const bin = join(dir, 'node_file_unit');
     const core = join(ROOT, 'preload', 'core');
@@ -50,7 +50,21 @@ describe('node files: the slots (node_file.c)', () => {
         .map((kv) => kv.split('='))
         .map(([k, v]) => [k, Number(v)]),
     );
-    assert.deepEqual(got, { distinct: 1, claimed: 8, live: 8, moved_ok: 2, crashed: 2, stayed: 2, churn_failures: 0, b_files: 0, bad: 0 });
+    // and in c, d and e each claim takes a file of its own; f's program file is left as it was
+    assert.deepEqual(got, {
+      distinct: 1,
+      claimed: 8,
+      live: 8,
+      moved_ok: 2,
+      crashed: 2,
+      stayed: 2,
+      churn_failures: 0,
+      b_files: 0,
+      bad: 0,
+      own_files: 3,
+      user_file_ok: 1,
+      f_files: 0,
+    });
     // what the crashed and the moved processes left is read back, each in its directory
     const fill = (p: ReturnType<typeof readProfile>) => p.ranks.map((x) => [x.rank, x.texts.find((t) => t.name === 'fill')?.text.length]);
     assert.deepEqual(fill(readProfile(join(dir, 'a'))), [
@@ -108,9 +122,11 @@ describe('node files: the reader', () => {
     assert.equal(p.source, '4 image(s) in 2 .live file(s)');
   });
 
-  it('a torn file: a slot claimed past the end, a slot never written, a header never written, a slot cut short', () => {
+  it('a torn file: a slot claimed past the end, a slot never written, a header never written, a slot cut short; a file removed since the listing', () => {
     const dir = fresh('torn');
     const path = join(dir, 'node-vm.live');
+    // its last process removed it between the directory's listing and the read: nothing, no error
+    assert.deepEqual(liveImages(join(dir, 'node-gone.live')), []);
     // 3 claimed: the third process died between its claim and growing the file
     writeNodeFile(path, [running(0), running(1)], { claimed: 3, live: 3 });
     assert.deepEqual(

@@ -4,9 +4,11 @@
  * of MPII_NODE_SLOT_BYTES per process, mapped shared at its offset; the layout is declared in
  * preload/spec/profile-file.yaml (docs/profile-file.md).
  *
- * No lock and no agreement between the processes: each claims its slot with an atomic
- * fetch-add on the header's counter, once at its start (the header page is mapped only while a
- * process claims or releases, so a stray write of the program's reaches its own slot at most).
+ * No lock and no agreement between the processes: the one whose O_EXCL create makes the file
+ * writes its header (the magic last); each claims its slot with an atomic fetch-add on the
+ * header's counter, once at its start (the header page is mapped only while a process claims or
+ * releases, so a stray write of the program's reaches its own slot at most; and no descriptor is
+ * kept between the two, node_file.h).
  * The file only ever grows, by writing one byte at the end of what a process needs (never
  * ftruncate, which could cut another process's slot from under its mapping: SIGBUS). A slot is
  * released by zeroing its image's magic and punching its pages out; the live count says when the
@@ -14,9 +16,11 @@
  * leaves its slot as it was: the image with what it counted, read by mpii report.
  *
  * One file per host name: processes of one host share the kernel's page cache of the file, so
- * the atomics in the shared header page are atomics for all of them (the MPI launchers take a
- * host name for a machine too). A process that cannot use the host's file (another writer's
- * layout in it, or closed for good) takes node-<host>-<pid>.live, a node file of its own. */
+ * the atomics in the shared header page are atomics for all of them. Two machines that report the
+ * same host name and write to one shared directory would share a file too, which is not safe
+ * (docs/profile-file.md says so). A process that cannot use the host's file (another writer's
+ * layout in it, a header never finished, or closed for good) takes node-<host>-<pid>.live, a node
+ * file of its own. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -29,9 +33,9 @@
 #include "node_file.h"
 #include "util.h"
 
-typedef uint64_t __attribute__((may_alias)) word_t; /* the header's magic, read and set as one word */
+typedef uint64_t __attribute__((may_alias)) word_t; /* the header's magic, read as one word */
 
-enum { CLAIMED, CLOSED, FOREIGN, FAILED };
+enum { CLAIMED, RETRY, FOREIGN, FAILED };
 
 /* The file is at least `end` bytes long: one byte written at end - 1 if it is shorter. That byte
  * is the caller's own (the header page's unused last byte, the last byte of its slot). */
@@ -43,22 +47,50 @@ static int extend_to(int fd, uint64_t end)
     return pwrite(fd, "", 1, (off_t) end - 1) == 1 ? 0 : -1;
 }
 
-/* The header is this writer's layout: whoever finds it empty fills it in (all fill in the same
- * values) and publishes the magic last, so a magic seen means the fields behind it are set. */
-static int header_ours(mpii_node_header_t *h)
+/* The node file at `path`, opened; made when absent. Only the process whose O_EXCL create made
+ * it writes its header, the magic last, so no process ever writes a header another has written
+ * (of another layout, say). */
+static int open_file(const char *path)
 {
-    word_t want, seen;
-    memcpy(&want, MPII_NODE_MAGIC, sizeof want);
-    seen = __atomic_load_n((word_t *) h->magic, __ATOMIC_ACQUIRE);
-    if (seen == 0) {
-        h->version = MPII_NODE_VERSION;
-        h->header_bytes = MPII_NODE_HEADER_BYTES;
-        h->slot_bytes = MPII_NODE_SLOT_BYTES;
-        if (__atomic_compare_exchange_n((word_t *) h->magic, &seen, want, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            return 1;
+    for (int tries = 0; tries < 3; tries++) {
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd >= 0 || errno != ENOENT) return fd;
+        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            if (errno == EEXIST) continue; /* another process made it first: open that one */
+            return -1;
+        }
+        mpii_node_header_t h;
+        memset(&h, 0, sizeof h);
+        h.version = MPII_NODE_VERSION;
+        h.header_bytes = MPII_NODE_HEADER_BYTES;
+        h.slot_bytes = MPII_NODE_SLOT_BYTES;
+        size_t magic = sizeof h.magic;
+        if (extend_to(fd, MPII_NODE_HEADER_BYTES) == 0 &&
+            mpii_write_all(fd, (char *) &h + magic, sizeof h - magic, (int64_t) magic) == 0 &&
+            mpii_write_all(fd, MPII_NODE_MAGIC, magic, 0) == 0)
+            return fd;
+        int saved = errno;
+        close(fd);
+        unlink(path); /* a header never written: no process can claim in it */
+        errno = saved;
+        return -1;
     }
+    errno = EEXIST;
+    return -1;
+}
+
+/* The header is this writer's layout (CLAIMED), another's (FOREIGN), or not written yet: its
+ * maker is between creating the file and writing the magic (RETRY). */
+static int header_state(const mpii_node_header_t *h)
+{
+    word_t want, seen = __atomic_load_n((const word_t *) h->magic, __ATOMIC_ACQUIRE);
+    memcpy(&want, MPII_NODE_MAGIC, sizeof want);
+    if (seen == 0) return RETRY;
     return seen == want && h->version == MPII_NODE_VERSION && h->header_bytes == MPII_NODE_HEADER_BYTES &&
-           h->slot_bytes == MPII_NODE_SLOT_BYTES;
+                   h->slot_bytes == MPII_NODE_SLOT_BYTES
+               ? CLAIMED
+               : FOREIGN;
 }
 
 /* One more live slot, unless the file is closed: its last slot was released and it is being
@@ -78,71 +110,93 @@ static mpii_node_header_t *map_header(int fd)
     return h == MAP_FAILED ? NULL : h;
 }
 
-/* One live slot fewer; the last one out closes the file (unless someone entered meanwhile, whose
- * count then stops the close) and removes it. */
-static void leave(mpii_slot_t *s)
+/* `path` still names the file open as fd (not a newer one made after this one was removed). */
+static int same_file(int fd, const char *path)
 {
-    mpii_node_header_t *h = map_header(s->fd);
-    if (h) {
-        uint64_t left = __atomic_sub_fetch(&h->live, 1, __ATOMIC_ACQ_REL), zero = 0;
-        if (left == 0 &&
-            __atomic_compare_exchange_n(&h->live, &zero, MPII_NODE_CLOSED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            unlink(s->path);
-        munmap(h, MPII_NODE_HEADER_BYTES);
-    }
-    close(s->fd);
-    s->fd = -1;
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-static int claim_in(mpii_slot_t *s, void **mem, void *at, const void *copy, size_t len)
+/* The slot's image out of the file, then one live slot fewer; the last one out closes the file
+ * (unless someone entered meanwhile, whose count then stops the close) and removes it. */
+static void release_in(int fd, const mpii_node_slot_t *s, int punch)
 {
-    s->fd = open(s->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (s->fd < 0) return FAILED;
-    mpii_node_header_t *h = extend_to(s->fd, MPII_NODE_HEADER_BYTES) == 0 ? map_header(s->fd) : NULL;
-    int why = !h ? FAILED : !header_ours(h) ? FOREIGN : !enter(h) ? CLOSED : CLAIMED;
-    uint64_t slot = why == CLAIMED ? __atomic_fetch_add(&h->claimed, 1, __ATOMIC_ACQ_REL) : 0;
+    static const char zero[sizeof(((mpii_image_header_t *) 0)->magic)];
+    (void) mpii_write_all(fd, zero, sizeof zero, (int64_t) s->offset);
+    /* a file system without holes keeps the rest of the image, unread without its magic, until
+     * the file is removed */
+    if (punch)
+        (void) fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t) s->offset,
+                         (off_t) MPII_NODE_SLOT_BYTES);
+    mpii_node_header_t *h = map_header(fd);
+    if (!h) return;
+    uint64_t left = __atomic_sub_fetch(&h->live, 1, __ATOMIC_ACQ_REL), zero_live = 0;
+    if (left == 0 &&
+        __atomic_compare_exchange_n(&h->live, &zero_live, MPII_NODE_CLOSED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+        same_file(fd, s->path))
+        unlink(s->path);
+    munmap(h, MPII_NODE_HEADER_BYTES);
+}
+
+static int claim_in(mpii_node_slot_t *s, void **mem, void *at, const void *copy, size_t len)
+{
+    int fd = open_file(s->path);
+    if (fd < 0) return FAILED;
+    mpii_node_header_t *h = map_header(fd);
+    int why = !h ? FAILED : header_state(h);
+    if (why == CLAIMED && !enter(h)) why = RETRY;
+    if (why == CLAIMED)
+        s->offset =
+            MPII_NODE_HEADER_BYTES + __atomic_fetch_add(&h->claimed, 1, __ATOMIC_ACQ_REL) * MPII_NODE_SLOT_BYTES;
     /* mapped only while claiming and releasing: a stray write of the program's cannot reach it */
     int saved = errno;
     if (h) munmap(h, MPII_NODE_HEADER_BYTES);
     if (why != CLAIMED) {
-        close(s->fd);
-        s->fd = -1;
+        close(fd);
         errno = saved;
         return why;
     }
-    s->offset = MPII_NODE_HEADER_BYTES + slot * MPII_NODE_SLOT_BYTES;
     /* a copy goes in magic last: a slot left half-written reads as never written */
     const char *c = copy;
     size_t magic = sizeof(((mpii_image_header_t *) 0)->magic);
+    struct stat st;
     int ok =
-        extend_to(s->fd, s->offset + MPII_NODE_SLOT_BYTES) == 0 &&
-        (!copy || (len >= magic && mpii_write_all(s->fd, c + magic, len - magic, (int64_t) (s->offset + magic)) == 0 &&
-                   mpii_write_all(s->fd, c, magic, (int64_t) s->offset) == 0));
-    *mem = ok ? mmap(at, MPII_NODE_SLOT_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | (at ? MAP_FIXED : 0), s->fd,
+        extend_to(fd, s->offset + MPII_NODE_SLOT_BYTES) == 0 &&
+        (!copy || (len >= magic && mpii_write_all(fd, c + magic, len - magic, (int64_t) (s->offset + magic)) == 0 &&
+                   mpii_write_all(fd, c, magic, (int64_t) s->offset) == 0)) &&
+        fstat(fd, &st) == 0;
+    *mem = ok ? mmap(at, MPII_NODE_SLOT_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | (at ? MAP_FIXED : 0), fd,
                      (off_t) s->offset)
               : MAP_FAILED;
-    if (*mem != MAP_FAILED) return CLAIMED;
     saved = errno;
-    mpii_slot_release(s, 0); /* a copy that went in whole goes out again */
+    if (*mem != MAP_FAILED) {
+        s->held = 1;
+        s->dev = (uint64_t) st.st_dev;
+        s->ino = (uint64_t) st.st_ino;
+    } else {
+        release_in(fd, s, 0); /* a copy that went in whole goes out again */
+    }
+    close(fd); /* the mapping keeps the file */
     errno = saved;
-    return FAILED;
+    return s->held ? CLAIMED : FAILED;
 }
 
-void *mpii_slot_claim(mpii_slot_t *s, const char *dir, void *at, const void *copy, size_t len)
+void *mpii_slot_claim(mpii_node_slot_t *s, const char *dir, void *at, const void *copy, size_t len)
 {
     char host[64] = "";
     gethostname(host, sizeof host - 1);
     void *mem = MAP_FAILED;
-    /* the host's file; a file of this process's own when that one is another writer's layout or
-     * stays closed (its last process died between closing and removing it) */
+    s->held = 0;
+    /* the host's file; a file of this process's own when that one is another writer's layout, or
+     * stays closed or without a header (its last process, or its maker, died in between) */
     for (int own = 0; own < 2; own++) {
         if (own) snprintf(s->path, sizeof s->path, "%s/node-%s-%d.live", dir, host, (int) getpid());
         else
             snprintf(s->path, sizeof s->path, "%s/node-%s.live", dir, host);
-        int why = CLOSED;
-        for (int tries = 0; why == CLOSED && tries < 200; tries++) {
+        int why = RETRY;
+        for (int tries = 0; why == RETRY && tries < 200; tries++) {
             why = claim_in(s, &mem, at, copy, len);
-            if (why == CLOSED) nanosleep(&(struct timespec){ 0, 5000000 }, NULL); /* until it is removed */
+            if (why == RETRY) nanosleep(&(struct timespec){ 0, 5000000 }, NULL); /* until it is removed or written */
         }
         if (why == CLAIMED || why == FAILED) return mem;
     }
@@ -150,13 +204,14 @@ void *mpii_slot_claim(mpii_slot_t *s, const char *dir, void *at, const void *cop
     return MAP_FAILED;
 }
 
-void mpii_slot_release(mpii_slot_t *s, int punch)
+void mpii_slot_release(mpii_node_slot_t *s, int punch)
 {
-    if (s->fd < 0) return;
-    static const char zero[sizeof(((mpii_image_header_t *) 0)->magic)];
-    (void) mpii_write_all(s->fd, zero, sizeof zero, (int64_t) s->offset);
-    if (punch)
-        (void) fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t) s->offset,
-                         (off_t) MPII_NODE_SLOT_BYTES); /* a file system without holes keeps the zeros */
-    leave(s);
+    if (!s->held) return;
+    s->held = 0;
+    int fd = open(s->path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return; /* removed meanwhile: nothing of this slot is left to release */
+    struct stat st;
+    if (fstat(fd, &st) == 0 && (uint64_t) st.st_dev == s->dev && (uint64_t) st.st_ino == s->ino)
+        release_in(fd, s, punch); /* not another file made since under the same name */
+    close(fd);
 }

@@ -38,7 +38,7 @@
 
 static mpii_image_header_t *image; /* the mapping, or anonymous memory when no output dir */
 static int image_is_file;
-static mpii_slot_t slot = { .fd = -1 }; /* where the image is mapped from */
+static mpii_node_slot_t slot; /* where the image is mapped from */
 static char out_dir[4096];
 
 static uint64_t *events; /* the "events" counters in the image */
@@ -156,17 +156,27 @@ void mpii_profile_started(const char *subdir)
         events[EV_H_INIT_NS] = mpii_now_ns();
         memcpy(&events[EV_H_INIT_REAL], &real, sizeof real);
     }
-    if (!image_is_file || !subdir || !*subdir) return;
+    if (!out_dir[0] || !subdir || !*subdir) return;
     char dir[sizeof out_dir];
     snprintf(dir, sizeof dir, "%s/%s", out_dir, subdir);
-    mpii_slot_t moved = { .fd = -1 };
-    if (make_dirs(dir) != 0 || mpii_slot_claim(&moved, dir, image, image, image->used) == MAP_FAILED) {
-        mpii_error("cannot write the spawned job's profile in %s (%s): it stays in %s", dir, strerror(errno), out_dir);
+    if (make_dirs(dir) != 0) { /* all its ranks fail alike: the job's profile goes where the run's would */
+        mpii_error("cannot make %s for the spawned job's profile (%s): it is written in %s", dir, strerror(errno),
+                   out_dir);
+        return;
+    }
+    /* every rank's gathered profile goes to the subdirectory, whichever rank writes it */
+    char was[sizeof out_dir];
+    snprintf(was, sizeof was, "%s", out_dir);
+    snprintf(out_dir, sizeof out_dir, "%s", dir);
+    if (!image_is_file) return; /* in memory: nothing to move */
+    mpii_node_slot_t moved = { 0 };
+    if (mpii_slot_claim(&moved, dir, image, image, image->used) == MAP_FAILED) {
+        mpii_error("cannot keep the spawned job's image in %s (%s): while it runs, it stays in %s", dir,
+                   strerror(errno), was);
         return;
     }
     mpii_slot_release(&slot, 1); /* no longer mapped: its pages can go */
     slot = moved;
-    snprintf(out_dir, sizeof out_dir, "%s", dir);
 }
 
 /* Append one record; returns its payload or NULL when the image is full. */
@@ -308,7 +318,7 @@ static int write_gathered(MPI_Comm comm, int writer, const void *mine, int mine_
     if (fd >= 0 && close(fd) != 0) ok = 0;
     ok = ok && rename(tmp, final) == 0;
     if (!ok) {
-        mpii_error("cannot write %s (%s): the .live files are kept", final, strerror(errno));
+        mpii_error("cannot write %s (%s)%s", final, strerror(errno), image_is_file ? ": the .live files are kept" : "");
         unlink(tmp);
     }
     return ok;
@@ -345,7 +355,10 @@ void mpii_profile_finish(void)
     image->state = MPII_STATE_FINALIZED;
     image->t_end = now();
     events_end();
-    if (!image_is_file || mpii_size < 1) return;
+    /* every rank that was given a directory takes part, each with the same out_dir, whether or
+     * not its slot could be claimed (its image then in memory): a rank that left the gather
+     * alone would hang the others in it */
+    if (!out_dir[0] || mpii_size < 1) return;
     int writer = profile_writer();
     size_t compact_len = 0;
     char *mine_image = compact_image(&compact_len);
@@ -361,5 +374,5 @@ void mpii_profile_finish(void)
     /* everyone learns whether the gathered file exists before dropping its own copy */
     MPII_PMPI(MPI_Bcast, MPI_BCAST_T)(&ok, 1, MPI_INT, writer, comm);
     MPII_PMPI(MPI_Comm_free, MPI_COMM_FREE_T)(&comm);
-    if (ok) release_slot();
+    if (ok && image_is_file) release_slot();
 }

@@ -22,14 +22,19 @@ const MAGIC_BYTES = 8;
 const zeros = (b: Buffer) => b.every((x) => x === 0);
 
 /** The image at `at`, read to the bytes its header says are used (at most `avail`), or its header
- *  only; short when fewer bytes than a header are there (the image check then says so). */
+ *  only; short when fewer bytes than a header are there (the image check then says so). A process
+ *  still running may add records between the reads: the image is read again, to its new length. */
 function imageAt(fd: number, at: number, avail: number, headerOnly: boolean): Buffer {
   const head = Buffer.alloc(IMAGE_HEADER_SIZE);
   const got = readSync(fd, head, 0, Math.max(0, Math.min(IMAGE_HEADER_SIZE, avail)), at);
   if (got < IMAGE_HEADER_SIZE || headerOnly) return head.subarray(0, got);
-  const used = Math.min(imageHeader(head).used, avail);
-  const buf = Buffer.alloc(Math.max(used, IMAGE_HEADER_SIZE));
-  readSync(fd, buf, 0, buf.length, at);
+  let buf = head;
+  for (let tries = 0; tries < 3; tries++) {
+    const used = Math.min(imageHeader(buf).used, avail);
+    if (used <= buf.length && tries > 0) break;
+    buf = Buffer.alloc(Math.max(used, IMAGE_HEADER_SIZE));
+    readSync(fd, buf, 0, buf.length, at);
+  }
   return buf;
 }
 
@@ -62,7 +67,13 @@ function nodeHeadOf(fd: number, path: string): { headerBytes: number; slotBytes:
  *  there and skipped, and one past the file's end was claimed by a process that died before
  *  growing the file. A file of mpii before node files is one image. */
 export function liveImages(path: string, headerOnly = false): LiveImage[] {
-  const fd = openSync(path, 'r');
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return []; // its last process removed it since the directory was listed
+    throw e;
+  }
   try {
     const size = fstatSync(fd).size;
     if (!isNodeFile(basename(path))) return [{ where: path, buf: imageAt(fd, 0, size, headerOnly) }];
@@ -74,7 +85,9 @@ export function liveImages(path: string, headerOnly = false): LiveImage[] {
       const at = head.headerBytes + i * head.slotBytes;
       if (at >= size) break; // claimed, never written: the slots after it are past the end too
       if (readSync(fd, magic, 0, MAGIC_BYTES, at) === MAGIC_BYTES && zeros(magic)) continue;
-      images.push({ where: `${path} (slot ${i})`, buf: imageAt(fd, at, Math.min(head.slotBytes, size - at), headerOnly) });
+      const buf = imageAt(fd, at, Math.min(head.slotBytes, size - at), headerOnly);
+      if (zeros(buf.subarray(0, MAGIC_BYTES))) continue; // released while it was read (a spawned job's process moved on)
+      images.push({ where: `${path} (slot ${i})`, buf });
     }
     return images;
   } finally {

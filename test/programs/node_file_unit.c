@@ -10,11 +10,18 @@
  *   DIR/b: PROCS processes claim and release CHURN times each, all at once: the file is removed
  *          and made again under them (a release that empties it while another claims).
  *
+ *   DIR/c, DIR/d, DIR/e: the host's file is another writer's layout (version 99), has a header
+ *          never written (its maker died), is closed for good (its last process died removing it):
+ *          a claim takes node-<host>-<pid>.live, a file of its own, at its first slot.
+ *   DIR/f: after a claim the program closes every descriptor it did not open and opens a file of
+ *          its own; the release leaves that file as it was and removes the node file.
+ *
  * Prints "distinct=<0|1> claimed=<n> live=<n> moved_ok=<n> crashed=<n> stayed=<n> churn_failures=<n>
- * b_files=<n> bad=<n>": the slots' offsets were distinct, DIR/a's header after the claims, how
- * many moves kept the image intact at its address, how many processes crashed, the live count
- * left in DIR/a, claims in DIR/b that failed or lost their image, the files left in DIR/b, and
- * processes of DIR/a that failed.
+ * b_files=<n> bad=<n> own_files=<n> user_file_ok=<0|1> f_files=<n>": the slots' offsets were
+ * distinct, DIR/a's header after the claims, how many moves kept the image intact at its address,
+ * how many processes crashed, the live count left in DIR/a, claims in DIR/b that failed or lost
+ * their image, the files left in DIR/b, processes of DIR/a that failed, how many of DIR/c, d and e
+ * took a file of their own at its first slot, and DIR/f's file and its node files left.
  *
  * Usage: node_file_unit DIR PROCS CHURN */
 #define _GNU_SOURCE
@@ -67,6 +74,45 @@ static mpii_node_header_t read_header(const char *path)
     return h;
 }
 
+/* DIR/<name> with a node file of the host whose header is `h` (NULL: a header page of zeros). */
+static void host_file(const char *dir, const char *name, const mpii_node_header_t *h, char *sub, size_t n)
+{
+    char host[64] = "", path[4400];
+    gethostname(host, sizeof host - 1);
+    snprintf(sub, n, "%s/%s", dir, name);
+    mkdir(sub, 0755);
+    snprintf(path, sizeof path, "%s/node-%s.live", sub, host);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    mpii_node_header_t zero = { 0 };
+    if (fd < 0 || pwrite(fd, h ? h : &zero, sizeof zero, 0) != sizeof zero || ftruncate(fd, MPII_NODE_HEADER_BYTES) != 0)
+        exit(2);
+    close(fd);
+}
+
+/* A claim in `sub` took a node file of this process's own, at its first slot. */
+static int took_own_file(const char *sub)
+{
+    char host[64] = "", want[4400];
+    gethostname(host, sizeof host - 1);
+    snprintf(want, sizeof want, "%s/node-%s-%d.live", sub, host, (int) getpid());
+    mpii_node_slot_t s = { 0 };
+    void *mem = mpii_slot_claim(&s, sub, NULL, NULL, 0);
+    int own = mem != MAP_FAILED && strcmp(s.path, want) == 0 && s.offset == MPII_NODE_HEADER_BYTES;
+    if (mem != MAP_FAILED) munmap(mem, MPII_NODE_SLOT_BYTES);
+    mpii_slot_release(&s, 1);
+    return own && access(want, F_OK) != 0; /* its only slot released: removed */
+}
+
+static mpii_node_header_t ours(void)
+{
+    mpii_node_header_t h = { 0 };
+    memcpy(h.magic, MPII_NODE_MAGIC, sizeof h.magic);
+    h.version = MPII_NODE_VERSION;
+    h.header_bytes = MPII_NODE_HEADER_BYTES;
+    h.slot_bytes = MPII_NODE_SLOT_BYTES;
+    return h;
+}
+
 /* Everyone waits on `gate` until the parent closes its write end. */
 static void wait_gate(int gate)
 {
@@ -94,7 +140,7 @@ int main(int argc, char **argv)
         close(start[1]);
         close(go[1]);
         wait_gate(start[0]);
-        mpii_slot_t s = { .fd = -1 };
+        mpii_node_slot_t s = { 0 };
         void *mem = mpii_slot_claim(&s, a, NULL, NULL, 0);
         if (mem == MAP_FAILED) _exit(3);
         put_image(mem, i);
@@ -102,7 +148,7 @@ int main(int argc, char **argv)
         if (write(said[1], &off, sizeof off) != sizeof off) _exit(3);
         wait_gate(go[0]);
         if (i % 4 == 3) {
-            mpii_slot_t moved = { .fd = -1 };
+            mpii_node_slot_t moved = { 0 };
             if (mpii_slot_claim(&moved, sub, mem, mem, ((mpii_image_header_t *) mem)->used) == MAP_FAILED) _exit(4);
             mpii_slot_release(&s, 1);
             _exit(image_is(mem, i) ? 10 : 5); /* stays in sub: as if it crashed there */
@@ -146,7 +192,7 @@ int main(int argc, char **argv)
         wait_gate(gate[0]);
         int failures = 0;
         for (int k = 0; k < churn; k++) {
-            mpii_slot_t s = { .fd = -1 };
+            mpii_node_slot_t s = { 0 };
             void *mem = mpii_slot_claim(&s, b, NULL, NULL, 0);
             if (mem == MAP_FAILED) {
                 failures++;
@@ -170,8 +216,45 @@ int main(int argc, char **argv)
     DIR *d = opendir(b);
     for (struct dirent *e; d && (e = readdir(d));) b_files += e->d_name[0] != '.';
     if (d) closedir(d);
-    printf("distinct=%d claimed=%llu live=%llu moved_ok=%d crashed=%d stayed=%llu churn_failures=%d b_files=%d bad=%d\n",
+
+    /* DIR/c, d, e: a host file this process cannot use */
+    char sub_c[4200], sub_d[4200], sub_e[4200];
+    mpii_node_header_t other = ours(), closed = ours();
+    other.version = 99;
+    closed.live = MPII_NODE_CLOSED;
+    host_file(dir, "c", &other, sub_c, sizeof sub_c);
+    host_file(dir, "d", NULL, sub_d, sizeof sub_d);
+    host_file(dir, "e", &closed, sub_e, sizeof sub_e);
+    int own_files = took_own_file(sub_c) + took_own_file(sub_d) + took_own_file(sub_e);
+
+    /* DIR/f: the program's own file under the number a kept descriptor would have had */
+    char f[4096], mine[4200];
+    snprintf(f, sizeof f, "%s/f", dir);
+    mkdir(f, 0755);
+    snprintf(mine, sizeof mine, "%s/mine", f);
+    mpii_node_slot_t s = { 0 };
+    void *mem = mpii_slot_claim(&s, f, NULL, NULL, 0);
+    if (mem == MAP_FAILED) return 2;
+    put_image(mem, 0);
+    fflush(stdout);
+    for (int fd = 3; fd < 1024; fd++) close(fd);
+    static const char text[] = "the program's own file";
+    int fd = open(mine, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || write(fd, text, sizeof text) != sizeof text) return 2;
+    mpii_slot_release(&s, 0);
+    char back[sizeof text + 8] = "";
+    struct stat st;
+    int user_file_ok = fstat(fd, &st) == 0 && st.st_size == sizeof text && pread(fd, back, sizeof back, 0) == sizeof text &&
+                       memcmp(back, text, sizeof text) == 0;
+    close(fd);
+    int f_files = 0;
+    d = opendir(f);
+    for (struct dirent *e; d && (e = readdir(d));) f_files += strncmp(e->d_name, "node-", 5) == 0;
+    if (d) closedir(d);
+
+    printf("distinct=%d claimed=%llu live=%llu moved_ok=%d crashed=%d stayed=%llu churn_failures=%d b_files=%d bad=%d "
+           "own_files=%d user_file_ok=%d f_files=%d\n",
            distinct, (unsigned long long) claimed.claimed, (unsigned long long) claimed.live, moved_ok, crashed,
-           (unsigned long long) after.live, churn_failures, b_files, bad);
+           (unsigned long long) after.live, churn_failures, b_files, bad, own_files, user_file_ok, f_files);
     return 0;
 }
