@@ -1,7 +1,7 @@
 // The profile's file while the job runs, on real jobs of both MPIs: 4 ranks on one host keep their
 // images in one file, <out>/node-<host>.live (preload/core/node_file.c), not one per rank; what
 // they counted survives a rank killed with SIGKILL and a rank that aborts, every rank of it; a job
-// that finishes leaves profile.mpii and no .live file.
+// that finishes leaves profile.mpii and no .live file; a file size limit costs no rank its counts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
@@ -112,6 +112,54 @@ for (const f of FLAVORS) {
       const p = readProfile(out);
       assert.equal(p.complete, true);
       assert.deepEqual(counts(p, 'MPI_Init'), [1, 1, 1, 1]);
+    });
+
+    it('under a file size limit (ulimit -f): past it, a file of its own; below one slot, images in memory, still gathered', async () => {
+      const run = (kib: number, out: string) =>
+        execa(
+          'bash',
+          [
+            '-c',
+            `ulimit -f ${kib} && exec "$@"`,
+            'bash',
+            'node',
+            MPII,
+            'run',
+            '--quiet',
+            '--tools',
+            'trace-count',
+            '--out',
+            out,
+            ...launcherArgs(f, NP),
+            program(f, 'ring'),
+          ],
+          {
+            env: TEST_ENV,
+            reject: false,
+            timeout: 120_000,
+          },
+        );
+      // one slot's length: the host file's first slot fits, the others are past the limit, so
+      // their processes take node-<host>-<pid>.live (a slot 0 of their own); nothing is said
+      const slot = (65536 + 64 * 1024 * 1024) / 1024;
+      const fits = outDir(`${f}-node-fsize-fits`);
+      const a = await run(slot, fits);
+      assert.equal(a.exitCode, 0, a.stderr);
+      assert.doesNotMatch(a.stderr, /cannot write the profile/);
+      const pa = readProfile(fits);
+      assert.equal(pa.complete, true);
+      assert.deepEqual(counts(pa, 'MPI_Init'), [1, 1, 1, 1]);
+      assert.deepEqual(liveFiles(fits), []);
+      // a KiB less: no slot fits anywhere; each rank says so once (no SIGXFSZ), keeps its image in
+      // memory, and the gather still writes every rank's counts
+      const none = outDir(`${f}-node-fsize-none`);
+      const b = await run(slot - 1, none);
+      assert.equal(b.exitCode, 0, b.stderr);
+      assert.equal(b.stderr.match(/cannot write the profile in .* \(File too large\): results are kept in memory only/g)?.length, NP, b.stderr);
+      const pb = readProfile(none);
+      assert.equal(pb.complete, true);
+      assert.deepEqual(counts(pb, 'MPI_Init'), [1, 1, 1, 1]);
+      assert.deepEqual(liveFiles(none), []);
     });
   });
 }

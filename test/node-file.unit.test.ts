@@ -34,7 +34,7 @@ const running = (r: number, size = 4, state: SynthRank['state'] = 'running'): Bu
 const sends = (dir: string) => readProfile(dir).ranks.map((r) => [r.rank, Number(r.counters.find((c) => c.name === 'calls')!.nonzero.get(1))]);
 
 describe('node files: the slots (node_file.c)', () => {
-  it('processes claiming at once get distinct slots; a move keeps the image at its address; the last release removes the file; a host file that cannot be used gives a file of its own; no descriptor is kept', () => {
+  it('processes claiming at once get distinct slots; a move keeps the image at its address; the last release removes the file; a host file that cannot be used gives a file of its own; no descriptor is kept; ulimit -f is an error, not SIGXFSZ', () => {
     const dir = fresh('slots-c');
     const bin = join(dir, 'node_file_unit');
     const core = join(ROOT, 'preload', 'core');
@@ -50,7 +50,8 @@ describe('node files: the slots (node_file.c)', () => {
         .map((kv) => kv.split('='))
         .map(([k, v]) => [k, Number(v)]),
     );
-    // and in c, d and e each claim takes a file of its own; f's program file is left as it was
+    // and in c, d and e each claim takes a file of its own; f's program file is left as it was; g's
+    // claims under a file size limit take a file of their own, or fail without killing the process
     assert.deepEqual(got, {
       distinct: 1,
       claimed: 8,
@@ -64,6 +65,7 @@ describe('node files: the slots (node_file.c)', () => {
       own_files: 3,
       user_file_ok: 1,
       f_files: 0,
+      fsize: 1,
     });
     // what the crashed and the moved processes left is read back, each in its directory
     const fill = (p: ReturnType<typeof readProfile>) => p.ranks.map((x) => [x.rank, x.texts.find((t) => t.name === 'fill')?.text.length]);

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,13 +36,21 @@
 
 typedef uint64_t __attribute__((may_alias)) word_t; /* the header's magic, read as one word */
 
-enum { CLAIMED, RETRY, FOREIGN, FAILED };
+/* a claim's outcome; ELSEWHERE: this file cannot take the process, a file of its own may */
+enum { CLAIMED, RETRY, ELSEWHERE, FAILED };
 
 /* The file is at least `end` bytes long: one byte written at end - 1 if it is shorter. That byte
- * is the caller's own (the header page's unused last byte, the last byte of its slot). */
+ * is the caller's own (the header page's unused last byte, the last byte of its slot). Past the
+ * process's file size limit (`ulimit -f`), EFBIG instead of the write's SIGXFSZ, which would kill
+ * the process. */
 static int extend_to(int fd, uint64_t end)
 {
     struct stat st;
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && end > (uint64_t) limit.rlim_cur) {
+        errno = EFBIG;
+        return -1;
+    }
     if (fstat(fd, &st) != 0) return -1;
     if ((uint64_t) st.st_size >= end) return 0;
     return pwrite(fd, "", 1, (off_t) end - 1) == 1 ? 0 : -1;
@@ -80,7 +89,7 @@ static int open_file(const char *path)
     return -1;
 }
 
-/* The header is this writer's layout (CLAIMED), another's (FOREIGN), or not written yet: its
+/* The header is this writer's layout (CLAIMED), another's (ELSEWHERE), or not written yet: its
  * maker is between creating the file and writing the magic (RETRY). */
 static int header_state(const mpii_node_header_t *h)
 {
@@ -90,7 +99,7 @@ static int header_state(const mpii_node_header_t *h)
     return seen == want && h->version == MPII_NODE_VERSION && h->header_bytes == MPII_NODE_HEADER_BYTES &&
                    h->slot_bytes == MPII_NODE_SLOT_BYTES
                ? CLAIMED
-               : FOREIGN;
+               : ELSEWHERE;
 }
 
 /* One more live slot, unless the file is closed: its last slot was released and it is being
@@ -122,10 +131,14 @@ static int same_file(int fd, const char *path)
 static void release_in(int fd, const mpii_node_slot_t *s, int punch)
 {
     static const char zero[sizeof(((mpii_image_header_t *) 0)->magic)];
-    (void) mpii_write_all(fd, zero, sizeof zero, (int64_t) s->offset);
+    struct stat st;
+    /* a slot the file never grew to (its claim failed there) has nothing in it, and a write past
+     * the file size limit would be SIGXFSZ */
+    int in_file = fstat(fd, &st) == 0 && (uint64_t) st.st_size > s->offset;
+    if (in_file) (void) mpii_write_all(fd, zero, sizeof zero, (int64_t) s->offset);
     /* a file system without holes keeps the rest of the image, unread without its magic, until
      * the file is removed */
-    if (punch)
+    if (in_file && punch)
         (void) fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t) s->offset,
                          (off_t) MPII_NODE_SLOT_BYTES);
     mpii_node_header_t *h = map_header(fd);
@@ -142,6 +155,13 @@ static int claim_in(mpii_node_slot_t *s, void **mem, void *at, const void *copy,
 {
     int fd = open_file(s->path);
     if (fd < 0) return FAILED;
+    /* its maker may not have grown it to the header page yet: a mapping past the end is SIGBUS */
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_size < MPII_NODE_HEADER_BYTES) {
+        close(fd);
+        errno = EEXIST;
+        return RETRY;
+    }
     mpii_node_header_t *h = map_header(fd);
     int why = !h ? FAILED : header_state(h);
     if (why == CLAIMED && !enter(h)) why = RETRY;
@@ -153,13 +173,12 @@ static int claim_in(mpii_node_slot_t *s, void **mem, void *at, const void *copy,
     if (h) munmap(h, MPII_NODE_HEADER_BYTES);
     if (why != CLAIMED) {
         close(fd);
-        errno = saved;
+        errno = why == FAILED ? saved : EEXIST;
         return why;
     }
     /* a copy goes in magic last: a slot left half-written reads as never written */
     const char *c = copy;
     size_t magic = sizeof(((mpii_image_header_t *) 0)->magic);
-    struct stat st;
     int ok =
         extend_to(fd, s->offset + MPII_NODE_SLOT_BYTES) == 0 &&
         (!copy || (len >= magic && mpii_write_all(fd, c + magic, len - magic, (int64_t) (s->offset + magic)) == 0 &&
@@ -178,7 +197,8 @@ static int claim_in(mpii_node_slot_t *s, void **mem, void *at, const void *copy,
     }
     close(fd); /* the mapping keeps the file */
     errno = saved;
-    return s->held ? CLAIMED : FAILED;
+    /* a file too long for this process (its slot is far in): its own file's first slot may fit */
+    return s->held ? CLAIMED : saved == EFBIG ? ELSEWHERE : FAILED;
 }
 
 void *mpii_slot_claim(mpii_node_slot_t *s, const char *dir, void *at, const void *copy, size_t len)
@@ -200,8 +220,7 @@ void *mpii_slot_claim(mpii_node_slot_t *s, const char *dir, void *at, const void
         }
         if (why == CLAIMED || why == FAILED) return mem;
     }
-    errno = EEXIST;
-    return MAP_FAILED;
+    return MAP_FAILED; /* errno: EEXIST, or EFBIG when not even a slot of its own fits */
 }
 
 void mpii_slot_release(mpii_node_slot_t *s, int punch)

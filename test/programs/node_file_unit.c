@@ -15,22 +15,28 @@
  *          a claim takes node-<host>-<pid>.live, a file of its own, at its first slot.
  *   DIR/f: after a claim the program closes every descriptor it did not open and opens a file of
  *          its own; the release leaves that file as it was and removes the node file.
+ *   DIR/g: under a file size limit (`ulimit -f`) of one slot: a claim whose slot in the host's file
+ *          is past it takes a file of its own; under a limit below one slot, a claim fails with
+ *          EFBIG, and the process lives (no SIGXFSZ).
  *
  * Prints "distinct=<0|1> claimed=<n> live=<n> moved_ok=<n> crashed=<n> stayed=<n> churn_failures=<n>
- * b_files=<n> bad=<n> own_files=<n> user_file_ok=<0|1> f_files=<n>": the slots' offsets were
+ * b_files=<n> bad=<n> own_files=<n> user_file_ok=<0|1> f_files=<n> fsize=<0|1>": the slots' offsets were
  * distinct, DIR/a's header after the claims, how many moves kept the image intact at its address,
  * how many processes crashed, the live count left in DIR/a, claims in DIR/b that failed or lost
  * their image, the files left in DIR/b, processes of DIR/a that failed, how many of DIR/c, d and e
- * took a file of their own at its first slot, and DIR/f's file and its node files left.
+ * took a file of their own at its first slot, DIR/f's file and its node files left, and DIR/g's
+ * claims behaved so.
  *
  * Usage: node_file_unit DIR PROCS CHURN */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -123,6 +129,7 @@ static void wait_gate(int gate)
 int main(int argc, char **argv)
 {
     if (argc < 4) return 2;
+    alarm(600); /* a child that dies before saying its slot would leave the others waiting: fail instead */
     const char *dir = argv[1];
     int procs = atoi(argv[2]), churn = atoi(argv[3]);
     char a[4096], sub[4200], b[4096], path[4300];
@@ -252,9 +259,29 @@ int main(int argc, char **argv)
     for (struct dirent *e; d && (e = readdir(d));) f_files += strncmp(e->d_name, "node-", 5) == 0;
     if (d) closedir(d);
 
+    /* DIR/g: the file size limit, in a process of its own */
+    char sub_g[4200];
+    mpii_node_header_t one_claimed = ours();
+    one_claimed.claimed = one_claimed.live = 1; /* slot 0 taken: the next is past one slot's length */
+    host_file(dir, "g", &one_claimed, sub_g, sizeof sub_g);
+    int fsize = 0;
+    pid_t child = fork();
+    if (child == 0) {
+        struct rlimit one = { MPII_NODE_HEADER_BYTES + MPII_NODE_SLOT_BYTES, RLIM_INFINITY };
+        if (setrlimit(RLIMIT_FSIZE, &one) != 0 || !took_own_file(sub_g)) _exit(1);
+        one.rlim_cur--;
+        mpii_node_slot_t t = { 0 };
+        if (setrlimit(RLIMIT_FSIZE, &one) != 0 || mpii_slot_claim(&t, sub_g, NULL, NULL, 0) != MAP_FAILED || errno != EFBIG)
+            _exit(2);
+        _exit(0);
+    }
+    int st_g = 0;
+    waitpid(child, &st_g, 0);
+    fsize = WIFEXITED(st_g) && WEXITSTATUS(st_g) == 0;
+
     printf("distinct=%d claimed=%llu live=%llu moved_ok=%d crashed=%d stayed=%llu churn_failures=%d b_files=%d bad=%d "
-           "own_files=%d user_file_ok=%d f_files=%d\n",
+           "own_files=%d user_file_ok=%d f_files=%d fsize=%d\n",
            distinct, (unsigned long long) claimed.claimed, (unsigned long long) claimed.live, moved_ok, crashed,
-           (unsigned long long) after.live, churn_failures, b_files, bad, own_files, user_file_ok, f_files);
+           (unsigned long long) after.live, churn_failures, b_files, bad, own_files, user_file_ok, f_files, fsize);
     return 0;
 }
