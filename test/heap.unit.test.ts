@@ -8,24 +8,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execaSync } from 'execa';
-import { ROOT } from './helpers.js';
+import { runCUnit } from './c-unit.js';
 
 describe('the page-exclusive heap (heap.c)', () => {
   it('finds every live block exactly through 200,000 random and FIFO allocations and frees', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mpii-heap-unit-'));
-    const bin = join(dir, 'heap_unit');
-    const core = join(ROOT, 'preload', 'core');
-    execaSync('cc', ['-O1', '-Wall', '-Werror', '-I', core, '-o', bin, join(ROOT, 'test', 'programs', 'heap_unit.c'), join(core, 'heap.c')]);
-    const r = execaSync(bin, ['200000', '2000'], { reject: false });
-    assert.equal(r.exitCode, 0, r.stdout + r.stderr);
-    const got = Object.fromEntries(
-      r.stdout
-        .trim()
-        .split(' ')
-        .map((kv) => kv.split('='))
-        .map(([k, v]) => [k, Number(v)]),
-    );
+    const got = runCUnit(dir, 'heap_unit', ['heap.c'], ['200000', '2000']);
     assert.equal(got.bad, 0);
     assert.equal(got.blocks, got.live, 'the table holds exactly the live blocks');
     assert.ok(got.finds > 1_000_000, `finds: ${got.finds}`);

@@ -9,13 +9,14 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa, execaSync } from 'execa';
+import { execa } from 'execa';
 import { profileBytes, profileDir, readProfile, readProfileAsync, stoppedRanks } from '../src/profile-file/read.js';
 import { liveImages } from '../src/profile-file/live.js';
 import { NODE_FILE } from '../src/profile-file/format.gen.js';
 import { nodeFileBytes, rankImage, synthRank, writeNodeFile, type SynthRank } from '../src/profile-file/synthetic.js';
 import { prepareOutDir } from '../src/run/output-dir.js';
 import { MPII, ROOT } from './helpers.js';
+import { runCUnit } from './c-unit.js';
 
 const fresh = (tag: string) => mkdtempSync(join(tmpdir(), `mpii-node-${tag}-`));
 
@@ -36,20 +37,9 @@ const sends = (dir: string) => readProfile(dir).ranks.map((r) => [r.rank, Number
 describe('node files: the slots (node_file.c)', () => {
   it('processes claiming at once get distinct slots; a move keeps the image at its address; the last release removes the file; a host file that cannot be used gives a file of its own; no descriptor is kept; ulimit -f is an error, not SIGXFSZ', () => {
     const dir = fresh('slots-c');
-    const bin = join(dir, 'node_file_unit');
-    const core = join(ROOT, 'preload', 'core');
-    execaSync('cc', ['-O1', '-Wall', '-Werror', '-I', core, '-o', bin, join(ROOT, 'test', 'programs', 'node_file_unit.c'), join(core, 'node_file.c')]);
     // 8 processes: 3 and 7 move to a/sub, 0 and 6 crash in a, the others release; then 50 claims
     // and releases each in b, all at once
-    const r = execaSync(bin, [dir, '8', '50'], { reject: false });
-    assert.equal(r.exitCode, 0, r.stdout + r.stderr);
-    const got = Object.fromEntries(
-      r.stdout
-        .trim()
-        .split(' ')
-        .map((kv) => kv.split('='))
-        .map(([k, v]) => [k, Number(v)]),
-    );
+    const got = runCUnit(dir, 'node_file_unit', ['node_file.c'], [dir, '8', '50']);
     // and in c, d and e each claim takes a file of its own; f's program file is left as it was; g's
     // claims under a file size limit take a file of their own, or fail without killing the process
     assert.deepEqual(got, {
