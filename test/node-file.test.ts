@@ -4,7 +4,7 @@
 // that finishes leaves profile.mpii and no .live file; a file size limit costs no rank its counts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -112,6 +112,28 @@ for (const f of FLAVORS) {
       const p = readProfile(out);
       assert.equal(p.complete, true);
       assert.deepEqual(counts(p, 'MPI_Init'), [1, 1, 1, 1]);
+    });
+
+    it("a launcher that loses the exit code (exits 0 whatever the ranks did): the crashed ranks' images give exit 1 and one line; a clean run stays 0", async () => {
+      // the MPI's own launcher, run by a stand-in of the same name first on PATH that always exits 0,
+      // as MPICH 4.1-4.2.1's hydra sometimes does (pmodels/mpich#7057)
+      const launcher = `mpirun.${f}`;
+      const bin = mkdtempSync(join(tmpdir(), 'mpii-lossy-launcher-'));
+      const real = (await execa('sh', ['-c', `command -v ${launcher}`])).stdout.trim();
+      writeFileSync(join(bin, launcher), `#!/bin/sh\n${real} "$@"\nexit 0\n`, { mode: 0o755 });
+      const env = { PATH: `${bin}:${TEST_ENV.PATH}` };
+      const r = await mpii(['run', '--tools', 'trace-count', '--out', outDir(`${f}-node-lossy`), ...launcherArgs(f, NP), program(f, 'crash')], env);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        /^mpii: rank [\d, ]+ ended without MPI_Finalize \(the ranks' profile files say so\) but \S*mpirun\.\w+ exited 0 .*: mpii exits 1$/m,
+      );
+      const ok = await mpii(
+        ['run', '--quiet', '--tools', 'trace-count', '--out', outDir(`${f}-node-lossy-ok`), ...launcherArgs(f, NP), program(f, 'ring')],
+        env,
+      );
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.doesNotMatch(ok.stderr, /ended without MPI_Finalize/);
     });
 
     it('under a file size limit (ulimit -f): past it, a file of its own; below one slot, images in memory, still gathered', async () => {

@@ -95,16 +95,22 @@ test('format 1 per-rank files of a crashed run read as incomplete', () => {
   assert.ok(p.ranks.some((r) => r.state !== 'finalized'));
 });
 
-test('stoppedRanks: the ranks whose .live file says they stopped the job, none once the profile is gathered', async () => {
+test('stoppedRanks, unfinishedRanks: what the .live files say of how ranks ended, nothing once the profile is gathered', async () => {
   const { rankImage } = await import('../src/profile-file/synthetic.js');
-  const { stoppedRanks } = await import('../src/profile-file/read.js');
+  const { stoppedRanks, unfinishedRanks } = await import('../src/profile-file/read.js');
   const dir = mkdtempSync(join(tmpdir(), 'mpii-stopped-'));
   assert.deepEqual(stoppedRanks(join(dir, 'absent')), []);
-  writeFileSync(join(dir, 'rank-0.live'), rankImage({ rank: 0, size: 3, state: 'running', tools: {} }));
-  writeFileSync(join(dir, 'rank-2.live'), rankImage({ rank: 2, size: 3, state: 'aborted', tools: {} }));
-  writeFileSync(join(dir, 'rank-1.live'), rankImage({ rank: 1, size: 3, state: 'aborted', tools: {} }));
+  assert.deepEqual(unfinishedRanks(join(dir, 'absent')), []);
+  writeFileSync(join(dir, 'rank-0.live'), rankImage({ rank: 0, size: 4, state: 'running', tools: {} }));
+  writeFileSync(join(dir, 'rank-2.live'), rankImage({ rank: 2, size: 4, state: 'aborted', tools: {} }));
+  writeFileSync(join(dir, 'rank-1.live'), rankImage({ rank: 1, size: 4, state: 'aborted', tools: {} }));
+  writeFileSync(join(dir, 'rank-3.live'), rankImage({ rank: 3, size: 4, state: 'finalized', tools: {} }));
+  // a process that never passed MPI_Init (size -1: MPI sessions only, or not there yet)
+  writeFileSync(join(dir, 'pid-x-2.live'), rankImage({ rank: 5, size: -1, state: 'running', tools: {} }));
   writeFileSync(join(dir, 'pid-x-1.live'), 'not an image');
   assert.deepEqual(stoppedRanks(dir), [1, 2]);
+  assert.deepEqual(unfinishedRanks(dir), [0]);
   writeFileSync(join(dir, 'profile.mpii'), '');
   assert.deepEqual(stoppedRanks(dir), []);
+  assert.deepEqual(unfinishedRanks(dir), []);
 });

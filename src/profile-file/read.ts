@@ -535,12 +535,12 @@ export function* streamGathered(path: string, total: number, chunk = CHUNK_BYTES
   return ranks;
 }
 
-/** The ranks whose image in a .live file says they stopped the job (MPI_Abort, a tool's fatal
- *  stop: state `aborted`), from the images' headers alone; none when the profile was gathered
- *  (every rank finalized) or there is no profile. A file that is not one of mpii's is passed over. */
-export function stoppedRanks(dir: string): number[] {
+/** The header of every image in the .live files of `dir`: its rank, size and state; none when
+ *  the profile was gathered (every rank finalized) or there is no profile. A file that is not one
+ *  of mpii's is passed over. */
+function liveHeaders(dir: string): { rank: number; size: number; state: string }[] {
   if (!existsSync(dir) || existsSync(join(dir, 'profile.mpii'))) return [];
-  const stopped: number[] = [];
+  const found: { rank: number; size: number; state: string }[] = [];
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.live'))) {
     let images: LiveImage[];
     try {
@@ -551,10 +551,28 @@ export function stoppedRanks(dir: string): number[] {
     for (const { buf } of images) {
       if (buf.length < IMAGE_HEADER_SIZE || buf.toString('latin1', 0, IMAGE_MAGIC.length) !== IMAGE_MAGIC) continue;
       const h = imageHeader(buf);
-      if (STATES[h.state] === 'aborted') stopped.push(h.rank);
+      found.push({ rank: h.rank, size: h.size, state: STATES[h.state] ?? '' });
     }
   }
-  return stopped.sort((a, b) => a - b);
+  return found.sort((a, b) => a.rank - b.rank);
+}
+
+/** The ranks whose image in a .live file says they stopped the job (MPI_Abort, a tool's fatal
+ *  stop: state `aborted`), from the images' headers alone. */
+export function stoppedRanks(dir: string): number[] {
+  return liveHeaders(dir)
+    .filter((h) => h.state === 'aborted')
+    .map((h) => h.rank);
+}
+
+/** The ranks that ended between MPI_Init and MPI_Finalize without MPI_Abort (a signal, an exit
+ *  without MPI_Finalize, the launcher tearing the job down): their image passed MPI_Init (its size
+ *  is known) and still says `running`. A program that only uses MPI sessions never passes
+ *  MPI_Init and is not one of them. */
+export function unfinishedRanks(dir: string): number[] {
+  return liveHeaders(dir)
+    .filter((h) => h.state === 'running' && h.size > 0)
+    .map((h) => h.rank);
 }
 
 /** The run directory `path` names: the directory itself, or the one holding a profile file

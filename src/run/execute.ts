@@ -17,7 +17,7 @@ import { prepareOutDir, removeIfEmpty } from './output-dir.js';
 import type { RunPlan } from './plan.js';
 import { linkAbiName } from './python.js';
 import { reportAfterJob } from './summary.js';
-import { stoppedRanks } from '../profile-file/read.js';
+import { stoppedRanks, unfinishedRanks } from '../profile-file/read.js';
 
 /** A run from its first step to its end: what it made, and whether the launcher runs. */
 export class Run {
@@ -118,17 +118,32 @@ async function runJob(plan: RunPlan, env: NodeJS.ProcessEnv): Promise<number> {
   return code;
 }
 
-/** memcheck's fatal stop ends its rank with exit 86 (docs/tools/memcheck.md). MPICH 4.1 to 4.2.1's
- * hydra can lose that code and exit 0 when a second rank ends while the first is being cleaned up
- * (pmodels/mpich#7057: 9 runs in 40 here on Debian 13's MPICH 4.2.1), and a stopped job must not look like a
- * success: the ranks' files say who stopped it. */
+/** A launcher that exits 0 for a job whose ranks did not all end well: MPICH 4.1 to 4.2.1's hydra
+ * loses the ranks' exit codes when a second rank ends while the first is being cleaned up
+ * (pmodels/mpich#7057: 9 runs in 40 here on Debian 13's MPICH 4.2.1). A stopped or crashed job
+ * must not look like a success, and the ranks' files say what happened: memcheck's fatal stop
+ * ends its rank with exit 86 (docs/tools/memcheck.md), so mpii exits 86; a rank that ended
+ * between MPI_Init and MPI_Finalize without MPI_Abort (a signal, say) gives exit 1. (An
+ * MPI_Abort's own code is not in the files, and MPI_Abort(comm, 0) is a success: those keep the
+ * launcher's code.) */
 export const MEMCHECK_FATAL_EXIT = 86;
+export const UNFINISHED_EXIT = 1;
 function lostExitCode(code: number, plan: RunPlan): number {
-  if (code !== 0 || !plan.tools.some((t) => t.name === 'memcheck' && String(t.options.fatal) === 'true')) return code;
-  const stopped = stoppedRanks(plan.outDir);
-  if (stopped.length === 0) return code;
+  if (code !== 0) return code;
+  const lost = `${plan.launch.command} exited 0 (a launcher that lost the rank's exit code, e.g. MPICH 4.1-4.2.1's hydra: pmodels/mpich#7057)`;
+  if (plan.tools.some((t) => t.name === 'memcheck' && String(t.options.fatal) === 'true')) {
+    const stopped = stoppedRanks(plan.outDir);
+    if (stopped.length > 0) {
+      process.stderr.write(
+        `mpii: memcheck stopped the job at rank ${stopped.join(', ')} (exit ${MEMCHECK_FATAL_EXIT}) but ${lost}: mpii exits ${MEMCHECK_FATAL_EXIT}\n`,
+      );
+      return MEMCHECK_FATAL_EXIT;
+    }
+  }
+  const unfinished = unfinishedRanks(plan.outDir);
+  if (unfinished.length === 0) return code;
   process.stderr.write(
-    `mpii: memcheck stopped the job at rank ${stopped.join(', ')} (exit ${MEMCHECK_FATAL_EXIT}) but ${plan.launch.command} exited 0 (a launcher that lost the rank's exit code, e.g. MPICH 4.1-4.2.1's hydra: pmodels/mpich#7057): mpii exits ${MEMCHECK_FATAL_EXIT}\n`,
+    `mpii: rank ${unfinished.join(', ')} ended without MPI_Finalize (the ranks' profile files say so) but ${lost}: mpii exits ${UNFINISHED_EXIT}\n`,
   );
-  return MEMCHECK_FATAL_EXIT;
+  return UNFINISHED_EXIT;
 }
