@@ -42,14 +42,24 @@ const ROOTS = [
   'test/fortran.test.ts',
   'test/python.test.ts',
   'test/abi.test.ts',
+  'test/node-file.test.ts',
 ];
 // what CI runs in each root (.ci/run): the files of ROOTS that together run every built-in tool
 // (chained and compiled in), the QMPI tool twice, Fortran's three interfaces, Python and the
-// release's launchers in the fewest minutes; the rest of ROOTS runs by hand (docs/testing.md).
+// release's launchers in the fewest minutes, and the node files' crash, file size limit and lost
+// exit code cases; the rest of ROOTS runs by hand (docs/testing.md).
 // memcheck runs there through python.test.ts (every stack, a numpy buffer's findings) and
-// abi.test.ts (a clean ring, an overrun found); memcheck.test.ts, whose --memcheck-fatal case
-// once ended 0 on MPICH 4.2.1 (1 run of 4), runs by hand until that is understood
-const ROOTS_CI = ['test/shim.test.ts', 'test/jobs.test.ts', 'test/qmpi-tools.test.ts', 'test/fortran.test.ts', 'test/python.test.ts', 'test/abi.test.ts'];
+// abi.test.ts (a clean ring, an overrun found); memcheck.test.ts, profile.test.ts and
+// overlap.test.ts (each 4-10 minutes more per root) run by hand with the whole of ROOTS
+const ROOTS_CI = [
+  'test/shim.test.ts',
+  'test/jobs.test.ts',
+  'test/qmpi-tools.test.ts',
+  'test/fortran.test.ts',
+  'test/python.test.ts',
+  'test/abi.test.ts',
+  'test/node-file.test.ts',
+];
 // the stacks the integration tests run compiled in (each a single translation unit, 20-60 s of one
 // core per MPI): built before the tests two at a time, on both cores, instead of one after the
 // other inside the tests while the second core idles. A stack not listed is built by its first
