@@ -55,7 +55,9 @@ test_release() {
     'echo "Node $(node --version), $(mpirun.openmpi --version 2>/dev/null | head -1), $(mpichversion 2>/dev/null | sed -n "s/^MPICH Version:[[:space:]]*/MPICH /p"), $(python3 -c "import mpi4py; print(\"mpi4py\", mpi4py.__version__)")"')
   echo "test-in-roots.sh: $r: $versions"
   # the roots' python3-mpi4py is Open MPI's, and no mpi4py for MPICH and their Python is reachable
-  if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 MPII_TEST_PYTHON_MPIS=openmpi \
+  # (by hand: scripts/mpich-python-in-root.sh, then MPII_TEST_PYTHON_MPIS=openmpi,mpich and
+  # MPII_TEST_MPICH_PYTHON=/opt/py311-mpich/bin/python)
+  if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 MPII_TEST_PYTHON_MPIS=${MPII_TEST_PYTHON_MPIS:-openmpi} \
     bash scripts/in-root.sh "$root" sh -c 'cd "$1" && shift && exec node scripts/run-tests.mjs "$@"' sh "$checkout" "$layer" "${extra[@]}"; then
     echo "test-in-roots.sh: $r: passed in $(($(date +%s) - t1)) s"
   else

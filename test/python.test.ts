@@ -16,7 +16,9 @@ import { FLAVORS, OMPI_TCP_LOOPBACK, ROOT, TEST_ENV, launcherArgs, library, mpii
 import { readProfile } from '../src/profile-file/read.js';
 
 const PY = join(ROOT, 'test', 'python');
-const VENV_MPICH = join(ROOT, '.venv-mpich');
+// MPII_TEST_MPICH_PYTHON: another Python whose mpi4py runs on MPICH (in a Debian root:
+// scripts/mpich-python-in-root.sh makes /opt/py311-mpich)
+const MPICH_PYTHON = process.env.MPII_TEST_MPICH_PYTHON || join(ROOT, '.venv-mpich', 'bin', 'python');
 
 interface Interpreter {
   python: string;
@@ -29,7 +31,7 @@ function interpreterFor(f: Flavor): Interpreter | string {
   const cand =
     f === 'openmpi'
       ? { python: '/usr/bin/python3', env: {}, launcher: 'mpirun.openmpi' }
-      : { python: join(VENV_MPICH, 'bin', 'python'), env: { MPI4PY_MPIABI: 'mpich' }, launcher: 'mpirun.mpich' };
+      : { python: MPICH_PYTHON, env: { MPI4PY_MPIABI: 'mpich' }, launcher: 'mpirun.mpich' };
   if (!existsSync(cand.python)) return `${cand.python} is missing (scripts/setup.sh makes it; it needs mpi4py from the package registry)`;
   const r = spawnSync(cand.python, ['-c', 'import mpi4py, numpy'], { env: { ...TEST_ENV, ...cand.env }, encoding: 'utf8' });
   if (r.status !== 0) return `${cand.python} cannot import mpi4py and numpy: ${r.stderr.trim().split('\n').pop()}`;
@@ -136,7 +138,7 @@ for (const f of FLAVORS.filter((x) => PYTHON_MPIS.includes(x))) {
     // and the wheel's registry is out of reach) there is no choice to test
     if (f === 'openmpi' && PYTHON_MPIS.includes('mpich'))
       it("mpi4py 4 picks the ABI under mpii that it picks plain (the shim's wrappers must not make Open MPI look like MPICH)", async () => {
-        const venv = join(VENV_MPICH, 'bin', 'python');
+        const venv = MPICH_PYTHON;
         assert.ok(existsSync(venv), `${venv} (scripts/setup.sh)`);
         const r = await mpii(['run', '--tools', 'trace-count', '--out', outDir('py-abi'), ...launcherArgs(f, 2), venv, join(PY, 'suite.py'), scratch]);
         assert.equal(r.code, 0, r.stderr);
