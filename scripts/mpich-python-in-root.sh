@@ -26,16 +26,11 @@ rm -rf "$root/usr/lib/python3.11" && cp -a /usr/lib/python3.11 "$root/usr/lib/py
 for d in /usr/include/python3.11 /usr/include/x86_64-linux-gnu/python3.11; do
   [ -d "$d" ] && rm -rf "$root$d" && mkdir -p "$(dirname "$root$d")" && cp -a "$d" "$root$d"
 done
-rm -rf "$root/opt/py311-host-dist-packages" && mkdir -p "$root/opt/py311-host-dist-packages"
-cp -a /usr/lib/python3/dist-packages/numpy /usr/lib/python3/dist-packages/mpi4py_fft "$root/opt/py311-host-dist-packages/"
-bash "$checkout/scripts/in-root.sh" "$root" bash -c '
-  set -e
-  rm -rf /opt/py311-mpich
-  /usr/bin/python3.11 -m venv --without-pip /opt/py311-mpich
-  cp -a "$1"/mpi4py "$1"/mpi4py-*.dist-info /opt/py311-mpich/lib/python3.11/site-packages/
-  # numpy and mpi4py-fft, which test/python.test.ts imports: Debian 12'"'"'s builds for 3.11 (numpy
-  # needs libblas.so.3, mpi4py-fft libfftw3: the root has both, for its own numpy and mpi4py-fft)
-  cp -a "$2"/numpy "$2"/mpi4py_fft /opt/py311-mpich/lib/python3.11/site-packages/
-  rm -rf "$2"
-  MPI4PY_MPIABI=mpich /opt/py311-mpich/bin/python -c "import numpy, mpi4py_fft; from mpi4py import MPI; print(\"mpich-python-in-root.sh: mpi4py on\", MPI.Get_library_version().split(chr(10))[0])"
-' bash "$checkout/.venv-mpich/lib/python3.11/site-packages" /opt/py311-host-dist-packages
+# the environment is made inside (its python links to the root's path), then filled from here:
+# the wheel's mpi4py, and numpy and mpi4py-fft, which test/python.test.ts imports (Debian 12's
+# builds for 3.11: numpy needs libblas.so.3, mpi4py-fft libfftw3, both in the root for its own)
+bash "$checkout/scripts/in-root.sh" "$root" sh -c 'rm -rf /opt/py311-mpich && /usr/bin/python3.11 -m venv --without-pip /opt/py311-mpich'
+site="$root/opt/py311-mpich/lib/python3.11/site-packages"
+cp -a "$wheel" "$wheel"-*.dist-info /usr/lib/python3/dist-packages/numpy /usr/lib/python3/dist-packages/mpi4py_fft "$site/"
+bash "$checkout/scripts/in-root.sh" "$root" env MPI4PY_MPIABI=mpich /opt/py311-mpich/bin/python -c \
+  'import numpy, mpi4py_fft; from mpi4py import MPI; print("mpich-python-in-root.sh: mpi4py on", MPI.Get_library_version().split(chr(10))[0])'
