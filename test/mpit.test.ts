@@ -375,12 +375,15 @@ describe('mpii pvars / mpii cvars', () => {
     const p = await mpii(['pvars', '--mpi', 'mpich']);
     assert.equal(p.code, 0, p.stderr);
     assert.match(p.stdout, /^MPICH [\d.]+ \(\S+libmpich\.so[\d.]*\): 0 performance variables\n\(MPICH [\d.]+ registers none/);
-    const c = JSON.parse((await mpii(['cvars', '--mpi', 'mpich', '--json'])).stdout);
+    const cj = await mpii(['cvars', '--mpi', 'mpich', '--json']);
+    assert.equal(cj.code, 0, cj.stderr);
+    const c = JSON.parse(cj.stdout);
     assert.ok(c.cvars.length > 100);
     const v = c.cvars.find((x: { name: string }) => x.name === 'MPIR_CVAR_ASYNC_PROGRESS');
     assert.deepEqual({ type: v.type, binding: v.binding }, { type: 'MPI_INT', binding: 'none' });
     assert.match(v.verbosity, /^(user|tuner|mpidev)\/(basic|detail|all)$/);
     const t = await mpii(['cvars', '--mpi', 'openmpi', 'pml_monitoring_enable']);
+    assert.equal(t.code, 0, t.stderr);
     assert.match(t.stdout, /^pml_monitoring_enable +MPI_INT +none +\w+ +\w+\/\w+ +Enable the monitoring at the PML level/m);
   });
 
@@ -431,6 +434,46 @@ describe('mpii pvars / mpii cvars', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Open MPI [\d.]+ \(\S+libcrashy\.so\): 0 performance variables/m);
     assert.doesNotMatch(r.stdout, /crashy MPI says hello/);
+  });
+
+  it('a library that crashes before its answer is asked again; one that always crashes: one clear line after three attempts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpii-flaky-'));
+    // each call appends a line to the log; the first CRASHES calls die by SIGSEGV
+    writeFileSync(
+      join(dir, 'flaky.c'),
+      [
+        '#include <signal.h>',
+        '#include <stdio.h>',
+        '#include <stdlib.h>',
+        'int MPI_T_init_thread(int r, int *p) {',
+        '  FILE *f = fopen(getenv("FLAKY_LOG"), "a+");',
+        '  int calls = 0;',
+        '  for (int c; (c = fgetc(f)) != EOF;) calls += c == 0x0a;',
+        '  fputs("call\\n", f);',
+        '  fclose(f);',
+        '  if (calls < atoi(getenv("FLAKY_CRASHES"))) raise(SIGSEGV);',
+        '  *p = r;',
+        '  return 0;',
+        '}',
+        'int MPI_T_finalize(void) { return 0; }',
+        'int MPI_T_cvar_get_num(int *n) { *n = 0; return 0; }',
+        'int MPI_T_cvar_get_info(void) { return 1; }',
+        '',
+      ].join('\n'),
+    );
+    execaSync('cc', ['-shared', '-fPIC', '-o', join(dir, 'libflaky.so'), join(dir, 'flaky.c')]);
+    const calls = (log: string) => readFileSync(log, 'utf8').split('\n').filter(Boolean).length;
+    const env = (crashes: number, log: string) => ({ MPII_MPI_LIBRARY: join(dir, 'libflaky.so'), FLAKY_CRASHES: String(crashes), FLAKY_LOG: log });
+    const once = await mpii(['cvars', '--mpi', 'openmpi'], env(1, join(dir, 'once.log')));
+    assert.equal(once.code, 0, once.stderr);
+    assert.match(once.stdout, /^Open MPI [\d.]+ \(\S+libflaky\.so\): 0 control variables$/m);
+    assert.equal(once.stderr, '');
+    assert.equal(calls(join(dir, 'once.log')), 2);
+    oneLineError(
+      await mpii(['cvars', '--mpi', 'openmpi'], env(99, join(dir, 'always.log'))),
+      /^mpii: asking \S+libflaky\.so for its MPI_T variables crashed 3 times \(killed by SIGSEGV\) — check the Open MPI installation \(mpii doctor\)$/,
+    );
+    assert.equal(calls(join(dir, 'always.log')), 3);
   });
 });
 

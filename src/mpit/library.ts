@@ -141,24 +141,40 @@ const bindingName = (n: string | undefined) => {
 };
 
 /** Ask the library, from a child process. `want` limits the work to what the caller needs.
- *  The answer counts once it is complete, whatever the child's exit status. */
+ *  The answer counts once it is complete, whatever the child's exit status.
+ *  UCX_MEM_EVENTS=no: the libraries load UCX (Open MPI's ucx components, MPICH's netmod), whose
+ *  memory hooks patch mmap/munmap/brk under V8; Open MPI 4.1 so loaded crashed inside V8's garbage
+ *  collector in about 3 runs in 100 on a loaded machine, and in none of 150 with the hooks off.
+ *  Listing variables registers no memory, so the child does without them. A child that still
+ *  dies before its answer is asked again, up to ASK_ATTEMPTS times. */
+export const ASK_ATTEMPTS = 3;
 export async function askMpit(inst: MpiInstall, want: { pvars?: boolean; cvars?: boolean }): Promise<MpitListing> {
   const child = fileURLToPath(new URL('./child.js', import.meta.url));
-  const r = await execa(process.execPath, [child, JSON.stringify({ inst, want })], { reject: false, maxBuffer: 256 << 20 });
-  let answer: { listing?: MpitListing; error?: { message: string; fix?: string; exitCode?: number } } | undefined;
-  try {
+  const crashes: string[] = [];
+  for (let attempt = 1; attempt <= ASK_ATTEMPTS; attempt++) {
+    const r = await execa(process.execPath, [child, JSON.stringify({ inst, want })], {
+      env: { UCX_MEM_EVENTS: 'no' },
+      reject: false,
+      maxBuffer: 256 << 20,
+    });
     /* the library may print on stdout too: the answer is the line child.ts wrote */
-    answer = JSON.parse(r.stdout.split('\n').find((l) => /^\{"(listing|error)":/.test(l)) ?? '');
-  } catch {
-    const why = r.signal ? `killed by ${r.signal}` : `exit code ${r.exitCode}`;
-    const said = r.stderr.split('\n').find((l) => l.trim()) ?? '';
-    throw new MpiiError(
-      `asking ${inst.library} for its MPI_T variables crashed (${why}${said ? `: ${said.trim()}` : ''})`,
-      `check the ${FLAVORS[inst.flavor].label} installation (mpii doctor)`,
-    );
+    const line = r.stdout.split('\n').find((l) => /^\{"(listing|error)":/.test(l));
+    let answer: { listing?: MpitListing; error?: { message: string; fix?: string; exitCode?: number } } | undefined;
+    try {
+      answer = JSON.parse(line ?? '');
+    } catch {
+      const why = r.signal ? `killed by ${r.signal}` : `exit code ${r.exitCode}`;
+      const said = r.stderr.split('\n').find((l) => l.trim()) ?? '';
+      crashes.push(`${why}${said ? `: ${said.trim()}` : ''}`);
+      continue;
+    }
+    if (answer?.error) throw new MpiiError(answer.error.message, answer.error.fix, answer.error.exitCode);
+    return answer!.listing!;
   }
-  if (answer?.error) throw new MpiiError(answer.error.message, answer.error.fix, answer.error.exitCode);
-  return answer!.listing!;
+  throw new MpiiError(
+    `asking ${inst.library} for its MPI_T variables crashed ${ASK_ATTEMPTS} times (${crashes[crashes.length - 1]})`,
+    `check the ${FLAVORS[inst.flavor].label} installation (mpii doctor)`,
+  );
 }
 
 /** Ask the library in this process (child.ts does). */
