@@ -47,15 +47,18 @@ const ROOTS = [
 // what CI runs in each root (.ci/run): the files of ROOTS that together run every built-in tool
 // (chained and compiled in), the QMPI tool twice, Fortran's three interfaces, Python and the
 // release's launchers in the fewest minutes, and the node files' crash, file size limit and lost
-// exit code cases, and the whole of memcheck.test.ts: memcheck depends most on the library's
-// internals (its buffers, its progress threads, its RMA layouts), which change between versions
-// (about 4 minutes per root, run chained). profile.test.ts and overlap.test.ts (each 4-10 minutes
-// more per root, mostly compiling their stacks in) run by hand with the whole of ROOTS
+// exit code cases, and the tools' own files: memcheck.test.ts (memcheck depends most on the
+// library's internals: its buffers, its progress threads, its RMA layouts), profile.test.ts and
+// overlap.test.ts. Those two run chained here (MPII_TEST_CHAINED=1, test/helpers.ts): compiling
+// their stacks in took most of their 4-10 minutes per root; the whole of ROOTS, by hand, runs
+// them compiled in
 const ROOTS_CI = [
   'test/shim.test.ts',
   'test/jobs.test.ts',
   'test/qmpi-tools.test.ts',
   'test/memcheck.test.ts',
+  'test/profile.test.ts',
+  'test/overlap.test.ts',
   'test/fortran.test.ts',
   'test/python.test.ts',
   'test/abi.test.ts',
@@ -66,7 +69,7 @@ const ROOTS_CI = [
 // other inside the tests while the second core idles. A stack not listed is built by its first
 // test, as before: slower, not different.
 // roots: those of profile.test.ts and overlap.test.ts (the other files of ROOTS run chained, and
-// abi.test.ts builds its own); roots-ci runs none of them
+// abi.test.ts builds its own); roots-ci runs those two files chained, so none
 const PREBUILT = {
   integration: ['monitor', 'profile', 'monitor,profile', 'overlap', 'trace-count,monitor,profile'],
   roots: ['profile', 'monitor,profile', 'overlap'],
@@ -127,10 +130,11 @@ async function run(layer, extra) {
   // integration files one at a time: jobs share the machine's cores, the launchers and Slurm; unit
   // files two at a time (the machines here have 2 cores)
   const concurrency = ['--test-concurrency=' + (layer === 'unit' ? 2 : 1)];
+  const chained = layer === 'roots-ci' ? { MPII_TEST_CHAINED: '1' } : {};
   const r = spawnSync(process.execPath, ['--test', ...concurrency, ...extra, ...compiled], {
     cwd: ROOT,
     stdio: 'inherit',
-    env: { ...process.env, TMPDIR: tmp, MPII_TEST_PROGRAMS: process.env.MPII_TEST_PROGRAMS ?? tmpdir() },
+    env: { ...process.env, ...chained, TMPDIR: tmp, MPII_TEST_PROGRAMS: process.env.MPII_TEST_PROGRAMS ?? tmpdir() },
   });
   if (r.status === 0) rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
   else console.error(`run-tests: the ${layer} tests' temporary files are kept in ${tmp}`);
