@@ -29,13 +29,14 @@ const SMOKE = ['test/cli.test.ts', 'test/shim.test.ts'];
 // inside a root of a current Debian (its Open MPI and MPICH, its Node: docs/testing.md): every
 // built-in tool and the stacks of them, an external QMPI tool compiled against that MPI's own mpi.h
 // (twice in one stack), Python (mpi4py), Fortran (mpif.h, use mpi, mpi_f08), and the launchers
-// (Open MPI 5's PRRTE mpirun) that every job of these files starts. Not monitor.test.ts nor
+// (Open MPI 5's PRRTE mpirun) that every job of these files starts. Not monitor-ompi.test.ts nor
 // mpit.test.ts: they compare with Open MPI's own monitoring components and scripts, which Debian's
-// Open MPI 5 and 6 do not ship (monitor runs in the Fortran and Python files)
+// Open MPI 5 and 6 do not ship
 const ROOTS = [
   'test/shim.test.ts',
   'test/jobs.test.ts',
   'test/qmpi-tools.test.ts',
+  'test/monitor.test.ts',
   'test/profile.test.ts',
   'test/memcheck.test.ts',
   'test/overlap.test.ts',
@@ -48,15 +49,16 @@ const ROOTS = [
 // (chained and compiled in), the QMPI tool twice, Fortran's three interfaces, Python and the
 // release's launchers in the fewest minutes, and the node files' crash, file size limit and lost
 // exit code cases, and the tools' own files: memcheck.test.ts (memcheck depends most on the
-// library's internals: its buffers, its progress threads, its RMA layouts), profile.test.ts and
-// overlap.test.ts. Those two run chained here (MPII_TEST_CHAINED=1, test/helpers.ts): compiling
-// their stacks in took most of their 4-10 minutes per root; the whole of ROOTS, by hand, runs
-// them compiled in
+// library's internals: its buffers, its progress threads, its RMA layouts), monitor.test.ts,
+// profile.test.ts and overlap.test.ts. The last three run chained here (MPII_TEST_CHAINED=1,
+// test/helpers.ts): compiling their stacks in took most of profile's and overlap's 4-10 minutes
+// per root; the whole of ROOTS, by hand, runs them compiled in
 const ROOTS_CI = [
   'test/shim.test.ts',
   'test/jobs.test.ts',
   'test/qmpi-tools.test.ts',
   'test/memcheck.test.ts',
+  'test/monitor.test.ts',
   'test/profile.test.ts',
   'test/overlap.test.ts',
   'test/fortran.test.ts',
@@ -68,11 +70,11 @@ const ROOTS_CI = [
 // core per MPI): built before the tests two at a time, on both cores, instead of one after the
 // other inside the tests while the second core idles. A stack not listed is built by its first
 // test, as before: slower, not different.
-// roots: those of profile.test.ts and overlap.test.ts (the other files of ROOTS run chained, and
-// abi.test.ts builds its own); roots-ci runs those two files chained, so none
+// roots: those of monitor.test.ts, profile.test.ts and overlap.test.ts (the other files of ROOTS
+// run chained, and abi.test.ts builds its own); roots-ci runs those three files chained, so none
 const PREBUILT = {
   integration: ['monitor', 'profile', 'monitor,profile', 'overlap', 'trace-count,monitor,profile'],
-  roots: ['profile', 'monitor,profile', 'overlap'],
+  roots: ['monitor', 'profile', 'monitor,profile', 'overlap'],
 };
 
 /** Every *.test.ts under the repository, relative to it, sorted. */

@@ -1,110 +1,18 @@
-// The monitor tool on real jobs: fidelity against Open MPI's own monitoring, exact collective,
-// one-sided and inter-communicator accounting on both MPIs, outputs (.prof, CSV, JSON, matrix),
-// crashes and bad input.
+// The monitor tool on real jobs: the same E lines on both MPIs, exact collective, one-sided and
+// inter-communicator accounting, outputs (.prof, CSV, JSON, matrix), crashes and bad input.
+// Against Open MPI's own monitoring and scripts: monitor-ompi.test.ts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
-import { FLAVORS, launcherArgs, ompiMonitoring, mpii, outDir, program, type Flavor, useSpecialised } from './helpers.js';
+import { FLAVORS, launcherArgs, mpii, outDir, program, useSpecialised } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
-import { monitorRuns, totals, type MonitorRun } from '../preload/tools/monitor/report/data.js';
+import { monitorRuns, totals } from '../preload/tools/monitor/report/data.js';
+import { NP, expectedColl, monitored, parseProf } from './monitor-jobs.js';
 
 useSpecialised(); // the tools as users run them: compiled into one wrapper per function
 
-const NP = 3;
-
-interface ProfLine {
-  bytes: number;
-  msgs: number;
-  hist?: number[];
-}
-/** A .prof file: letter -> peer -> line (E, I, S, R, C), plus the D blocks. */
-function parseProf(text: string): { lines: Map<string, Map<number, ProfLine>>; comms: string[] } {
-  const lines = new Map<string, Map<number, ProfLine>>();
-  const comms: string[] = [];
-  for (const l of text.split('\n')) {
-    const f = l.split('\t');
-    if (/^[EISRC]$/.test(f[0])) {
-      const m = lines.get(f[0]) ?? new Map<number, ProfLine>();
-      lines.set(f[0], m);
-      m.set(Number(f[2]), { bytes: Number.parseInt(f[3], 10), msgs: Number.parseInt(f[4], 10), hist: f[5]?.split(',').map(Number) });
-    } else if (f[0] === 'D') comms.push(`${f[1]}\t${f[2]}`);
-  }
-  return { lines, comms };
-}
-
-async function monitored(
-  f: Flavor,
-  name: string,
-  tag: string,
-  args: string[] = [],
-  tools = 'monitor',
-): Promise<{ out: string; run: MonitorRun; stderr: string }> {
-  const out = outDir(`${f}-${tag}`);
-  const r = await mpii(['run', '--tools', tools, '--out', out, ...launcherArgs(f, NP), program(f, name), ...args]);
-  assert.equal(r.code, 0, r.stderr);
-  const runs = monitorRuns(readProfile(out));
-  assert.equal(runs.length, 1);
-  return { out, run: runs[0], stderr: r.stderr };
-}
-
-describe('monitor: fidelity with Open MPI pml monitoring (monitor_p2p)', () => {
-  it("E lines equal Open MPI's own, except the documented differences", async () => {
-    const ompiDir = outDir('ompi-native');
-    mkdirSync(ompiDir, { recursive: true });
-    const native = await ompiMonitoring(NP, program('openmpi', 'monitor_p2p'), join(ompiDir, 'x'));
-    assert.equal(native.exitCode, 0, native.stderr);
-    const { out } = await monitored('openmpi', 'monitor_p2p', 'fid');
-    const mine = outDir('fid-prof');
-    const rep = await mpii(['report', out, '--prof', join(mine, 'x')]);
-    assert.equal(rep.code, 0, rep.stderr);
-    for (let rank = 0; rank < NP; rank++) {
-      const theirs = parseProf(readFileSync(join(ompiDir, `x.${rank}.prof`), 'utf8')).lines;
-      const ours = parseProf(readFileSync(join(mine, `x.${rank}.prof`), 'utf8')).lines;
-      const next = (rank + 1) % NP;
-      const prev = (rank + NP - 1) % NP;
-      const peers = new Set([...(theirs.get('E')?.keys() ?? []), ...(ours.get('E')?.keys() ?? [])]);
-      assert.ok(peers.size >= 2, `rank ${rank}: too little traffic`);
-      for (const peer of peers) {
-        const t = theirs.get('E')?.get(peer) ?? { bytes: 0, msgs: 0, hist: new Array(66).fill(0) };
-        const o = ours.get('E')?.get(peer);
-        assert.ok(o, `rank ${rank} → ${peer}: Open MPI has an E line, mpii none`);
-        // Difference 1: Open MPI 4.1 does not count persistent sends at MPI_Start (ob1 starts
-        // them directly); mpii does: 5 starts × 10 ints to next, 4 × 3 doubles to prev.
-        const persistent = new Array<number>(66).fill(0);
-        let pBytes = 0;
-        let pMsgs = 0;
-        if (peer === next) {
-          persistent[6] += 5;
-          pBytes += 200;
-          pMsgs += 5;
-        }
-        if (peer === prev) {
-          persistent[5] += 4;
-          pBytes += 96;
-          pMsgs += 4;
-        }
-        assert.equal(o.msgs - pMsgs, t.msgs, `rank ${rank} → ${peer}: messages`);
-        assert.equal(o.bytes - pBytes, t.bytes, `rank ${rank} → ${peer}: bytes`);
-        // Difference 2: Open MPI's histogram also counts the library's internal messages (its
-        // I line); what is left after removing them must be exactly mpii's user histogram.
-        const internal = theirs.get('I')?.get(peer)?.msgs ?? 0;
-        const extra = t.hist!.map((v, b) => v - (o.hist![b] - persistent[b]));
-        assert.ok(
-          extra.every((v) => v >= 0),
-          `rank ${rank} → ${peer}: mpii has messages Open MPI does not: ${extra}`,
-        );
-        assert.equal(
-          extra.reduce((a, b) => a + b, 0),
-          internal,
-          `rank ${rank} → ${peer}: histogram beyond internal traffic`,
-        );
-      }
-      assert.equal(ours.get('I'), undefined, 'mpii cannot see internal traffic: no I lines');
-    }
-  });
-
+describe('monitor: the same E lines on both MPIs (monitor_p2p)', () => {
   it('MPICH gives the same E lines as Open MPI under mpii', async () => {
     const files: string[][] = [];
     for (const f of FLAVORS) {
@@ -124,35 +32,6 @@ describe('monitor: fidelity with Open MPI pml monitoring (monitor_p2p)', () => {
     assert.match(files[0][0], /^E\t0\t1\t1049108 bytes\t16 msgs sent\t1,0,0,4,0,3,5,0,2,(0,){12}1,/);
   });
 });
-
-/** Expected per-peer traffic of monitor_coll.c (see the comments there) for n ranks. */
-function expectedColl(n: number) {
-  const C = Array.from({ length: n }, () => Array.from({ length: n }, () => ({ bytes: 0, msgs: 0 })));
-  const add = (r: number, p: number, b: number) => {
-    if (r === p) return;
-    C[r][p].bytes += b;
-    C[r][p].msgs += 1;
-  };
-  const odd = [...Array(n).keys()].filter((x) => x % 2 === 1);
-  for (let r = 0; r < n; r++) {
-    for (let p = 0; p < n; p++) {
-      if (r === 1) add(r, p, 40); // Bcast root 1
-      if (r === 0) add(r, p, (p + 1) * 8); // Scatterv root 0
-      if (r === 0) add(r, p, 8); // Ibcast root 0
-      if (r === n - 1) add(r, p, 8); // Gather root n-1
-      if (r === 0) add(r, p, 24); // Reduce root 0
-      add(r, p, 4); // Allreduce
-      add(r, p, (r + 1) * (p + 1)); // Alltoallv
-      add(r, p, 20); // Allgather in place
-      if (r !== p) C[r][p].msgs += 1; // Barrier: 0 bytes
-      if (p > r) add(r, p, 8); // Scan
-    }
-    add(r, (r + 1) % n, 4); // Neighbor_alltoall, periodic ring
-    add(r, (r + n - 1) % n, 4);
-    if (r === 0) for (const p of odd) add(r, p, 16); // inter-communicator Bcast from world 0
-  }
-  return C;
-}
 
 for (const f of FLAVORS) {
   describe(`${f}: monitor accounting (monitor_coll)`, () => {
@@ -248,31 +127,6 @@ for (const f of FLAVORS) {
 }
 
 describe('monitor: outputs', () => {
-  it(".prof files are accepted by Open MPI's profile2mat and aggregate_profile", async () => {
-    const { out } = await monitored('openmpi', 'monitor_coll', 'scripts');
-    const dir = outDir('scripts-prof');
-    const rep = await mpii(['report', out, '--prof', join(dir, 'phase_1')]);
-    assert.equal(rep.code, 0, rep.stderr);
-    assert.deepEqual(readdirSync(dir).sort(), ['phase_1.0.prof', 'phase_1.1.prof', 'phase_1.2.prof']);
-    const agg = await execa('aggregate_profile', [join(dir, 'phase')], { reject: false });
-    assert.equal(agg.exitCode, 0, agg.stderr);
-    const mat = await execa('profile2mat', [join(dir, 'phase_1.prof')], { reject: false });
-    assert.equal(mat.exitCode, 0, mat.stderr);
-    // profile2mat symmetrises: cell (0,1) = (C 0→1 + C 1→0 + S/R/E both ways) / 2
-    const all = readFileSync(join(dir, 'phase_1_size_all.mat'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => l.trim().split(/\s+/).map(Number));
-    const coll = readFileSync(join(dir, 'phase_1_size_coll.mat'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => l.trim().split(/\s+/).map(Number));
-    const C = expectedColl(NP);
-    assert.equal(coll[0][1], Math.round((C[0][1].bytes + C[1][0].bytes) / 2));
-    assert.equal(all.length, NP);
-    assert.ok(all[0][1] > coll[0][1]);
-  });
-
   it('--csv writes count and byte matrices per class; --json has every peer', async () => {
     const { out } = await monitored('mpich', 'monitor_coll', 'csv');
     const dir = outDir('csv');
