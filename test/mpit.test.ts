@@ -360,7 +360,7 @@ describe('mpii pvars / mpii cvars', () => {
   it('Open MPI: its performance variables with class, type, binding, verbosity; --json; a filter', async () => {
     const r = await mpii(['pvars', '--mpi', 'openmpi', 'ob1']);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^Open MPI [\d.]+ \(\/\S+libmpi\.so[\d.]*\): 2 of \d+ performance variables$/m);
+    assert.match(r.stdout, /^Open MPI \d[\w.]* \(\/\S+libmpi\.so[\d.]*\): 2 of \d+ performance variables$/m);
     assert.match(r.stdout, /^pml_ob1_unexpected_msgq_length +size +MPI_UNSIGNED\w* +MPI_Comm +\w+\/\w+ +ro,cont +Number of unexpected messages/m);
     const j = JSON.parse((await mpii(['pvars', '--mpi', 'openmpi', '--json', '*monitoring*'])).stdout);
     const flush = (j.pvars as PvarInfo[]).find((v) => v.name === 'pml_monitoring_flush')!;
@@ -374,7 +374,7 @@ describe('mpii pvars / mpii cvars', () => {
   it('MPICH: no performance variables (said so), hundreds of control variables', async () => {
     const p = await mpii(['pvars', '--mpi', 'mpich']);
     assert.equal(p.code, 0, p.stderr);
-    assert.match(p.stdout, /^MPICH [\d.]+ \(\S+libmpich\.so[\d.]*\): 0 performance variables\n\(MPICH [\d.]+ registers none/);
+    assert.match(p.stdout, /^MPICH \d[\w.]* \(\S+libmpich\.so[\d.]*\): 0 performance variables\n\(MPICH \d[\w.]* registers none/);
     const cj = await mpii(['cvars', '--mpi', 'mpich', '--json']);
     assert.equal(cj.code, 0, cj.stderr);
     const c = JSON.parse(cj.stdout);
@@ -391,7 +391,7 @@ describe('mpii pvars / mpii cvars', () => {
     oneLineError(await mpii(['pvars', '--mpi', 'lam']), /^mpii: unknown MPI 'lam' for --mpi — use --mpi openmpi, mpich, abi, abi:mpich or abi:openmpi$/);
     oneLineError(
       await mpii(['pvars', '--mpi', 'openmpi', 'no_such_thing']),
-      /^mpii: no performance variable of Open MPI [\d.]+ matches 'no_such_thing' — mpii pvars without a filter lists all \d+$/,
+      /^mpii: no performance variable of Open MPI \d[\w.]* matches 'no_such_thing' — mpii pvars without a filter lists all \d+$/,
       1,
     );
   });
@@ -432,7 +432,7 @@ describe('mpii pvars / mpii cvars', () => {
     execaSync('cc', ['-shared', '-fPIC', '-o', join(dir, 'libcrashy.so'), join(dir, 'crashy.c')]);
     const r = await mpii(['pvars', '--mpi', 'openmpi'], { MPII_MPI_LIBRARY: join(dir, 'libcrashy.so') });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^Open MPI [\d.]+ \(\S+libcrashy\.so\): 0 performance variables/m);
+    assert.match(r.stdout, /^Open MPI \d[\w.]* \(\S+libcrashy\.so\): 0 performance variables/m);
     assert.doesNotMatch(r.stdout, /crashy MPI says hello/);
   });
 
@@ -466,7 +466,7 @@ describe('mpii pvars / mpii cvars', () => {
     const env = (crashes: number, log: string) => ({ MPII_MPI_LIBRARY: join(dir, 'libflaky.so'), FLAKY_CRASHES: String(crashes), FLAKY_LOG: log });
     const once = await mpii(['cvars', '--mpi', 'openmpi'], env(1, join(dir, 'once.log')));
     assert.equal(once.code, 0, once.stderr);
-    assert.match(once.stdout, /^Open MPI [\d.]+ \(\S+libflaky\.so\): 0 control variables$/m);
+    assert.match(once.stdout, /^Open MPI \d[\w.]* \(\S+libflaky\.so\): 0 control variables$/m);
     assert.equal(once.stderr, '');
     assert.equal(calls(join(dir, 'once.log')), 2);
     oneLineError(
@@ -482,11 +482,11 @@ describe('mpii run --pvar: bad input', () => {
   it('an unknown name suggests the closest; on MPICH, says it has none at all', async () => {
     oneLineError(
       await mpii(['run', '--pvar', 'pml_ob1_unexpected', '-np', '2', ompi()]),
-      /^mpii: --pvar pml_ob1_unexpected: Open MPI [\d.]+ has no performance variable of that name — did you mean pml_ob1_unexpected_msgq_length\?/,
+      /^mpii: --pvar pml_ob1_unexpected: Open MPI \d[\w.]* has no performance variable of that name — did you mean pml_ob1_unexpected_msgq_length\?/,
     );
     oneLineError(
       await mpii(['run', '--pvar', 'posted_recvq', '-np', '2', program('mpich', 'ring')]),
-      /^mpii: --pvar posted_recvq: MPICH [\d.]+ has no MPI_T performance variables at all — /,
+      /^mpii: --pvar posted_recvq: MPICH \d[\w.]* has no MPI_T performance variables at all — /,
     );
   });
   it("a variable mpii cannot sample: text, bound to a window; one of mpii's own; an empty name", async () => {
