@@ -34,7 +34,7 @@ TEST_ENV.MPII_BUILD = 'wait';
 TEST_ENV.MPII_SYSTEM_CACHE = '/proc/mpii-no-system-cache';
 // MPII_TEST_CHAINED=1 (CI's part of the roots layer, scripts/run-tests.mjs): these files run
 // chained too, the same tools' code without compiling a wrapper per stack and MPI (the compiled
-// form is checked against the chain by specialised.test.ts, and on the roots' MPIs by abi.test.ts)
+// form is checked against the chain by specialised.test.ts, and on forky's MPIs by abi.test.ts)
 export function useSpecialised(): void {
   if (process.env.MPII_TEST_CHAINED === '1') return;
   TEST_ENV.MPII_SPECIALISE = '1';
