@@ -557,23 +557,21 @@ function liveHeaders(dir: string): { rank: number; size: number; state: string }
   return found.sort((a, b) => a.rank - b.rank);
 }
 
-/** The ranks whose image in a .live file says they stopped the job (MPI_Abort, a tool's fatal
- *  stop: state `aborted`), from the images' headers alone. */
-export function stoppedRanks(dir: string): number[] {
-  return liveHeaders(dir)
-    .filter((h) => h.state === 'aborted')
-    .map((h) => h.rank);
+/** How the ranks of an unfinished profile ended, from one read of the .live files' image headers:
+ *  `stopped`, those that stopped the job (MPI_Abort, a tool's fatal stop: state `aborted`);
+ *  `unfinished`, those that ended between MPI_Init and MPI_Finalize without MPI_Abort (a signal,
+ *  an exit without MPI_Finalize, the launcher tearing the job down): their image passed MPI_Init
+ *  (its size is known) and still says `running`. A program that only uses MPI sessions never
+ *  passes MPI_Init and is in neither. */
+export function rankEnds(dir: string): { stopped: number[]; unfinished: number[] } {
+  const headers = liveHeaders(dir);
+  return {
+    stopped: headers.filter((h) => h.state === 'aborted').map((h) => h.rank),
+    unfinished: headers.filter((h) => h.state === 'running' && h.size > 0).map((h) => h.rank),
+  };
 }
-
-/** The ranks that ended between MPI_Init and MPI_Finalize without MPI_Abort (a signal, an exit
- *  without MPI_Finalize, the launcher tearing the job down): their image passed MPI_Init (its size
- *  is known) and still says `running`. A program that only uses MPI sessions never passes
- *  MPI_Init and is not one of them. */
-export function unfinishedRanks(dir: string): number[] {
-  return liveHeaders(dir)
-    .filter((h) => h.state === 'running' && h.size > 0)
-    .map((h) => h.rank);
-}
+export const stoppedRanks = (dir: string): number[] => rankEnds(dir).stopped;
+export const unfinishedRanks = (dir: string): number[] => rankEnds(dir).unfinished;
 
 /** The run directory `path` names: the directory itself, or the one holding a profile file
  * given instead (`mpii report out/profile.mpii`, `out/node-<host>.live`, `out/rank-0.live`). */

@@ -17,7 +17,7 @@ import { prepareOutDir, removeIfEmpty } from './output-dir.js';
 import type { RunPlan } from './plan.js';
 import { linkAbiName } from './python.js';
 import { reportAfterJob } from './summary.js';
-import { stoppedRanks, unfinishedRanks } from '../profile-file/read.js';
+import { rankEnds } from '../profile-file/read.js';
 
 /** A run from its first step to its end: what it made, and whether the launcher runs. */
 export class Run {
@@ -131,16 +131,13 @@ export const UNFINISHED_EXIT = 1;
 function lostExitCode(code: number, plan: RunPlan): number {
   if (code !== 0) return code;
   const lost = `${plan.launch.command} exited 0 (a launcher that lost the rank's exit code, e.g. MPICH 4.1-4.2.1's hydra: pmodels/mpich#7057)`;
-  if (plan.tools.some((t) => t.name === 'memcheck' && String(t.options.fatal) === 'true')) {
-    const stopped = stoppedRanks(plan.outDir);
-    if (stopped.length > 0) {
-      process.stderr.write(
-        `mpii: memcheck stopped the job at rank ${stopped.join(', ')} (exit ${MEMCHECK_FATAL_EXIT}) but ${lost}: mpii exits ${MEMCHECK_FATAL_EXIT}\n`,
-      );
-      return MEMCHECK_FATAL_EXIT;
-    }
+  const { stopped, unfinished } = rankEnds(plan.outDir);
+  if (stopped.length > 0 && plan.tools.some((t) => t.name === 'memcheck' && String(t.options.fatal) === 'true')) {
+    process.stderr.write(
+      `mpii: memcheck stopped the job at rank ${stopped.join(', ')} (exit ${MEMCHECK_FATAL_EXIT}) but ${lost}: mpii exits ${MEMCHECK_FATAL_EXIT}\n`,
+    );
+    return MEMCHECK_FATAL_EXIT;
   }
-  const unfinished = unfinishedRanks(plan.outDir);
   if (unfinished.length === 0) return code;
   process.stderr.write(
     `mpii: rank ${unfinished.join(', ')} ended without MPI_Finalize (the ranks' profile files say so) but ${lost}: mpii exits ${UNFINISHED_EXIT}\n`,
