@@ -5,7 +5,7 @@
 #   bash scripts/mpich-python-in-root.sh /var/cache/mpii-roots/forky
 #   # then, inside: MPI4PY_MPIABI=mpich /opt/py311-mpich/bin/python app.py
 #
-# Debian 12's python3.11-dev gives the headers copied with it. Why a copy: Debian's python3-mpi4py is built for Open MPI, Debian's mirror here serves no
+# Why a copy: Debian's python3-mpi4py is built for Open MPI, Debian's mirror here serves no
 # source packages to build mpi4py from, and the package registry reached here has mpi4py only as
 # a wheel for this machine's Python 3.11 (the one scripts/setup.sh puts in .venv-mpich), while
 # Debian 13 has Python 3.13 and forky 3.14. So this machine's python3.11 and its standard library
@@ -22,7 +22,8 @@ wheel=$(ls -d "$checkout"/.venv-mpich/lib/python3.11/site-packages/mpi4py 2>/dev
 
 cp -a /usr/bin/python3.11 "$root/usr/bin/python3.11"
 rm -rf "$root/usr/lib/python3.11" && cp -a /usr/lib/python3.11 "$root/usr/lib/python3.11"
-# its C headers too: mpii's Python call-site helper is built against the interpreter's own
+# its C headers too (python3-dev, which scripts/setup.sh installs): mpii's Python call-site helper
+# is built against the interpreter's own
 for d in /usr/include/python3.11 /usr/include/x86_64-linux-gnu/python3.11; do
   [ -d "$d" ] && rm -rf "$root$d" && mkdir -p "$(dirname "$root$d")" && cp -a "$d" "$root$d"
 done

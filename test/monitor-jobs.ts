@@ -1,5 +1,5 @@
-// What monitor.test.ts and monitor-ompi.test.ts share: a job under monitor, the .prof format, and
-// the traffic monitor_coll.c makes.
+// What monitor.test.ts, monitor-ompi.test.ts and mpit.test.ts share: a job under monitor, the
+// .prof format, and the traffic monitor_coll.c makes.
 import assert from 'node:assert/strict';
 import { launcherArgs, mpii, outDir, program, type Flavor } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
@@ -12,17 +12,22 @@ export interface ProfLine {
   msgs: number;
   hist?: number[];
 }
-/** A .prof file: letter -> peer -> line (E, I, S, R, C), plus the D blocks. */
-export function parseProf(text: string): { lines: Map<string, Map<number, ProfLine>>; comms: string[] } {
+/** A .prof file: letter -> peer -> line (E, I, S, R, C), and each D block by communicator name:
+ *  its procs field, then its O2A/A2O/A2A lines. */
+export function parseProf(text: string): { lines: Map<string, Map<number, ProfLine>>; comms: Map<string, string[]> } {
   const lines = new Map<string, Map<number, ProfLine>>();
-  const comms: string[] = [];
+  const comms = new Map<string, string[]>();
+  let current: string[] | undefined;
   for (const l of text.split('\n')) {
     const f = l.split('\t');
     if (/^[EISRC]$/.test(f[0])) {
       const m = lines.get(f[0]) ?? new Map<number, ProfLine>();
       lines.set(f[0], m);
       m.set(Number(f[2]), { bytes: Number.parseInt(f[3], 10), msgs: Number.parseInt(f[4], 10), hist: f[5]?.split(',').map(Number) });
-    } else if (f[0] === 'D') comms.push(`${f[1]}\t${f[2]}`);
+    } else if (f[0] === 'D') {
+      current = [f[2]];
+      comms.set(f[1], current);
+    } else if (/^(O2A|A2O|A2A)$/.test(f[0]) && current) current.push(l);
   }
   return { lines, comms };
 }

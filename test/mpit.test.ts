@@ -10,32 +10,9 @@ import { join } from 'node:path';
 import { execa, execaSync } from 'execa';
 import { FLAVORS, ROOT, TEST_ENV, launcherArgs, ompiMonitoring, mpii, outDir, program, shimInfo, type Flavor } from './helpers.js';
 import type { PvarInfo } from '../src/mpit/library.js';
+import { parseProf } from './monitor-jobs.js';
 
 const NP = 4; // the report's examples run on 4 processes
-
-/** A .prof file: letter -> peer -> { bytes, msgs, hist }, and the D blocks by communicator name. */
-interface Line {
-  bytes: number;
-  msgs: number;
-  hist?: number[];
-}
-function parseProf(text: string): { lines: Map<string, Map<number, Line>>; comms: Map<string, string[]> } {
-  const lines = new Map<string, Map<number, Line>>();
-  const comms = new Map<string, string[]>();
-  let current: string[] | undefined;
-  for (const l of text.split('\n')) {
-    const f = l.split('\t');
-    if (/^[EISRC]$/.test(f[0])) {
-      const m = lines.get(f[0]) ?? new Map<number, Line>();
-      lines.set(f[0], m);
-      m.set(Number(f[2]), { bytes: Number.parseInt(f[3], 10), msgs: Number.parseInt(f[4], 10), hist: f[5]?.split(',').map(Number) });
-    } else if (f[0] === 'D') {
-      current = [f[2]];
-      comms.set(f[1], current);
-    } else if (/^(O2A|A2O|A2A)$/.test(f[0]) && current) current.push(l);
-  }
-  return { lines, comms };
-}
 
 /** mpii's phase file against Open MPI's: the same user messages (E, histogram apart from the
  *  library's internal messages, which Open MPI adds to it), one-sided and collective lines, and

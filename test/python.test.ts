@@ -138,9 +138,8 @@ for (const f of FLAVORS.filter((x) => PYTHON_MPIS.includes(x))) {
     // and the wheel's registry is out of reach) there is no choice to test
     if (f === 'openmpi' && PYTHON_MPIS.includes('mpich'))
       it("mpi4py 4 picks the ABI under mpii that it picks plain (the shim's wrappers must not make Open MPI look like MPICH)", async () => {
-        const venv = MPICH_PYTHON;
-        assert.ok(existsSync(venv), `${venv} (scripts/setup.sh)`);
-        const r = await mpii(['run', '--tools', 'trace-count', '--out', outDir('py-abi'), ...launcherArgs(f, 2), venv, join(PY, 'suite.py'), scratch]);
+        assert.ok(existsSync(MPICH_PYTHON), `${MPICH_PYTHON} (scripts/setup.sh)`);
+        const r = await mpii(['run', '--tools', 'trace-count', '--out', outDir('py-abi'), ...launcherArgs(f, 2), MPICH_PYTHON, join(PY, 'suite.py'), scratch]);
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stderr, /through mpi4py 4\.[\d.]+ .*ABI openmpi/);
         assert.equal(r.stdout, reference);
