@@ -26,6 +26,14 @@ export const ENV = {
   INJ_IGNORE: 'INJ_IGNORE',
   /** INJ_DEBUG (int; set by user; read by shim): the shim's debug output: `-1` off, `-2` from every rank, `N` from rank `N` only */
   INJ_DEBUG: 'INJ_DEBUG',
+  /** MPIR_CVAR_QMPI_TOOL_LIST (list; set by user; read by shim, cli): MPICH's list of QMPI tools for the library to run (names the tools registered, outermost first). With mpii's stack on, mpii runs them below its own tools, on every MPI, and the library is not given the list; with `INJ_IGNORE=1` the library gets them as without mpii ([qmpi.md](qmpi.md)) */
+  MPIR_CVAR_QMPI_TOOL_LIST: 'MPIR_CVAR_QMPI_TOOL_LIST',
+  /** MPIR_PARAM_QMPI_TOOL_LIST (list; set by user; read by shim, cli): MPICH's older name of `MPIR_CVAR_QMPI_TOOL_LIST`, read as MPICH reads it (`MPIR_CVAR_` wins over `MPIR_PARAM_`, which wins over `MPICH_`) */
+  MPIR_PARAM_QMPI_TOOL_LIST: 'MPIR_PARAM_QMPI_TOOL_LIST',
+  /** MPICH_QMPI_TOOL_LIST (list; set by user; read by shim, cli): MPICH's oldest name of `MPIR_CVAR_QMPI_TOOL_LIST` */
+  MPICH_QMPI_TOOL_LIST: 'MPICH_QMPI_TOOL_LIST',
+  /** QMPI_TOOL_LIST (list; set by user; read by cli): not read by MPICH 4.0–5.0 nor by mpii (the name in the cvar's `alias` line, which MPICH's generator does not read): `mpii run` says to use `MPIR_CVAR_QMPI_TOOL_LIST` */
+  QMPI_TOOL_LIST: 'QMPI_TOOL_LIST',
   /** MPII_DEFAULTS (path; set by user; read by shim): a program linked by `mpii install`'s wrappers and started without `mpii run`: the defaults file to read instead of the `mpii-defaults` next to the library */
   MPII_DEFAULTS: 'MPII_DEFAULTS',
   /** MPII_OUT_BASE (path; set by defaults; read by shim): a key of the `mpii-defaults` file only, not read from the environment: where programs linked by `mpii install` put their profiles */
@@ -52,4 +60,4 @@ export const ENV = {
 export const ENV_INT_DEFAULT = { INJ_IGNORE: 0, INJ_DEBUG: -1 } as const;
 
 /** The user's variables `mpii run` passes on to the ranks when they are set. */
-export const ENV_PASSED_ON = [ENV.INJ_IGNORE, ENV.INJ_DEBUG, ENV.MPII_OVERLAP_CLOCK] as const;
+export const ENV_PASSED_ON = [ENV.INJ_IGNORE, ENV.INJ_DEBUG, ENV.MPIR_CVAR_QMPI_TOOL_LIST, ENV.MPIR_PARAM_QMPI_TOOL_LIST, ENV.MPICH_QMPI_TOOL_LIST, ENV.MPII_OVERLAP_CLOCK] as const;

@@ -105,7 +105,10 @@ describe('the environment declared once', () => {
       for (const m of text.matchAll(/env\??\.((?:MPII|INJ)_\w+)|env\[['"`]((?:MPII|INJ)_\w+)/g)) undeclared.push(`${relative(ROOT, f)}: ${m[1] ?? m[2]}`);
     }
     assert.deepEqual(undeclared, [], `declare it in ${SPEC} and write ENV.<name>`);
-    assert.deepEqual([...ENV_PASSED_ON], [ENV.INJ_IGNORE, ENV.INJ_DEBUG, ENV.MPII_OVERLAP_CLOCK]);
+    assert.deepEqual(
+      [...ENV_PASSED_ON],
+      [ENV.INJ_IGNORE, ENV.INJ_DEBUG, ENV.MPIR_CVAR_QMPI_TOOL_LIST, ENV.MPIR_PARAM_QMPI_TOOL_LIST, ENV.MPICH_QMPI_TOOL_LIST, ENV.MPII_OVERLAP_CLOCK],
+    );
   });
 });
 

@@ -81,6 +81,73 @@ for (const f of FLAVORS) {
       assert.doesNotMatch(one.stderr, /rank [02]\b|^MPII [02]:/m);
     });
 
+    // MPICH's own QMPI tool list (MPIR_CVAR_QMPI_TOOL_LIST): under mpii's stack the shim runs the
+    // listed tools, below its own, on every MPI, and the library is not given the list
+    // (preload/core/library_tools.c, docs/qmpi.md)
+    it("the tools of the library's QMPI tool list run in mpii's stack, below its tools, and only there", async () => {
+      const out = outDir(`${f}-listed`);
+      // MPICH's order of its three names: MPIR_CVAR_ wins over MPICH_
+      const r = await mpii(['run', '--tools', `trace-count,${counter}`, '--out', out, ...launcherArgs(f, 2), program(f, 'ring')], {
+        MPIR_CVAR_QMPI_TOOL_LIST: 'qmpi_counter',
+        MPICH_QMPI_TOOL_LIST: 'not_this_one',
+        INJ_DEBUG: '-2',
+      });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /ring ok size=2 token=6/);
+      assert.match(r.stderr, /tools: trace-count → \S+qmpi_counter_tool\S* → qmpi_counter \(MPIR_CVAR_QMPI_TOOL_LIST\)/);
+      for (const rank of [0, 1]) {
+        // the instance of --tools (2) and the listed one (3), each once, each counting the 3 sends
+        assert.equal(r.stderr.match(new RegExp(`qmpi_counter\\[2\\] rank=${rank} sends=3 recvs=3`, 'g'))?.length, 1, r.stderr);
+        assert.equal(r.stderr.match(new RegExp(`qmpi_counter\\[3\\] rank=${rank} sends=3 recvs=3`, 'g'))?.length, 1, r.stderr);
+        assert.match(
+          r.stderr,
+          new RegExp(
+            `MPII ${rank}: MPIR_CVAR_QMPI_TOOL_LIST=qmpi_counter: mpii's stack runs these tools, below its own; the MPI library is not given the list`,
+          ),
+        );
+      }
+      const p = readProfile(out);
+      assert.deepEqual([...p.ranks[1].tools.values()], ['trace-count', 'qmpi_counter', 'qmpi_counter']);
+      // trace-count, above both, sees the ring's sends once each
+      assert.equal(traceCountTables(p)[0].rows.find((x) => x.fn === 'MPI_Send')?.total, 6n);
+    });
+
+    it("a name in the library's tool list that no library registered: one line that says so, exit 2", async () => {
+      const r = await mpii(['run', '--quiet', '--tools', 'noop', '--out', outDir(`${f}-listed-bad`), ...launcherArgs(f, 2), program(f, 'ring')], {
+        MPIR_CVAR_QMPI_TOOL_LIST: 'no_such_tool',
+      });
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /MPIR_CVAR_QMPI_TOOL_LIST names 'no_such_tool', but no library in this process registered a QMPI tool of that name/);
+      assert.match(r.stderr, /fix the tool stack \(TOOLS=noop, MPIR_CVAR_QMPI_TOOL_LIST=no_such_tool\)/);
+      assert.doesNotMatch(r.stdout, /ring ok/);
+    });
+
+    it("with INJ_IGNORE=1 the library's tool list is the library's: mpii runs none of it", async () => {
+      const r = await mpii(['run', '--tools', counter, '--out', outDir(`${f}-listed-ignore`), ...launcherArgs(f, 2), program(f, 'ring')], {
+        MPIR_CVAR_QMPI_TOOL_LIST: 'qmpi_counter',
+        INJ_IGNORE: '1',
+        INJ_DEBUG: '0',
+      });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /ring ok size=2 token=6/);
+      assert.doesNotMatch(r.stderr, /qmpi_counter\[/);
+      // Debian's MPICH has the six QMPI functions (without dispatch): the registrations go there;
+      // Open MPI has none
+      const where = f === 'mpich' ? "the tools' registrations go to the MPI library" : 'the MPI library has no QMPI functions, so no tool runs';
+      assert.match(r.stderr, new RegExp(`MPII 0: MPIR_CVAR_QMPI_TOOL_LIST=qmpi_counter with INJ_IGNORE set: ${where}`));
+    });
+
+    if (f === 'mpich')
+      it("MPICH's way: the tool preloaded by the user and named in the list runs once, below the stack", async () => {
+        const r = await mpii(['run', '--quiet', '--tools', 'trace-count', '--out', outDir(`${f}-listed-preload`), ...launcherArgs(f, 2), program(f, 'ring')], {
+          MPIR_CVAR_QMPI_TOOL_LIST: 'qmpi_counter',
+          LD_PRELOAD: counter,
+        });
+        assert.equal(r.code, 0, r.stderr);
+        for (const rank of [0, 1]) assert.equal(r.stderr.match(new RegExp(`qmpi_counter\\[2\\] rank=${rank} sends=3 recvs=3`, 'g'))?.length, 1, r.stderr);
+        assert.doesNotMatch(r.stderr, /qmpi_counter\[[13]\]/);
+      });
+
     it('a job that crashes still leaves per-rank profiles, reported as incomplete', async () => {
       const out = outDir(`${f}-crash`);
       const r = await mpii(['run', '--tools', 'trace-count', '--out', out, ...launcherArgs(f, 2), program(f, 'crash')]);

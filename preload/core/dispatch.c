@@ -38,8 +38,13 @@ extern int mpii_spec_matches(void) __attribute__((weak, visibility("hidden")));
  * slots a deep chain walks next to each other (cache lines, TLB). */
 mpii_slot_t *mpii_chain[MPII_NFUNCS];
 
+/* Set while the MPI library runs the tools itself (mpii_qmpi_forward_to): every QMPI_ call goes
+ * there, and mpii's stack stays empty. */
+static const mpii_qmpi_lib_t *forward;
+
 int QMPI_Register_tool_name(const char *tool_name, void (*init_function_ptr)(int tool_id))
 {
+    if (MPII_UNLIKELY(forward != NULL)) return forward->register_tool_name(tool_name, init_function_ptr);
     if (!tool_name || !init_function_ptr || nregistered == MPII_MAX_REGISTERED) return MPI_ERR_ARG;
     snprintf(registry[nregistered].name, sizeof registry[0].name, "%s", tool_name);
     registry[nregistered].init = init_function_ptr;
@@ -49,6 +54,7 @@ int QMPI_Register_tool_name(const char *tool_name, void (*init_function_ptr)(int
 
 int QMPI_Register_tool_storage(int tool_id, void *tool_storage)
 {
+    if (MPII_UNLIKELY(forward != NULL)) return forward->register_tool_storage(tool_id, tool_storage);
     if (tool_id < 1 || tool_id > ntools) return MPI_ERR_ARG;
     mpii_storage[tool_id] = tool_storage;
     return MPI_SUCCESS;
@@ -58,6 +64,8 @@ static void build_tables(void);
 
 int QMPI_Register_function(int calling_tool_id, mpii_qmpi_id_t function_enum, void (*function_ptr)(void))
 {
+    if (MPII_UNLIKELY(forward != NULL))
+        return forward->register_function(calling_tool_id, (int) function_enum, function_ptr);
     if (calling_tool_id < 1 || calling_tool_id > ntools) return MPI_ERR_ARG;
     if ((int) function_enum < 0 || (int) function_enum >= MPII_NFUNCS || !mpii_fn_info[function_enum].name)
         return MPI_ERR_ARG;
@@ -68,6 +76,8 @@ int QMPI_Register_function(int calling_tool_id, mpii_qmpi_id_t function_enum, vo
 
 int QMPI_Get_function(int calling_tool_id, mpii_qmpi_id_t function_enum, void (**function_ptr)(void), int *next_tool_id)
 {
+    if (MPII_UNLIKELY(forward != NULL))
+        return forward->get_function(calling_tool_id, (int) function_enum, function_ptr, next_tool_id);
     if (MPII_UNLIKELY((unsigned) function_enum >= MPII_NFUNCS || (unsigned) calling_tool_id > (unsigned) ntools))
         return MPI_ERR_ARG;
     if (MPII_UNLIKELY(!tables_ready)) { /* asked during tool init: only the library is there yet */
@@ -83,7 +93,7 @@ int QMPI_Get_function(int calling_tool_id, mpii_qmpi_id_t function_enum, void (*
 
 int QMPI_Get_tool_storage(QMPI_Context context, int tool_id, void **storage)
 {
-    (void) context;
+    if (MPII_UNLIKELY(forward != NULL)) return forward->get_tool_storage(context, tool_id, storage);
     if (MPII_UNLIKELY((unsigned) tool_id > (unsigned) ntools)) return MPI_ERR_ARG;
     *storage = mpii_storage ? mpii_storage[tool_id] : NULL;
     return MPI_SUCCESS;
@@ -93,6 +103,7 @@ int QMPI_Get_tool_storage(QMPI_Context context, int tool_id, void **storage)
  * it: no global state, so it is correct for nested calls and threads, and costs two stores. */
 int QMPI_Get_calling_address(QMPI_Context context, void **address)
 {
+    if (MPII_UNLIKELY(forward != NULL)) return forward->get_calling_address(context, address);
     *address = context.storage_stack ? (void *) (uintptr_t) mpii_calling_address(context) : NULL;
     return MPI_SUCCESS;
 }
@@ -171,23 +182,48 @@ static int resolve_entry(const char *entry)
     return -1;
 }
 
-int mpii_build_stack(const char *tools)
+/* Resolve one entry of the library's tool list: as the library would, a name some loaded library
+ * registered. */
+static int resolve_listed(const char *entry, const char *var)
 {
-    char *list = strdup(tools ? tools : "");
-    int cap = 1;
-    for (const char *p = list; *p; p++) cap += *p == ':';
-    int *regs = calloc((size_t) cap, sizeof *regs);
-    ntools = 0;
-    for (char *save = NULL, *tok = strtok_r(list, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-        int r = resolve_entry(tok);
-        if (r < 0) {
-            free(list);
-            free(regs);
-            return -1;
-        }
-        regs[ntools++] = r;
+    int r = registration_named(entry);
+    if (r < 0)
+        mpii_error("%s names '%s', but no library in this process registered a QMPI tool of that name: preload or link "
+                   "the tool's library, or give its path in TOOLS",
+                   var, entry);
+    return r;
+}
+
+/* Appends the registrations of a ':'-separated list to regs[*n]; -1 if one does not resolve. */
+static int resolve_list(const char *text, const char *listed_var, int *regs, int *n)
+{
+    char *list = strdup(text);
+    int rc = 0;
+    for (char *save = NULL, *tok = strtok_r(list, ":", &save); tok && rc == 0; tok = strtok_r(NULL, ":", &save)) {
+        int r = listed_var ? resolve_listed(tok, listed_var) : resolve_entry(tok);
+        if (r < 0) rc = -1;
+        else
+            regs[(*n)++] = r;
     }
     free(list);
+    return rc;
+}
+
+int mpii_build_stack(const char *tools, const char *listed, const char *listed_var)
+{
+    tools = tools ? tools : "";
+    listed = listed ? listed : "";
+    int cap = 2;
+    for (const char *p = tools; *p; p++) cap += *p == ':';
+    for (const char *p = listed; *p; p++) cap += *p == ':';
+    int *regs = calloc((size_t) cap, sizeof *regs);
+    ntools = 0;
+    /* the library's tools below mpii's: where the library would run them, next to itself */
+    if (!regs || resolve_list(tools, NULL, regs, &ntools) != 0 ||
+        resolve_list(listed, listed_var, regs, &ntools) != 0) {
+        free(regs);
+        return -1;
+    }
     mpii_storage = calloc((size_t) ntools + 1, sizeof *mpii_storage);
     tool_names = calloc((size_t) ntools + 1, sizeof *tool_names);
     registered_fn = calloc(((size_t) ntools + 1) * MPII_NFUNCS, sizeof *registered_fn);
@@ -208,6 +244,12 @@ int mpii_build_stack(const char *tools)
     build_tables();
     mpii_log("stack of %d tool%s built", ntools, ntools == 1 ? "" : "s");
     return 0;
+}
+
+void mpii_qmpi_forward_to(const mpii_qmpi_lib_t *lib)
+{
+    for (int i = 0; i < nregistered; i++) lib->register_tool_name(registry[i].name, registry[i].init);
+    forward = lib;
 }
 
 void mpii_disable_stack(void)

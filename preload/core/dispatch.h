@@ -143,8 +143,24 @@ static inline uint64_t mpii_return_address(QMPI_Context context)
     return (uint64_t) (uintptr_t) context.storage_stack[1];
 }
 
-int mpii_build_stack(const char *tools); /* returns 0 or -1 (message printed) */
+/* The stack of TOOLS (names of built-in or registered tools, paths of tool libraries), then the
+ * tools the MPI library was asked to run (`listed`, names of registered tools only, from the
+ * variable `listed_var`: library_tools.c), below them. Returns 0 or -1 (message printed). */
+int mpii_build_stack(const char *tools, const char *listed, const char *listed_var);
 void mpii_disable_stack(void);
 int mpii_tool_count(void);
 const char *mpii_tool_name(int tool_id);
+
+/* The MPI library's own QMPI functions. While the library runs the tools (library_tools.c: its
+ * tool list set and mpii's stack off), every QMPI_ call of a tool is forwarded to it. */
+typedef struct {
+    int (*register_tool_name)(const char *, void (*)(int));
+    int (*register_tool_storage)(int, void *);
+    int (*register_function)(int, int, void (*)(void));
+    int (*get_function)(int, int, void (**)(void), int *);
+    int (*get_tool_storage)(QMPI_Context, int, void **);
+    int (*get_calling_address)(QMPI_Context, void **);
+} mpii_qmpi_lib_t;
+/* Hands every registration made so far to the library, then forwards every QMPI_ call there. */
+void mpii_qmpi_forward_to(const mpii_qmpi_lib_t *lib);
 #endif

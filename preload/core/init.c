@@ -13,6 +13,7 @@
 #include "dispatch.h"
 #include "env_int.h"
 #include "init.h"
+#include "library_tools.h"
 #include "log.h"
 #include "mpii_env.h"
 #include "mpit_sample.h"
@@ -58,9 +59,12 @@ static void start_stack(void)
     python_sites();
     mpii_profile_begin(getenv(MPII_ENV_OUT));
     const char *tools = getenv(MPII_ENV_TOOLS);
-    if (mpii_build_stack(tools) != 0) {
-        mpii_error("fix the tool stack (" MPII_ENV_TOOLS "=%s) or set " MPII_ENV_INJ_IGNORE "=1 to run without tools",
-                   tools ? tools : "");
+    const char *listed_var = NULL;
+    const char *listed = mpii_library_tools_list(&listed_var);
+    if (mpii_build_stack(tools, listed, listed_var) != 0) {
+        mpii_error(
+            "fix the tool stack (" MPII_ENV_TOOLS "=%s%s%s%s%s) or set " MPII_ENV_INJ_IGNORE "=1 to run without tools",
+            tools ? tools : "", listed ? ", " : "", listed ? listed_var : "", listed ? "=" : "", listed ? listed : "");
         exit(2);
     }
     stack_built = 1;
@@ -80,6 +84,7 @@ void mpii_before_init(void)
     mpii_debug_rank = mpii_env_int(MPII_ENV_INJ_DEBUG, MPII_ENV_INJ_DEBUG_DEFAULT);
     ignore_flag = mpii_env_int(MPII_ENV_INJ_IGNORE, MPII_ENV_INJ_IGNORE_DEFAULT) != 0;
     mpii_site_defaults(); /* linked in by the MPI wrappers and run by plain mpirun: installed defaults */
+    mpii_library_tools_settle(!ignore_flag); /* before the library reads its tool list */
     if (!ignore_flag) start_stack();
 }
 
@@ -99,6 +104,20 @@ static const char *spawned_job_dir(void)
     }
     MPII_PMPI(MPI_Bcast, MPI_BCAST_T)(name, (int) sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD);
     return name;
+}
+
+/* The library's tool list went to this rank's stack or to the library by this rank's INJ_IGNORE,
+ * before the library's init: rank 0's value cannot move it now. Running them in neither place on
+ * some ranks, or in both kinds of places in one job, would be wrong: stop the job, say why. */
+static void listed_owner_agrees(int ignore_decided)
+{
+    enum mpii_listed_owner owner = mpii_library_tools_owner();
+    if (owner == MPII_LISTED_NONE || (owner == MPII_LISTED_LIBRARY) == (ignore_decided != 0)) return;
+    mpii_error(MPII_ENV_INJ_IGNORE
+               " differs between rank 0 and rank %d, whose QMPI tool list already went to %s: set " MPII_ENV_INJ_IGNORE
+               " the same on every rank",
+               mpii_rank, owner == MPII_LISTED_LIBRARY ? "the MPI library" : "mpii's stack");
+    MPII_PMPI(MPI_Abort, MPI_ABORT_T)(MPI_COMM_WORLD, 2);
 }
 
 /* The original design's banner, on every rank that has debug output on. */
@@ -131,6 +150,7 @@ void mpii_after_init(int rc, int session)
     int decided[3] = { ignore_flag, mpii_debug_rank, mpii_site_mode() };
     MPII_PMPI(MPI_Bcast, MPI_BCAST_T)(decided, 3, MPI_INT, 0, MPI_COMM_WORLD);
     mpii_debug_rank = decided[1];
+    listed_owner_agrees(decided[0]);
     if (decided[0] && stack_built) {
         mpii_disable_stack();
         mpii_active = 0;

@@ -85,6 +85,24 @@ void *mpii_lookup_object(const char *name)
     return p;
 }
 
+/* A function of the MPI library itself (the object that defines PMPI_Init), not a definition of
+ * the shim, of another copy of it or of another preloaded library: NULL when the library has none
+ * (the QMPI functions a library runs its own tools with: library_tools.c). */
+void *mpii_library_own(const char *name)
+{
+    Dl_info where;
+    void *init = dlsym(RTLD_NEXT, "PMPI_Init");
+    if (!init || !dladdr(init, &where) || !where.dli_fname)
+        return local_library() ? library_dlsym(local_mpi, name) : NULL;
+    void *h = dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD); /* a handle, never a new load */
+    if (!h) return NULL;
+    void *fn = library_dlsym(h, name);
+    Dl_info found;
+    if (fn && (!dladdr(fn, &found) || found.dli_fbase != where.dli_fbase)) fn = NULL; /* one of its dependencies' */
+    dlclose(h); /* drops only the reference RTLD_NOLOAD took */
+    return fn;
+}
+
 /* A symbol only this flavour's library defines, and how users call the flavour. */
 static const struct {
     const char *flavor, *label, *marker;

@@ -207,6 +207,7 @@ export function emitGenHeader(inp: EmitInput): string {
     '/* resolve.c: where the layer below is, however the MPI library was loaded */',
     'void mpii_lookup(const char *name, const char *pname, void **next, void **pmpi);',
     'void *mpii_lookup_object(const char *name);',
+    'void *mpii_library_own(const char *name);',
     'void mpii_check_library(void);',
     ...inp.functions.map((f) => `typedef ${f.ret} (*${realType(f)})(${paramDecls(f)});`),
     '#define MPII_PMPI(name, id) ((mpii_real_##name##_t) mpii_pmpi_fn[id])',

@@ -20,6 +20,7 @@ import type { ToolManifest } from '../tools/manifest.js';
 import type { Shim } from '../shim/shim.js';
 import { abiPlan } from './abi.js';
 import { rankEnvironment } from './environment.js';
+import { listedTools, listNameNote } from './library-tools.js';
 import { pythonPlan, type AbiLink, type SitesFact } from './python.js';
 import type { ShimChoice } from './shim-choice.js';
 
@@ -107,7 +108,9 @@ export function planRun(f: RunFacts): RunPlan {
   const command = [args.program!, ...args.programArgs];
   const launch = f.launcher(vars, command);
   const label = mpi.abi ? `MPI standard ABI on ${FLAVORS[mpi.flavor].label}` : FLAVORS[mpi.flavor].label;
-  const names = tools.map((t) => t.name);
+  // the library's own tool list: the shim runs it below the stack
+  const listed = listedTools(env);
+  const names = [...tools.map((t) => t.name), ...(listed?.names.map((n) => `${n} (${listed.variable})`) ?? [])];
   const form = choice.specialise && !choice.chained ? 'specialised: compiled into one wrapper per function' : `chained (${choice.chained})`;
   return {
     outDir,
@@ -133,7 +136,7 @@ export function planRun(f: RunFacts): RunPlan {
       `# tools: ${names.join(' ') || '(none)'} (from ${f.stack.source}); ${form}`,
       ...(copies?.files ?? []).map(([from, to]) => `# --copy-shim: sbcast ${from} ${to}`),
     ],
-    notes: [mpi.note, ...(python?.notes ?? [])].filter((n): n is string => !!n),
+    notes: [mpi.note, ...(python?.notes ?? []), listNameNote(env)].filter((n): n is string => !!n),
     banner:
       `mpii: ${label}${mpi.extension ? ` through ${mpi.extension}` : ''}, launcher: ${basename(launch.command)}, ` +
       `tools: ${names.join(' → ') || '(none)'}, out: ${outDir}`,
