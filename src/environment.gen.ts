@@ -26,7 +26,7 @@ export const ENV = {
   INJ_IGNORE: 'INJ_IGNORE',
   /** INJ_DEBUG (int; set by user; read by shim): the shim's debug output: `-1` off, `-2` from every rank, `N` from rank `N` only */
   INJ_DEBUG: 'INJ_DEBUG',
-  /** MPIR_CVAR_QMPI_TOOL_LIST (list; set by user; read by shim, cli): MPICH's list of QMPI tools for the library to run (names the tools registered, outermost first). With mpii's stack on, mpii runs them below its own tools, on every MPI, and the library is not given the list; with `INJ_IGNORE=1` the library gets them as without mpii ([qmpi.md](qmpi.md)) */
+  /** MPIR_CVAR_QMPI_TOOL_LIST (list; set by user; read by shim, cli): MPICH's list of QMPI tools for the library to run (names the tools registered, outermost first). With mpii's stack on, mpii runs them first, as tools 1 to N as the library numbers them, then its own, on every MPI, and the library is not given the list; with `INJ_IGNORE=1` the library gets them as without mpii ([qmpi.md](qmpi.md)) */
   MPIR_CVAR_QMPI_TOOL_LIST: 'MPIR_CVAR_QMPI_TOOL_LIST',
   /** MPIR_PARAM_QMPI_TOOL_LIST (list; set by user; read by shim, cli): MPICH's older name of `MPIR_CVAR_QMPI_TOOL_LIST`, read as MPICH reads it (`MPIR_CVAR_` wins over `MPIR_PARAM_`, which wins over `MPICH_`) */
   MPIR_PARAM_QMPI_TOOL_LIST: 'MPIR_PARAM_QMPI_TOOL_LIST',

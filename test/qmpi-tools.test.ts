@@ -82,9 +82,10 @@ for (const f of FLAVORS) {
     });
 
     // MPICH's own QMPI tool list (MPIR_CVAR_QMPI_TOOL_LIST): under mpii's stack the shim runs the
-    // listed tools, below its own, on every MPI, and the library is not given the list
+    // listed tools first, with the library's ids 1..N, on every MPI, and the library is not given
+    // the list
     // (preload/core/library_tools.c, docs/qmpi.md)
-    it("the tools of the library's QMPI tool list run in mpii's stack, below its tools, and only there", async () => {
+    it("the tools of the library's QMPI tool list run in mpii's stack, first as tools 1 to N, and only there", async () => {
       const out = outDir(`${f}-listed`);
       // MPICH's order of its three names: MPIR_CVAR_ wins over MPICH_
       const r = await mpii(['run', '--tools', `trace-count,${counter}`, '--out', out, ...launcherArgs(f, 2), program(f, 'ring')], {
@@ -94,21 +95,21 @@ for (const f of FLAVORS) {
       });
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /ring ok size=2 token=6/);
-      assert.match(r.stderr, /tools: trace-count → \S+qmpi_counter_tool\S* → qmpi_counter \(MPIR_CVAR_QMPI_TOOL_LIST\)/);
+      assert.match(r.stderr, /tools: qmpi_counter \(MPIR_CVAR_QMPI_TOOL_LIST\) → trace-count → \S*qmpi_counter_tool\S*,/);
       for (const rank of [0, 1]) {
-        // the instance of --tools (2) and the listed one (3), each once, each counting the 3 sends
-        assert.equal(r.stderr.match(new RegExp(`qmpi_counter\\[2\\] rank=${rank} sends=3 recvs=3`, 'g'))?.length, 1, r.stderr);
+        // the listed instance (1) and the one of --tools (3), each once, each counting the 3 sends
+        assert.equal(r.stderr.match(new RegExp(`qmpi_counter\\[1\\] rank=${rank} sends=3 recvs=3`, 'g'))?.length, 1, r.stderr);
         assert.equal(r.stderr.match(new RegExp(`qmpi_counter\\[3\\] rank=${rank} sends=3 recvs=3`, 'g'))?.length, 1, r.stderr);
         assert.match(
           r.stderr,
           new RegExp(
-            `MPII ${rank}: MPIR_CVAR_QMPI_TOOL_LIST=qmpi_counter: mpii's stack runs these tools, below its own; the MPI library is not given the list`,
+            `MPII ${rank}: MPIR_CVAR_QMPI_TOOL_LIST=qmpi_counter: mpii's stack runs these tools, first, as tools 1 to N; the MPI library is not given the list`,
           ),
         );
       }
       const p = readProfile(out);
-      assert.deepEqual([...p.ranks[1].tools.values()], ['trace-count', 'qmpi_counter', 'qmpi_counter']);
-      // trace-count, above both, sees the ring's sends once each
+      assert.deepEqual([...p.ranks[1].tools.values()], ['qmpi_counter', 'trace-count', 'qmpi_counter']);
+      // trace-count, between the two, sees the ring's sends once each
       assert.equal(traceCountTables(p)[0].rows.find((x) => x.fn === 'MPI_Send')?.total, 6n);
     });
 
@@ -138,14 +139,14 @@ for (const f of FLAVORS) {
     });
 
     if (f === 'mpich')
-      it("MPICH's way: the tool preloaded by the user and named in the list runs once, below the stack", async () => {
+      it("MPICH's way: the tool preloaded by the user and named in the list runs once, as tool 1", async () => {
         const r = await mpii(['run', '--quiet', '--tools', 'trace-count', '--out', outDir(`${f}-listed-preload`), ...launcherArgs(f, 2), program(f, 'ring')], {
           MPIR_CVAR_QMPI_TOOL_LIST: 'qmpi_counter',
           LD_PRELOAD: counter,
         });
         assert.equal(r.code, 0, r.stderr);
-        for (const rank of [0, 1]) assert.equal(r.stderr.match(new RegExp(`qmpi_counter\\[2\\] rank=${rank} sends=3 recvs=3`, 'g'))?.length, 1, r.stderr);
-        assert.doesNotMatch(r.stderr, /qmpi_counter\[[13]\]/);
+        for (const rank of [0, 1]) assert.equal(r.stderr.match(new RegExp(`qmpi_counter\\[1\\] rank=${rank} sends=3 recvs=3`, 'g'))?.length, 1, r.stderr);
+        assert.doesNotMatch(r.stderr, /qmpi_counter\[[23]\]/);
       });
 
     it('a job that crashes still leaves per-rank profiles, reported as incomplete', async () => {

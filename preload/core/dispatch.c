@@ -199,11 +199,13 @@ static int resolve_list(const char *text, const char *listed_var, int *regs, int
 {
     char *list = strdup(text);
     int rc = 0;
-    for (char *save = NULL, *tok = strtok_r(list, ":", &save); tok && rc == 0; tok = strtok_r(NULL, ":", &save)) {
+    for (char *save = NULL, *tok = strtok_r(list, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
         int r = listed_var ? resolve_listed(tok, listed_var) : resolve_entry(tok);
-        if (r < 0) rc = -1;
-        else
-            regs[(*n)++] = r;
+        if (r < 0) {
+            rc = -1;
+            break;
+        }
+        regs[(*n)++] = r;
     }
     free(list);
     return rc;
@@ -216,14 +218,21 @@ int mpii_build_stack(const char *tools, const char *listed, const char *listed_v
     int cap = 2;
     for (const char *p = tools; *p; p++) cap += *p == ':';
     for (const char *p = listed; *p; p++) cap += *p == ':';
-    int *regs = calloc((size_t) cap, sizeof *regs);
+    int *regs = calloc((size_t) cap, sizeof *regs), *own = calloc((size_t) cap, sizeof *own);
+    int nown = 0;
     ntools = 0;
-    /* the library's tools below mpii's: where the library would run them, next to itself */
-    if (!regs || resolve_list(tools, NULL, regs, &ntools) != 0 ||
+    /* TOOLS first, which may load the libraries the list names; then the library's tools go on
+     * top, with the ids 1..N the library would give them (a tool may index its own arrays by
+     * them, as MPICH's mpi_t/qmpi_test does), and mpii's after them */
+    if (!regs || !own || resolve_list(tools, NULL, own, &nown) != 0 ||
         resolve_list(listed, listed_var, regs, &ntools) != 0) {
         free(regs);
+        free(own);
         return -1;
     }
+    memcpy(regs + ntools, own, (size_t) nown * sizeof *own);
+    ntools += nown;
+    free(own);
     mpii_storage = calloc((size_t) ntools + 1, sizeof *mpii_storage);
     tool_names = calloc((size_t) ntools + 1, sizeof *tool_names);
     registered_fn = calloc(((size_t) ntools + 1) * MPII_NFUNCS, sizeof *registered_fn);

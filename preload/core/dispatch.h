@@ -143,9 +143,10 @@ static inline uint64_t mpii_return_address(QMPI_Context context)
     return (uint64_t) (uintptr_t) context.storage_stack[1];
 }
 
-/* The stack of TOOLS (names of built-in or registered tools, paths of tool libraries), then the
- * tools the MPI library was asked to run (`listed`, names of registered tools only, from the
- * variable `listed_var`: library_tools.c), below them. Returns 0 or -1 (message printed). */
+/* The stack: the tools the MPI library was asked to run (`listed`, names of registered tools
+ * only, from the variable `listed_var`: library_tools.c), outermost with the library's ids 1..N,
+ * then those of TOOLS (names of built-in or registered tools, paths of tool libraries). Returns 0
+ * or -1 (message printed). */
 int mpii_build_stack(const char *tools, const char *listed, const char *listed_var);
 void mpii_disable_stack(void);
 int mpii_tool_count(void);

@@ -84,7 +84,7 @@ void mpii_before_init(void)
     mpii_debug_rank = mpii_env_int(MPII_ENV_INJ_DEBUG, MPII_ENV_INJ_DEBUG_DEFAULT);
     ignore_flag = mpii_env_int(MPII_ENV_INJ_IGNORE, MPII_ENV_INJ_IGNORE_DEFAULT) != 0;
     mpii_site_defaults(); /* linked in by the MPI wrappers and run by plain mpirun: installed defaults */
-    mpii_library_tools_settle(!ignore_flag); /* before the library reads its tool list */
+    mpii_library_tools_log();
     if (!ignore_flag) start_stack();
 }
 

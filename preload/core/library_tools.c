@@ -3,12 +3,13 @@
  * MPIR_CVAR_QMPI_TOOL_LIST, MPIR_PARAM_QMPI_TOOL_LIST or MPICH_QMPI_TOOL_LIST), tools that announce
  * themselves from their constructors with QMPI_Register_tool_name. With the shim in the process,
  * those calls reach the shim, not the library: the shim comes first in the search order. So the
- * shim settles, once per process and before the library reads its variables, who runs them:
+ * shim settles, once per process at its first MPI call (an MPICH with QMPI reads its variables at
+ * whichever call comes first, MPI_Initialized too), who runs them:
  *
- *  - mpii's stack runs here: the listed tools join it, below its own tools (where the library
- *    would have run them, next to itself), and the list leaves the environment, so the library
- *    dispatches nothing and no call goes through a tool twice. This works on every MPI, with QMPI
- *    in the library or not.
+ *  - mpii's stack runs here: the listed tools join it, on top, with the ids 1..N the library
+ *    would give them (tools may index their own arrays by them), and the list leaves the
+ *    environment, so the library dispatches nothing and no call goes through a tool twice. This
+ *    works on every MPI, with QMPI in the library or not.
  *  - INJ_IGNORE is set: the registrations go on to the library, and every QMPI_ call after them,
  *    so the library runs its tools as it would without mpii (one without QMPI dispatch, Open MPI
  *    or Debian's MPICH, runs none, as without mpii).
@@ -20,9 +21,11 @@
 #include <string.h>
 #include "mpii_gen.h"
 #include "dispatch.h"
+#include "env_int.h"
 #include "library_tools.h"
 #include "log.h"
 #include "mpii_env.h"
+#include "site.h"
 
 /* MPICH reads them in this order, and the last one set wins. */
 static const char *const list_vars[] = {
@@ -37,6 +40,7 @@ static enum mpii_listed_owner owner = MPII_LISTED_NONE;
 static char *list;
 static const char *list_var;
 static mpii_qmpi_lib_t lib;
+static const char *decision; /* what was settled, for the debug output */
 
 /* The library's six QMPI functions, or 0 when it lacks one (Open MPI). */
 static int library_qmpi(void)
@@ -53,10 +57,11 @@ static int library_qmpi(void)
            lib.get_tool_storage && lib.get_calling_address;
 }
 
-void mpii_library_tools_settle(int stack_runs)
+void mpii_library_tools_settle_first(void)
 {
-    if (settled) return;
+    if (settled || mpii_shadowed()) return;
     settled = 1;
+    int stack_runs = mpii_env_int(MPII_ENV_INJ_IGNORE, MPII_ENV_INJ_IGNORE_DEFAULT) == 0;
     const char *value = NULL;
     for (size_t i = 0; i < NVARS; i++) {
         const char *v = getenv(list_vars[i]);
@@ -70,17 +75,21 @@ void mpii_library_tools_settle(int stack_runs)
     if (stack_runs) {
         owner = MPII_LISTED_STACK;
         for (size_t i = 0; i < NVARS; i++) unsetenv(list_vars[i]);
-        mpii_log("%s=%s: mpii's stack runs these tools, below its own; the MPI library is not given the list", list_var,
-                 list);
+        decision = "mpii's stack runs these tools, first, as tools 1 to N; the MPI library is not given the list";
         return;
     }
     owner = MPII_LISTED_LIBRARY;
+    decision = "with INJ_IGNORE set: the MPI library has no QMPI functions, so no tool runs";
     if (library_qmpi()) {
         mpii_qmpi_forward_to(&lib);
-        mpii_log("%s=%s with INJ_IGNORE set: the tools' registrations go to the MPI library", list_var, list);
-    } else {
-        mpii_log("%s=%s with INJ_IGNORE set: the MPI library has no QMPI functions, so no tool runs", list_var, list);
+        decision = "with INJ_IGNORE set: the tools' registrations go to the MPI library";
     }
+}
+
+/* Said once the debug output is set up (INJ_DEBUG, read at MPI_Init, later than the settling). */
+void mpii_library_tools_log(void)
+{
+    if (decision) mpii_log("%s=%s%s%s", list_var, list, owner == MPII_LISTED_STACK ? ": " : " ", decision);
 }
 
 enum mpii_listed_owner mpii_library_tools_owner(void)

@@ -17,12 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "env_int.h"
 #include "library_tools.h"
 #include "log.h"
-#include "mpii_env.h"
 #include "mpit.h"
-#include "site.h"
 
 /* ---- the library ---- */
 
@@ -552,9 +549,9 @@ static void give_string(const char *s, char *buf, int *len)
 
 int mpii_mpit_MPI_T_init_thread(int required, int *provided)
 {
-    /* the library reads its variables here too: its QMPI tool list is settled first */
-    if (!mpii_shadowed())
-        mpii_library_tools_settle(mpii_env_int(MPII_ENV_INJ_IGNORE, MPII_ENV_INJ_IGNORE_DEFAULT) == 0);
+    /* a first MPI call that does not pass through mpii_resolve_all: the library reads its
+     * variables here too, its QMPI tool list among them */
+    mpii_library_tools_settle_first();
     mpii_mpit_lib();
     int rc = CALL(init_thread, required, provided);
     if (rc == MPI_SUCCESS) __atomic_add_fetch(&app_inits, 1, __ATOMIC_RELAXED);

@@ -1,7 +1,7 @@
 // Emits the C side of the shim from the annotated function list:
 //   qmpi.h           the MPICH QMPI API for tools (MPICH already declares it: we only include mpi.h)
 //   mpii_gen.h       ids, role/kind enums, the X-macro list every built-in tool expands
-//   mpii_wrappers.c  MPI_X entry points, QMPI_X bottoms, lazy resolution of the next layer
+//   mpii_wrappers.c  MPI_X entry points, the chains' bottoms (mpii_bottom_X), lazy resolution of the next layer
 //   mpii_objects.h   Open MPI's predefined objects (MPI_COMM_WORLD, MPI_INT …) reached through pointers
 //                    set when the MPI library is found, so the shim loads anywhere and follows an
 //                    MPI that an interpreter's extension dlopens RTLD_LOCAL later
@@ -202,7 +202,7 @@ export function emitGenHeader(inp: EmitInput): string {
     'extern void *mpii_real_fn[MPII_NFUNCS] __attribute__((visibility("hidden")));',
     'extern void *mpii_pmpi_fn[MPII_NFUNCS] __attribute__((visibility("hidden")));',
     'void mpii_resolve_all(void);',
-    '/* QMPI_X bottoms, indexed by function id: the MPI library as tool 0 (dispatch.c builds the chains on them) */',
+    "/* the chains' bottoms (mpii_bottom_X), indexed by function id: the MPI library as tool 0 (dispatch.c builds the chains on them) */",
     'extern void (*const mpii_bottom_fn[MPII_NFUNCS])(void);',
     '/* resolve.c: where the layer below is, however the MPI library was loaded */',
     'void mpii_lookup(const char *name, const char *pname, void **next, void **pmpi);',
@@ -225,7 +225,7 @@ function topWrapper(f: SpecFunction): string {
   const hooked = hookOf(f);
   // hooked kinds always pass through their bottom, even with no tool, so the core sees them
   const direct = hooked
-    ? `return ${qmpiNameOf(f.name)}((QMPI_Context){ 0 }, 0${f.params.length ? ', ' + argNames(f) : ''});`
+    ? `return ${bottomName(f)}((QMPI_Context){ 0 }, 0${f.params.length ? ', ' + argNames(f) : ''});`
     : PROVIDED.has(f.kind)
       ? `return ${providerName(f)}(${argNames(f)});`
       : `return ((${realType(f)}) mpii_real_fn[${f.enumName}])(${argNames(f)});`;
@@ -268,10 +268,16 @@ function topWrapper(f: SpecFunction): string {
   ].join('\n');
 }
 
+// The chain's bottom of MPI_X, the MPI library as tool 0: not named QMPI_X, and not exported. An
+// MPICH built with QMPI defines QMPI_X itself and dispatches its MPI_X through the address of its
+// own QMPI_X: a QMPI_X of the shim's would take that place (the shim comes first in the search
+// order), call the library's MPI_X and go round for ever.
+const bottomName = (f: SpecFunction) => `mpii_bottom_${f.name.replace(/^MPI_/, '')}`;
+
 function bottom(f: SpecFunction): string {
   const hooked = hookOf(f);
   const realCall = PROVIDED.has(f.kind) ? `${providerName(f)}(${argNames(f)})` : `((${realType(f)}) mpii_real_fn[${f.enumName}])(${argNames(f)})`;
-  const lines = [`${f.ret} ${qmpiNameOf(f.name)}(${qParamDecls(f)})`, '{', '    (void) context; (void) tool_id;'];
+  const lines = [`__attribute__((visibility("hidden"))) ${f.ret} ${bottomName(f)}(${qParamDecls(f)})`, '{', '    (void) context; (void) tool_id;'];
   if (hooked) {
     if (hooked.before) lines.push(`    ${hooked.before}`);
     lines.push(`    ${f.ret} rc = ${realCall};`);
@@ -324,6 +330,7 @@ export function emitWrappers(inp: EmitInput): string {
     '#include "status.h" /* the completion functions make empty statuses whole */',
     '#include "fortran.h" /* the Fortran entry points at the end */',
     '#include "fdesc.h" /* and the descriptors of their choice buffers */',
+    '#include "library_tools.h" /* the library\'s own QMPI tool list, settled at the first MPI call */',
     '',
     `const char *const mpii_role_names[] = { ${inp.roles.map((r) => `"${r}"`).join(', ')} };`,
     `const char *const mpii_kind_names[] = { ${inp.kinds.map((k) => `"${k}"`).join(', ')} };`,
@@ -349,6 +356,7 @@ export function emitWrappers(inp: EmitInput): string {
     '{',
     '#ifdef MPII_STATIC',
     '    mpii_static_resolve(); /* linked against a static MPI: its functions by address (mpii_static.c) */',
+    '    mpii_library_tools_settle_first();',
     '    return;',
     '#endif',
     '    static const struct { int id; const char *name; const char *pname; } names[] = {',
@@ -362,6 +370,8 @@ export function emitWrappers(inp: EmitInput): string {
     '    }',
     ...inp.weakObjects.map((o) => `    mpii_obj_${o} = mpii_lookup_object("${o}");`),
     '    mpii_check_library(); /* resolve.c: the MPI found is the one the shim was built for */',
+    '    /* before the library reads its variables: MPICH with QMPI does at any first call, MPI_Initialized too */',
+    '    mpii_library_tools_settle_first();',
     '}',
     '',
     'void mpii_resolve_all(void)',
@@ -370,10 +380,10 @@ export function emitWrappers(inp: EmitInput): string {
     '    pthread_once(&once, mpii_resolve_once);',
     '}',
     '',
-    '/* ---- QMPI_X: the bottom of every chain, tool id 0 = the MPI library ---- */',
+    '/* ---- mpii_bottom_X: the bottom of every chain, tool id 0 = the MPI library ---- */',
     ...fns.map(bottom),
     'void (*const mpii_bottom_fn[MPII_NFUNCS])(void) = {',
-    ...fns.map((f) => `    [${f.enumName}] = (void (*)(void)) ${qmpiNameOf(f.name)},`),
+    ...fns.map((f) => `    [${f.enumName}] = (void (*)(void)) ${bottomName(f)},`),
     '};',
     '',
     '/* ---- MPI_X: what the application calls (MPII_MPI_X in the archive for programs that include',

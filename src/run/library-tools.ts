@@ -1,6 +1,6 @@
 // The QMPI tools the user asked the MPI library itself to run (MPICH's QMPI_TOOL_LIST control
 // variable), as the shim will read them (preload/core/library_tools.c): under mpii's stack they
-// run below its tools, on every MPI. Here only for the banner and its note.
+// run first, as tools 1 to N, on every MPI. Here only for the banner and its note.
 import { ENV } from '../environment.gen.js';
 
 /** MPICH's names of the variable, in the order it reads them: the last one set wins. */

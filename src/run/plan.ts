@@ -108,9 +108,9 @@ export function planRun(f: RunFacts): RunPlan {
   const command = [args.program!, ...args.programArgs];
   const launch = f.launcher(vars, command);
   const label = mpi.abi ? `MPI standard ABI on ${FLAVORS[mpi.flavor].label}` : FLAVORS[mpi.flavor].label;
-  // the library's own tool list: the shim runs it below the stack
+  // the library's own tool list: the shim runs it first, as tools 1 to N (library_tools.c)
   const listed = listedTools(env);
-  const names = [...tools.map((t) => t.name), ...(listed?.names.map((n) => `${n} (${listed.variable})`) ?? [])];
+  const names = [...(listed?.names.map((n) => `${n} (${listed.variable})`) ?? []), ...tools.map((t) => t.name)];
   const form = choice.specialise && !choice.chained ? 'specialised: compiled into one wrapper per function' : `chained (${choice.chained})`;
   return {
     outDir,
