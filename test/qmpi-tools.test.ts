@@ -2,6 +2,9 @@
 // and a crashing job that must still leave its profile.
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { FLAVORS, launcherArgs, library, mpii, outDir, program, shimInfo } from './helpers.js';
 import { readProfile } from '../src/profile-file/read.js';
 import { traceCountTables } from '../preload/tools/trace-count/report.js';
@@ -111,6 +114,23 @@ for (const f of FLAVORS) {
       assert.deepEqual([...p.ranks[1].tools.values()], ['qmpi_counter', 'trace-count', 'qmpi_counter']);
       // trace-count, between the two, sees the ring's sends once each
       assert.equal(traceCountTables(p)[0].rows.find((x) => x.fn === 'MPI_Send')?.total, 6n);
+    });
+
+    it('under a list on top, the tools of --tools keep their own options', async () => {
+      // monitor is tool 2 here, and reads the options of the first tool of --tools
+      const prof = join(tmpdir(), `mpii-listed-${f}-${process.pid}`);
+      const r = await mpii(
+        ['run', '--quiet', '--tools', `monitor[prof=${prof}],${counter}`, '--out', outDir(`${f}-listed-opts`), ...launcherArgs(f, 2), program(f, 'ring')],
+        {
+          MPIR_CVAR_QMPI_TOOL_LIST: 'qmpi_counter',
+        },
+      );
+      assert.equal(r.code, 0, r.stderr);
+      for (const rank of [0, 1]) {
+        assert.ok(existsSync(`${prof}.${rank}.prof`), `monitor's option prof reached it on rank ${rank}`);
+        assert.match(r.stderr, new RegExp(`qmpi_counter\\[1\\] rank=${rank} sends=3`));
+        assert.match(r.stderr, new RegExp(`qmpi_counter\\[3\\] rank=${rank} sends=3`));
+      }
     });
 
     it("a name in the library's tool list that no library registered: one line that says so, exit 2", async () => {

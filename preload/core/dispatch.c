@@ -23,8 +23,8 @@ static struct {
 } registry[MPII_MAX_REGISTERED];
 static int nregistered;
 
-/* The stack: tool ids 1..ntools, in the order given by TOOLS. */
-static int ntools;
+/* The stack: tool ids 1..ntools, the library's listed tools (1..nlisted) then those of TOOLS. */
+static int ntools, nlisted;
 static char **tool_names;
 static void (**registered_fn)(void); /* [(ntools+1) * MPII_NFUNCS], what each tool wraps */
 static mpii_slot_t *next_slot;       /* [MPII_NFUNCS][ntools+1], precomputed chains */
@@ -230,6 +230,7 @@ int mpii_build_stack(const char *tools, const char *listed, const char *listed_v
         free(own);
         return -1;
     }
+    nlisted = ntools;
     memcpy(regs + ntools, own, (size_t) nown * sizeof *own);
     ntools += nown;
     free(own);
@@ -265,6 +266,11 @@ void mpii_disable_stack(void)
 {
     mpii_spec_on = 0;
     memset(mpii_first, 0, sizeof mpii_first);
+}
+
+int mpii_tools_position(int tool_id)
+{
+    return tool_id > nlisted ? tool_id - nlisted : 0;
 }
 
 int mpii_tool_count(void)

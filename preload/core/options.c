@@ -1,10 +1,12 @@
-/* Per-instance tool options: the CLI exports MPII_OPT_<tool id>="key=value;key=value". */
+/* Per-instance tool options: the CLI exports MPII_OPT_<n>="key=value;key=value" for the n-th tool
+ * of TOOLS, which is tool id n unless the library's tool list went on top (dispatch.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "dispatch.h"
 #include "log.h"
 #include "mpii_env.h"
 #include "mpii_tool.h" /* mpii_tool_option */
@@ -14,8 +16,10 @@
  * length, or NULL. */
 static const char *find(int tool_id, const char *key, size_t *len)
 {
+    int n = mpii_tools_position(tool_id);
+    if (n < 1) return NULL; /* a tool of the library's list: it has no options of mpii's */
     char var[32];
-    snprintf(var, sizeof var, MPII_ENV_OPT_PREFIX "%d", tool_id);
+    snprintf(var, sizeof var, MPII_ENV_OPT_PREFIX "%d", n);
     const char *opts = getenv(var);
     size_t klen = strlen(key);
     for (const char *p = opts; p && *p;) {
