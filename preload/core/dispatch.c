@@ -9,6 +9,7 @@
 #include "builtin_tools.h"
 #include "dispatch.h"
 #include "log.h"
+#include "options.h"
 #include "profile_file.h"
 
 mpii_slot_t mpii_first[MPII_NFUNCS];
@@ -231,6 +232,7 @@ int mpii_build_stack(const char *tools, const char *listed, const char *listed_v
         return -1;
     }
     nlisted = ntools;
+    mpii_options_shift(nlisted); /* MPII_OPT_<n> is the n-th tool of TOOLS, now tool id n + nlisted */
     memcpy(regs + ntools, own, (size_t) nown * sizeof *own);
     ntools += nown;
     free(own);
@@ -266,11 +268,6 @@ void mpii_disable_stack(void)
 {
     mpii_spec_on = 0;
     memset(mpii_first, 0, sizeof mpii_first);
-}
-
-int mpii_tools_position(int tool_id)
-{
-    return tool_id > nlisted ? tool_id - nlisted : 0;
 }
 
 int mpii_tool_count(void)

@@ -149,8 +149,6 @@ static inline uint64_t mpii_return_address(QMPI_Context context)
  * or -1 (message printed). */
 int mpii_build_stack(const char *tools, const char *listed, const char *listed_var);
 void mpii_disable_stack(void);
-/* Where tool `tool_id` stands in TOOLS (from 1), or 0 for a tool of the library's list. */
-int mpii_tools_position(int tool_id);
 int mpii_tool_count(void);
 const char *mpii_tool_name(int tool_id);
 

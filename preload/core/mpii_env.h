@@ -6,7 +6,7 @@
 /* The variables the shim reads (getenv at MPI_Init and MPI_Finalize only). */
 /* TOOLS (list; set by cli-or-user; read by shim, cli): the tool stack, outermost first: built-in names or paths of tool `.so` files, separated by colons. `mpii run` reads yours as the stack when `--tools` is not given; programs linked with `mpii install`'s wrappers read it too */
 #define MPII_ENV_TOOLS "TOOLS"
-/* MPII_OPT_<n> (key=value;…; set by cli; read by shim): the options of the stack's n-th tool instance (n from 1), when it has any */
+/* MPII_OPT_<n> (key=value;…; set by cli; read by shim): the options of the n-th tool instance of `TOOLS` (n from 1), when it has any; the tool's id is n too, unless the MPI library's tool list went on top of the stack ([qmpi.md](qmpi.md)) */
 #define MPII_ENV_OPT_PREFIX "MPII_OPT_"
 /* MPII_OUT (path; set by cli; read by shim): the output directory: each process keeps its image in a slot of its host's `node-<host>.live` there, one rank gathers `profile.mpii`. Set, it also tells a shim linked by `mpii install` that `mpii run` started the job */
 #define MPII_ENV_OUT "MPII_OUT"

@@ -6,17 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "dispatch.h"
 #include "log.h"
 #include "mpii_env.h"
 #include "mpii_tool.h" /* mpii_tool_option */
 #include "options.h"
 
+static int listed_shift;
+
+void mpii_options_shift(int listed)
+{
+    listed_shift = listed;
+}
+
 /* The value of `key` in this instance's MPII_OPT_<id>: a pointer into the environment and its
  * length, or NULL. */
 static const char *find(int tool_id, const char *key, size_t *len)
 {
-    int n = mpii_tools_position(tool_id);
+    int n = tool_id - listed_shift;
     if (n < 1) return NULL; /* a tool of the library's list: it has no options of mpii's */
     char var[32];
     snprintf(var, sizeof var, MPII_ENV_OPT_PREFIX "%d", n);

@@ -1,4 +1,4 @@
-/* Reading a tool instance's options: the CLI exports MPII_OPT_<tool id>="key=value;key=value"
+/* Reading a tool instance's options: the CLI exports MPII_OPT_<n>="key=value;key=value" for the n-th tool of TOOLS
  * (values already checked against the tool's manifest). The typed reader below is what the
  * generated mpii_<tool>_options() functions call (src/gen/tools-c.ts); tools never parse text. */
 #ifndef MPII_OPTIONS_H
@@ -20,4 +20,7 @@ typedef struct {
  * given. A value that does not parse keeps the default, with one line on stderr. Strings are
  * copied and live for the process. Called once per instance, never per MPI call. */
 void mpii_options_read(int tool_id, const char *tool, const mpii_option_spec_t *spec, size_t n, void *out);
+/* The MPI library's tool list took tool ids 1..listed (dispatch.c): the n-th tool of TOOLS, whose
+ * options MPII_OPT_<n> holds, is tool id n + listed. */
+void mpii_options_shift(int listed);
 #endif
