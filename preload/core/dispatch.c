@@ -24,8 +24,8 @@ static struct {
 } registry[MPII_MAX_REGISTERED];
 static int nregistered;
 
-/* The stack: tool ids 1..ntools, the library's listed tools (1..nlisted) then those of TOOLS. */
-static int ntools, nlisted;
+/* The stack: tool ids 1..ntools, the library's listed tools first, then those of TOOLS. */
+static int ntools;
 static char **tool_names;
 static void (**registered_fn)(void); /* [(ntools+1) * MPII_NFUNCS], what each tool wraps */
 static mpii_slot_t *next_slot;       /* [MPII_NFUNCS][ntools+1], precomputed chains */
@@ -231,8 +231,7 @@ int mpii_build_stack(const char *tools, const char *listed, const char *listed_v
         free(own);
         return -1;
     }
-    nlisted = ntools;
-    mpii_options_shift(nlisted); /* MPII_OPT_<n> is the n-th tool of TOOLS, now tool id n + nlisted */
+    mpii_options_shift(ntools); /* MPII_OPT_<n> is the n-th tool of TOOLS, now tool id n + the listed ones */
     memcpy(regs + ntools, own, (size_t) nown * sizeof *own);
     ntools += nown;
     free(own);
