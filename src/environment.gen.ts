@@ -38,8 +38,8 @@ export const ENV = {
   MPII_DEFAULTS: 'MPII_DEFAULTS',
   /** MPII_OUT_BASE (path; set by defaults; read by shim): a key of the `mpii-defaults` file only, not read from the environment: where programs linked by `mpii install` put their profiles */
   MPII_OUT_BASE: 'MPII_OUT_BASE',
-  /** MPII_OVERLAP_CLOCK (word; set by user; read by shim): `frozen`: overlap's clock stands still (for tests): its adaptive decisions rest on counts alone (a site whose background receives are touched at once is given up; the timed comparisons never decide), its wait times read 0 */
-  MPII_OVERLAP_CLOCK: 'MPII_OVERLAP_CLOCK',
+  /** MPII_CLOCK (word; set by user; read by shim): `frozen`: the clock the tools' decisions read stands still (for tests), so that they rest on counts alone, whatever the machine's load: overlap's adaptive decisions (a site whose background receives are touched at once is given up; the timed comparisons never decide; its wait times read 0) and memcheck's sampling (a call site's first 16 operations are checked, then none). The times profile and monitor report are not affected */
+  MPII_CLOCK: 'MPII_CLOCK',
   /** MPII_LAUNCHER (word; set by user; read by cli): the launcher when `--launcher` is not given */
   MPII_LAUNCHER: 'MPII_LAUNCHER',
   /** MPII_BUILD (word; set by user; read by cli): `wait`: a run waits for the shim it needs (the MPI's general shim on the very first run, a stack's compiled-in shim) instead of starting on a quick shim or chained while it builds in the background */
@@ -60,4 +60,4 @@ export const ENV = {
 export const ENV_INT_DEFAULT = { INJ_IGNORE: 0, INJ_DEBUG: -1 } as const;
 
 /** The user's variables `mpii run` passes on to the ranks when they are set. */
-export const ENV_PASSED_ON = [ENV.INJ_IGNORE, ENV.INJ_DEBUG, ENV.MPIR_CVAR_QMPI_TOOL_LIST, ENV.MPIR_PARAM_QMPI_TOOL_LIST, ENV.MPICH_QMPI_TOOL_LIST, ENV.MPII_OVERLAP_CLOCK] as const;
+export const ENV_PASSED_ON = [ENV.INJ_IGNORE, ENV.INJ_DEBUG, ENV.MPIR_CVAR_QMPI_TOOL_LIST, ENV.MPIR_PARAM_QMPI_TOOL_LIST, ENV.MPICH_QMPI_TOOL_LIST, ENV.MPII_CLOCK] as const;

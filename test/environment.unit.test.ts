@@ -107,7 +107,7 @@ describe('the environment declared once', () => {
     assert.deepEqual(undeclared, [], `declare it in ${SPEC} and write ENV.<name>`);
     assert.deepEqual(
       [...ENV_PASSED_ON],
-      [ENV.INJ_IGNORE, ENV.INJ_DEBUG, ENV.MPIR_CVAR_QMPI_TOOL_LIST, ENV.MPIR_PARAM_QMPI_TOOL_LIST, ENV.MPICH_QMPI_TOOL_LIST, ENV.MPII_OVERLAP_CLOCK],
+      [ENV.INJ_IGNORE, ENV.INJ_DEBUG, ENV.MPIR_CVAR_QMPI_TOOL_LIST, ENV.MPIR_PARAM_QMPI_TOOL_LIST, ENV.MPICH_QMPI_TOOL_LIST, ENV.MPII_CLOCK],
     );
   });
 });

@@ -13,7 +13,7 @@ import { runCUnit } from './c-unit.js';
 describe('the page-exclusive heap (heap.c)', () => {
   it('finds every live block exactly through 200,000 random and FIFO allocations and frees', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mpii-heap-unit-'));
-    const got = runCUnit(dir, 'heap_unit', ['heap.c'], ['200000', '2000']);
+    const got = runCUnit(dir, 'heap_unit', ['core/heap.c'], ['200000', '2000']);
     assert.equal(got.bad, 0);
     assert.equal(got.blocks, got.live, 'the table holds exactly the live blocks');
     assert.ok(got.finds > 1_000_000, `finds: ${got.finds}`);

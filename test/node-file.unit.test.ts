@@ -39,7 +39,7 @@ describe('node files: the slots (node_file.c)', () => {
     const dir = fresh('slots-c');
     // 8 processes: 3 and 7 move to a/sub, 0 and 6 crash in a, the others release; then 50 claims
     // and releases each in b, all at once
-    const got = runCUnit(dir, 'node_file_unit', ['node_file.c'], [dir, '8', '50']);
+    const got = runCUnit(dir, 'node_file_unit', ['core/node_file.c'], [dir, '8', '50']);
     // and in c, d and e each claim takes a file of its own; f's program file is left as it was; g's
     // claims under a file size limit take a file of their own, or fail without killing the process
     assert.deepEqual(got, {

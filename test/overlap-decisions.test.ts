@@ -45,10 +45,10 @@ for (const f of FLAVORS) {
       const prog = program(f, 'overlap_randomaccess');
       const want = await plain(f, prog, ['3000']);
       assert.match(want, /OK/);
-      // overlap's clock stands still (MPII_OVERLAP_CLOCK=frozen): the timed comparisons, which on a
+      // overlap's clock stands still (MPII_CLOCK=frozen): the timed comparisons, which on a
       // loaded machine may decide first, never do; the give-up rule (counted: touched at once)
       // decides — the timed rules with a made-up clock: overlap-adaptive.unit.test.ts
-      const r = await adaptive(f, prog, ['3000'], { MPII_OVERLAP_CLOCK: 'frozen' });
+      const r = await adaptive(f, prog, ['3000'], { MPII_CLOCK: 'frozen' });
       assert.equal(r.lines, want);
       const t = r.totals;
       assert.ok(t['call sites decided plain'] >= 2, JSON.stringify(t));

@@ -34,7 +34,7 @@
 #define MPII_ENV_DEFAULTS "MPII_DEFAULTS"
 /* MPII_OUT_BASE (path; set by defaults; read by shim): a key of the `mpii-defaults` file only, not read from the environment: where programs linked by `mpii install` put their profiles */
 #define MPII_ENV_OUT_BASE "MPII_OUT_BASE"
-/* MPII_OVERLAP_CLOCK (word; set by user; read by shim): `frozen`: overlap's clock stands still (for tests): its adaptive decisions rest on counts alone (a site whose background receives are touched at once is given up; the timed comparisons never decide), its wait times read 0 */
-#define MPII_ENV_OVERLAP_CLOCK "MPII_OVERLAP_CLOCK"
+/* MPII_CLOCK (word; set by user; read by shim): `frozen`: the clock the tools' decisions read stands still (for tests), so that they rest on counts alone, whatever the machine's load: overlap's adaptive decisions (a site whose background receives are touched at once is given up; the timed comparisons never decide; its wait times read 0) and memcheck's sampling (a call site's first 16 operations are checked, then none). The times profile and monitor report are not affected */
+#define MPII_ENV_CLOCK "MPII_CLOCK"
 
 #endif

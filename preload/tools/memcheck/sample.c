@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "mpii_core.h" /* mpii_now_ns, mpii_xorshift, MPII_LIKELY */
+#include "util.h" /* mpii_now_ns, mpii_xorshift, MPII_LIKELY */
 #include "sample.h"
 
 /* A checked operation costs a few mprotect calls (and, for a watched receive, a fault per page
@@ -12,15 +12,16 @@
  * MC_ALWAYS operations, checks are spaced to cost about 1/MC_BUDGET of the site's time: the gap
  * to the next check is the check's cost over the site's time per operation since the last one,
  * jittered (0.5-1.5x) so that no loop period aliases with it. Operations that are cheap next to
- * a check (small messages) are checked rarely, expensive ones more often. The clock is read only
- * when a check is made. */
+ * a check (small messages) are checked rarely, expensive ones more often; an operation that took
+ * no time at all (a clock that stands still) is never worth a check. The clock is read only when
+ * a check is made. */
 #define MC_SITES 1024
 #define MC_ALWAYS 16
 #define MC_BUDGET 128
 #define MC_MAX_GAP (1u << 20)
 int mc_sample_mode[2] = { 1, 1 };
-static double check_ns[2];      /* what one check costs, measured at start ... */
-static double check_page_ns[2]; /* ... plus this per page it covers */
+static mc_check_cost_t check_cost[2]; /* set at start (mc_sample_start) */
+static uint64_t (*now)(void) = mpii_now_ns;
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 typedef struct {
     uint64_t n, skip, n_last, t_last;
@@ -33,12 +34,12 @@ static struct {
 
 static __attribute__((noinline)) int check_now(mc_sampler_t *s, int what, size_t bytes)
 {
-    uint64_t t = mpii_now_ns();
-    if (s->n > MC_ALWAYS) {
+    uint64_t t = now();
+    if (s->n > 1) { /* the site's first operation only starts its clock */
         double per_op = (double) (t - s->t_last) / (double) (s->n - s->n_last);
-        double cost = check_ns[what] + check_page_ns[what] * (double) (bytes / 4096 + 1) + s->debt_ns;
+        double cost = check_cost[what].check_ns + check_cost[what].page_ns * (double) (bytes / 4096 + 1) + s->debt_ns;
         s->debt_ns = 0;
-        double gap = cost * MC_BUDGET / (per_op > 1 ? per_op : 1);
+        double gap = per_op > 0 ? cost * MC_BUDGET / per_op : MC_MAX_GAP;
         gap *= 0.5 + (double) (mpii_xorshift(&rng) >> 11) / (double) (1ull << 53);
         s->skip = gap < 1 ? 0 : gap > MC_MAX_GAP ? MC_MAX_GAP : (uint64_t) gap;
     }
@@ -56,7 +57,8 @@ int mc_sampled(void *site, int what, size_t bytes)
             sites[h].site = site;
             mc_sampler_t *s = &sites[h].s[what];
             s->n++;
-            if (s->n <= MC_ALWAYS) return s->n < MC_ALWAYS ? 1 : check_now(s, what, bytes);
+            /* the first starts the site's clock; the 16th sets the first gap */
+            if (s->n < MC_ALWAYS) return s->n > 1 ? 1 : check_now(s, what, bytes);
             if (MPII_LIKELY(s->skip > 0)) {
                 s->skip--;
                 return 0;
@@ -73,7 +75,7 @@ void mc_sample_charge(void *site, int what, unsigned faults)
     unsigned h = (unsigned) ((uintptr_t) site >> 3) & (MC_SITES - 1);
     for (int i = 0; i < MC_SITES && sites[h].site; i++, h = (h + 1) & (MC_SITES - 1))
         if (sites[h].site == site) {
-            sites[h].s[what].debt_ns += (double) faults * check_page_ns[what];
+            sites[h].s[what].debt_ns += (double) faults * check_cost[what].page_ns;
             return;
         }
 }
@@ -101,12 +103,17 @@ static double mprotect_ns(size_t pages)
  * in kernel round trips; a watched receive ~3 calls, and a fault (a kernel round trip, a signal,
  * an mprotect, often a single step: ~3 calls' worth in a VM) on every page the program reads.
  * Measured on this project's VMs: 15-20 us for an 8-byte message, milliseconds to watch 1 MiB. */
-void mc_sample_measure_cost(void)
+void mc_sample_measure_cost(mc_check_cost_t cost[2])
 {
     double one = mprotect_ns(1), per_page = (mprotect_ns(65) - one) / 64;
     if (per_page < 0) per_page = 0;
-    check_ns[MC_SAMPLE_PENDING] = 6 * one;
-    check_page_ns[MC_SAMPLE_PENDING] = 4 * per_page;
-    check_ns[MC_SAMPLE_UNREAD] = 6 * one;
-    check_page_ns[MC_SAMPLE_UNREAD] = 3 * per_page + 4 * one;
+    cost[MC_SAMPLE_PENDING] = (mc_check_cost_t){ 6 * one, 4 * per_page };
+    cost[MC_SAMPLE_UNREAD] = (mc_check_cost_t){ 6 * one, 3 * per_page + 4 * one };
+}
+
+void mc_sample_start(uint64_t (*clock)(void), const mc_check_cost_t cost[2])
+{
+    now = clock;
+    check_cost[0] = cost[0];
+    check_cost[1] = cost[1];
 }

@@ -18,7 +18,7 @@
 #include "mpii_tool.h"
 #include "mpii_options_overlap.h" /* generated from tool.yaml */
 #include "mpii_core.h"
-#include "mpii_env.h" /* MPII_ENV_OVERLAP_CLOCK */
+#include "mpii_env.h" /* MPII_ENV_CLOCK */
 #include "stats.h"
 #include "adaptive.h"
 #include "state.h"
@@ -302,7 +302,7 @@ static void read_options(void)
     ov_threshold = (int) o.chain_threshold;
     ov_max_bytes = (uint64_t) o.max_bytes;
     heap_min = (size_t) o.heap_min;
-    const char *clock = getenv(MPII_ENV_OVERLAP_CLOCK);
+    const char *clock = getenv(MPII_ENV_CLOCK);
     if (clock && !strcmp(clock, "frozen")) ov_now = frozen_clock; /* tests: decisions by counts */
 }
 
