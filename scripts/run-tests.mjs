@@ -16,7 +16,7 @@
 // TypeScript sources, not from dist/: a file renamed or deleted leaves its old compiled copy in
 // dist/, which must not run again.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -134,14 +134,39 @@ async function run(layer, extra) {
   // files two at a time (the machines here have 2 cores)
   const concurrency = ['--test-concurrency=' + (layer === 'unit' ? 2 : 1)];
   const chained = layer === 'roots-ci' ? { MPII_TEST_CHAINED: '1' } : {};
-  const r = spawnSync(process.execPath, ['--test', ...concurrency, ...extra, ...compiled], {
+  const timesFile = join(tmp, 'durations.txt');
+  const r = spawnSync(process.execPath, ['--test', ...concurrency, ...reporters(extra, timesFile), ...extra, ...compiled], {
     cwd: ROOT,
     stdio: 'inherit',
     env: { ...process.env, ...chained, TMPDIR: tmp, MPII_TEST_PROGRAMS: process.env.MPII_TEST_PROGRAMS ?? tmpdir() },
   });
+  printDurations(layer, timesFile);
   if (r.status === 0) rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
   else console.error(`run-tests: the ${layer} tests' temporary files are kept in ${tmp}`);
   return r.status ?? 1;
+}
+
+/** The usual reporter (spec on a terminal, TAP otherwise), and scripts/test-durations.mjs into
+ *  `file`; none when the caller chose its own reporters. */
+function reporters(extra, file) {
+  if (extra.some((a) => a.startsWith('--test-reporter'))) return [];
+  const usual = process.stdout.isTTY ? 'spec' : 'tap';
+  const durations = join(ROOT, 'scripts', 'test-durations.mjs');
+  return [`--test-reporter=${usual}`, '--test-reporter-destination=stdout', `--test-reporter=${durations}`, `--test-reporter-destination=${file}`];
+}
+
+/** Where the layer's time went (test-durations.mjs), printed after the runner's summary and, for
+ *  CI, appended to $MPII_TEST_DURATIONS_FILE, which .ci/run prints at the very end of its log. */
+function printDurations(layer, file) {
+  if (!existsSync(file)) return;
+  const text = `run-tests: ${layer} layer: ${readFileSync(file, 'utf8')}`;
+  process.stdout.write(text);
+  const copy = process.env.MPII_TEST_DURATIONS_FILE;
+  try {
+    if (copy) appendFileSync(copy, text);
+  } catch (e) {
+    console.error(`run-tests: could not append the durations to ${copy}: ${e.message}`);
+  }
 }
 
 /** `stacks` compiled in, for each installed MPI, two builds at a time. */
