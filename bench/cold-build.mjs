@@ -92,8 +92,8 @@ function programs(fl) {
   const f = join(dir, 'started_f');
   build(fl.cc.replace('mpicc', 'mpif90'), ['-O2', '-o', f, join(ROOT, 'bench', 'started_f.F90')]);
   // the distribution's mpi4py is Open MPI's; MPICH's is the virtual environment setup.sh makes, or
-  // MPICH_PYTHON where that one cannot run (the forky root: docs/performance.md, "Cold builds")
-  const python = fl.name === 'openmpi' ? '/usr/bin/python3' : (process.env.MPICH_PYTHON ?? join(ROOT, '.venv-mpich', 'bin', 'python'));
+  // MPII_TEST_MPICH_PYTHON where that one cannot run (the forky root: docs/performance.md, "Cold builds")
+  const python = fl.name === 'openmpi' ? '/usr/bin/python3' : (process.env.MPII_TEST_MPICH_PYTHON ?? join(ROOT, '.venv-mpich', 'bin', 'python'));
   return {
     c: { what: 'C', command: [c], vars: {} },
     fortran: { what: 'Fortran (use mpi)', command: [f], vars: {} },

@@ -155,9 +155,16 @@ static int claim_in(mpii_node_slot_t *s, void **mem, void *at, const void *copy,
 {
     int fd = open_file(s->path);
     if (fd < 0) return FAILED;
-    /* its maker may not have grown it to the header page yet: a mapping past the end is SIGBUS */
+    /* its maker may not have grown it to the header page yet: a mapping past the end is SIGBUS.
+     * (Its device and inode, kept below, are the file's for as long as fd is open.) */
     struct stat st;
-    if (fstat(fd, &st) == 0 && st.st_size < MPII_NODE_HEADER_BYTES) {
+    if (fstat(fd, &st) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return FAILED;
+    }
+    if (st.st_size < MPII_NODE_HEADER_BYTES) {
         close(fd);
         errno = EEXIST;
         return RETRY;
@@ -182,8 +189,7 @@ static int claim_in(mpii_node_slot_t *s, void **mem, void *at, const void *copy,
     int ok =
         extend_to(fd, s->offset + MPII_NODE_SLOT_BYTES) == 0 &&
         (!copy || (len >= magic && mpii_write_all(fd, c + magic, len - magic, (int64_t) (s->offset + magic)) == 0 &&
-                   mpii_write_all(fd, c, magic, (int64_t) s->offset) == 0)) &&
-        fstat(fd, &st) == 0;
+                   mpii_write_all(fd, c, magic, (int64_t) s->offset) == 0));
     *mem = ok ? mmap(at, MPII_NODE_SLOT_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | (at ? MAP_FIXED : 0), fd,
                      (off_t) s->offset)
               : MAP_FAILED;
