@@ -1,5 +1,6 @@
-// A `node --test` reporter that writes where a layer's time went: each test file's time (the sum
-// of its top-level suites and tests, hooks included), the slowest first, and the total.
+// A `node --test` reporter that writes where a layer's time went: each file's time (the sum of the
+// top-level suites and tests it defines, hooks included; a helper that defines suites, such as
+// test/fuzz.ts, counts as its own file), the slowest first, and the total.
 // scripts/run-tests.mjs adds it beside the usual reporter and prints what it wrote after the
 // layer, so that CI's log, which keeps only its end, says which files to make faster.
 const SHOWN = 12;
