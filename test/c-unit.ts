@@ -1,6 +1,7 @@
-// The C unit programs of test/programs/ (heap_unit.c, node_file_unit.c, memcheck_sample_unit.c):
-// one compiled with cc and linked with the preload/ sources it tests, no MPI, then run; each
-// prints its results as `key=number` pairs on one line.
+// The C unit programs of test/programs/ (heap_unit.c, node_file_unit.c, memcheck_sample_unit.c,
+// overlap_adaptive_unit.c, overlap_chain_unit.c): one compiled with cc and linked with the
+// preload/ sources it tests, no MPI, then run; each prints its results as `key=number` pairs on
+// one line.
 import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { execaSync } from 'execa';

@@ -9,23 +9,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execaSync } from 'execa';
-import { ROOT } from './helpers.js';
+import { buildCUnit } from './c-unit.js';
 
 function unit(): (scenario: string, calls: number) => Record<string, number> {
-  const dir = mkdtempSync(join(tmpdir(), 'mpii-adaptive-unit-'));
-  const bin = join(dir, 'unit');
-  const ov = join(ROOT, 'preload', 'tools', 'overlap');
-  execaSync('cc', ['-O1', '-Wall', '-Werror', '-I', ov, '-o', bin, join(ROOT, 'test', 'programs', 'overlap_adaptive_unit.c'), join(ov, 'adaptive.c')]);
-  return (scenario, calls) => {
-    const out = execaSync(bin, [scenario, String(calls)]).stdout.trim();
-    return Object.fromEntries(
-      out
-        .split(' ')
-        .map((kv) => kv.split('='))
-        .map(([k, v]) => [k, Number(v)]),
-    );
-  };
+  const run = buildCUnit(mkdtempSync(join(tmpdir(), 'mpii-adaptive-unit-')), 'overlap_adaptive_unit', ['tools/overlap/adaptive.c']);
+  return (scenario, calls) => run([scenario, String(calls)]);
 }
 
 // a two-site scenario's line (halo-pair, heavy-pair): both sites' states, reasons, first decisions
@@ -173,14 +161,11 @@ describe('adaptive decisions with a made-up clock (adaptive.c)', () => {
 
 // chain.c alone, with a made-up clock: where adaptive waits at a learned chain end (issue 33)
 function chainUnit(): (mode: string, scenario: string, steps: number) => { waits: number; steps: number } {
-  const dir = mkdtempSync(join(tmpdir(), 'mpii-chain-unit-'));
-  const bin = join(dir, 'unit');
-  const ov = join(ROOT, 'preload', 'tools', 'overlap');
-  execaSync('cc', ['-O1', '-Wall', '-Werror', '-I', ov, '-o', bin, join(ROOT, 'test', 'programs', 'overlap_chain_unit.c'), join(ov, 'chain.c')]);
+  const run = buildCUnit(mkdtempSync(join(tmpdir(), 'mpii-chain-unit-')), 'overlap_chain_unit', ['tools/overlap/chain.c']);
   return (mode, scenario, steps) => {
-    const m = /^waits=(\d+) steps=(\d+)$/.exec(execaSync(bin, [mode, scenario, String(steps)]).stdout.trim());
-    assert.ok(m, 'overlap_chain_unit printed its line');
-    return { waits: Number(m[1]), steps: Number(m[2]) };
+    const r = run([mode, scenario, String(steps)]);
+    assert.ok(Number.isInteger(r.waits) && Number.isInteger(r.steps), 'overlap_chain_unit printed its line');
+    return { waits: r.waits, steps: r.steps };
   };
 }
 
