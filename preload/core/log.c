@@ -1,11 +1,13 @@
-/* The rank, logging and errors (log.h). Kept out of init.c so that every module can log without
- * depending on the module that starts the stack. */
+/* The rank, logging and errors, and the tools' decision clock (log.h). Kept out of init.c so that
+ * every module can log without depending on the module that starts the stack. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "log.h"
+#include "mpii_env.h" /* MPII_ENV_CLOCK */
+#include "util.h"     /* mpii_now_ns */
 
 int mpii_active;
 int mpii_debug_rank = -1;
@@ -60,4 +62,15 @@ void mpii_missing(const char *name)
                "and was the shim built for the same MPI?)",
                name);
     abort();
+}
+
+static uint64_t frozen_ns(void)
+{
+    return 1000000000u;
+}
+
+uint64_t (*mpii_decision_clock(void))(void)
+{
+    const char *clock = getenv(MPII_ENV_CLOCK);
+    return clock && !strcmp(clock, "frozen") ? frozen_ns : mpii_now_ns;
 }

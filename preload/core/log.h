@@ -30,4 +30,9 @@ void mpii_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int mpii_world_rank(void);
 /* An MPI function the library below lacks was called: say so and abort. */
 void mpii_missing(const char *name) __attribute__((noreturn));
+/* The clock the tools' decisions read (overlap's adaptive comparisons, memcheck's sampling), in
+ * ns: mpii_now_ns, or with MPII_CLOCK=frozen one that stands still (at 1 s: some tools read a
+ * time of 0 as "not yet"), so that tests of real jobs see the decisions counts make, whatever
+ * the machine's load. Asked once, at a tool's start. */
+uint64_t (*mpii_decision_clock(void))(void);
 #endif

@@ -21,7 +21,6 @@
 #include "owner.h"
 #include "mpii_tool.h"
 #include "mpii_options_memcheck.h" /* generated from tool.yaml */
-#include "mpii_env.h"              /* MPII_ENV_CLOCK */
 
 static uint64_t dummy_stats[MS_COUNT];
 static size_t heap_min; /* options (tool.yaml), set at MPI_Init */
@@ -702,19 +701,13 @@ static void read_options(void)
     heap_small_limit = (size_t) o.small_blocks;
 }
 
-static uint64_t frozen_clock(void)
-{
-    return 0;
-}
-
-/* Sampling's clock and the checks' cost measured now, or a clock that stands still (tests: what
- * is checked then rests on counts alone, whatever the machine's load). */
+/* Sampling's clock (mpii_decision_clock: MPII_CLOCK=frozen stands it still) and the checks' cost
+ * measured now. */
 static void start_sampling(void)
 {
     mc_check_cost_t cost[2];
     mc_sample_measure_cost(cost);
-    const char *clock = getenv(MPII_ENV_CLOCK);
-    mc_sample_start(clock && !strcmp(clock, "frozen") ? frozen_clock : mpii_now_ns, cost);
+    mc_sample_start(mpii_decision_clock(), cost);
 }
 
 static void start(void)

@@ -18,7 +18,6 @@
 #include "mpii_tool.h"
 #include "mpii_options_overlap.h" /* generated from tool.yaml */
 #include "mpii_core.h"
-#include "mpii_env.h" /* MPII_ENV_CLOCK */
 #include "stats.h"
 #include "adaptive.h"
 #include "state.h"
@@ -287,11 +286,6 @@ static int ov_MPI_Sendrecv_replace_c(QMPI_Context context, int tool_id, void *bu
 
 /* ---- start and end ---- */
 
-static uint64_t frozen_clock(void)
-{
-    return 1000000000u; /* not 0: a time of 0 means "not yet" in adaptive.c */
-}
-
 static void read_options(void)
 {
     mpii_overlap_options_t o;
@@ -302,8 +296,7 @@ static void read_options(void)
     ov_threshold = (int) o.chain_threshold;
     ov_max_bytes = (uint64_t) o.max_bytes;
     heap_min = (size_t) o.heap_min;
-    const char *clock = getenv(MPII_ENV_CLOCK);
-    if (clock && !strcmp(clock, "frozen")) ov_now = frozen_clock; /* tests: decisions by counts */
+    ov_now = mpii_decision_clock(); /* MPII_CLOCK=frozen (tests): decisions by counts */
 }
 
 static const char *level_name(int level)

@@ -10,7 +10,7 @@
 extern int ov_tool;           /* this instance's tool id (overlap runs once per process) */
 extern int ov_threshold;      /* chain confidence */
 extern uint64_t ov_max_bytes; /* larger messages pass through */
-/* overlap's clock (ns): mpii_now_ns, or one that stands still (MPII_CLOCK=frozen) so
+/* overlap's clock (ns): mpii_decision_clock(), which stands still with MPII_CLOCK=frozen so
  * that tests of real jobs see the decisions counts make, whatever the machine's load */
 extern uint64_t (*ov_now)(void);
 
